@@ -1,0 +1,68 @@
+/* value.h: run-time values. Reals and booleans are unboxed; tuples and
+   arrays are GC-allocated. An array of reals is a flat double buffer from
+   GC_MALLOC_ATOMIC (never scanned); any other array (booleans, tuples,
+   nested arrays) holds boxed Values. Arrays are immutable once built, so a
+   view (shift1L/shift1R) may point into another array's buffer. */
+#ifndef UNA_VALUE_H
+#define UNA_VALUE_H
+
+#include "../frontend/error.h"
+
+typedef enum { V_REAL, V_BOOL, V_TUPLE, V_ARRAY } ValueKind;
+
+typedef struct Tuple Tuple;
+typedef struct Array Array;
+
+typedef struct Value {
+  ValueKind kind;
+  union {
+    double r;
+    bool b;
+    Tuple *t;
+    Array *a;
+  } u;
+} Value;
+
+struct Tuple {
+  int n;
+  Value items[];
+};
+
+struct Array {
+  size_t len;
+  bool boxed; /* false: r holds len doubles; true: v holds len Values */
+  double *r;
+  Value *v;
+};
+
+static inline Value val_real(double r) {
+  Value v;
+  v.kind = V_REAL;
+  v.u.r = r;
+  return v;
+}
+static inline Value val_bool(bool b) {
+  Value v;
+  v.kind = V_BOOL;
+  v.u.b = b;
+  return v;
+}
+Value val_tuple(int n, const Value *items);
+Value val_array(Array *a);
+
+/* Allocation of array payloads. Sizes are checked: a request too large for
+   memory raises a located FeError at span s ("cannot allocate ..."). */
+
+Array *val_new_real_array(size_t len, Span s);  /* uninitialised */
+Array *val_new_boxed_array(size_t len, Span s); /* zeroed */
+Array *val_view(const Array *a, size_t offset, size_t len);
+
+/* Value printing as LANGUAGE.md section 7: reals shortest round-trip,
+   true/false, [1, 2, 3], (1, [2, 3]). */
+void val_print(FILE *out, Value v);
+char *val_to_string(Value v);
+
+/* Deep equality (reals compared with ==, so nan != nan). */
+bool val_equal(Value a, Value b);
+
+#endif

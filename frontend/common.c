@@ -1,0 +1,52 @@
+/* common.c: allocation helpers and the internal-error exit. */
+#include "common.h"
+#include <stdarg.h>
+
+void *una_alloc(size_t size) {
+  void *p = GC_MALLOC(size ? size : 1);
+  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+  return p;
+}
+
+char *una_strndup(const char *s, size_t n) {
+  char *p = GC_MALLOC_ATOMIC(n + 1);
+  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+char *una_strdup(const char *s) { return una_strndup(s, strlen(s)); }
+
+char *una_sprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = GC_MALLOC_ATOMIC((size_t)n + 1);
+  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+void una_internal_error(const char *file, int line, const char *what) {
+  fprintf(stderr, "una: internal error at %s:%d: %s\n", file, line, what);
+  abort();
+}
+
+void una_format_real(char *buf, size_t size, double x) {
+  if (x != x) {
+    snprintf(buf, size, "nan");
+    return;
+  }
+  if (x == 1.0 / 0.0 || x == -1.0 / 0.0) {
+    snprintf(buf, size, x > 0 ? "inf" : "-inf");
+    return;
+  }
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, size, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) return;
+  }
+}

@@ -1,0 +1,35 @@
+/* common.h: headers, allocation and assertion macros shared by every module. */
+#ifndef UNA_COMMON_H
+#define UNA_COMMON_H
+
+#define GC_THREADS 1
+#include <gc.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* GC-managed allocation: NEW for IR nodes (scanned), NEW_ATOMIC for data
+   that holds no pointers (never scanned). Both return zeroed memory. */
+#define NEW(T) ((T *)una_alloc(sizeof(T)))
+#define NEW_ARRAY(T, n) ((T *)una_alloc(sizeof(T) * (size_t)(n)))
+
+void *una_alloc(size_t size);        /* GC_MALLOC, aborts only on internal OOM */
+char *una_strdup(const char *s);
+char *una_strndup(const char *s, size_t n);
+char *una_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Internal invariants. A failed ASSERT is a bug in Una, never a user error. */
+_Noreturn void una_internal_error(const char *file, int line, const char *what);
+#define ASSERT(c) ((c) ? (void)0 : una_internal_error(__FILE__, __LINE__, #c))
+#define UNREACHABLE() una_internal_error(__FILE__, __LINE__, "unreachable")
+
+/* The shortest of %.15g, %.16g, %.17g that reads back to the same double;
+   "inf", "-inf", "nan". buf must hold at least 32 bytes. */
+void una_format_real(char *buf, size_t size, double x);
+
+#define UNA_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,80 @@
+/* error.c: the handler stack for located errors, the stack guard, and the
+   interrupt flag. */
+#include "error.h"
+#include <stdarg.h>
+
+const Span fe_nospan = {NULL, 0, 0};
+volatile sig_atomic_t fe_interrupted = 0;
+
+static _Thread_local FeTry *top;
+static _Thread_local uintptr_t stack_low; /* lowest usable address; 0 = unknown */
+
+void fe_try_push(FeTry *t) {
+  t->prev = top;
+  t->err.span = fe_nospan;
+  t->err.msg = NULL;
+  top = t;
+}
+
+void fe_untry(FeTry *t) {
+  ASSERT(top == t);
+  top = t->prev;
+}
+
+void fe_raise(FeError e) {
+  FeTry *t = top;
+  if (!t) {
+    fe_error_print(stderr, e);
+    una_internal_error(__FILE__, __LINE__, "error raised outside any handler");
+  }
+  top = t->prev;
+  t->err = e;
+  longjmp(t->jb, 1);
+}
+
+void fe_error(Span s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *msg = GC_MALLOC_ATOMIC((size_t)n + 1);
+  if (!msg) una_internal_error(__FILE__, __LINE__, "out of memory for an error message");
+  va_start(ap, fmt);
+  vsnprintf(msg, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  FeError e = {s, msg};
+  fe_raise(e);
+}
+
+char *fe_error_text(FeError e) {
+  const char *file = e.span.file ? e.span.file : "una";
+  if (e.span.line > 0)
+    return una_sprintf("%s:%d:%d: error: %s", file, e.span.line, e.span.col, e.msg);
+  return una_sprintf("%s: error: %s", file, e.msg);
+}
+
+void fe_error_print(FILE *out, FeError e) {
+  fprintf(out, "%s\n", fe_error_text(e));
+  fflush(out);
+}
+
+/* Keep this much stack free for error reporting and library calls. */
+#define STACK_MARGIN ((size_t)256 * 1024)
+
+void fe_stack_init(void *base, size_t size) {
+  uintptr_t b = (uintptr_t)base;
+  stack_low = size > 2 * STACK_MARGIN ? b - size + STACK_MARGIN : 0;
+}
+
+void fe_stack_check(Span s) {
+  char probe;
+  if (stack_low && (uintptr_t)&probe < stack_low)
+    fe_error(s, "expression nested too deeply");
+}
+
+void fe_poll_interrupt(Span s) {
+  if (fe_interrupted) {
+    fe_interrupted = 0;
+    fe_error(s, "interrupted");
+  }
+}

@@ -1,0 +1,63 @@
+/* error.h: source spans, located errors raised with longjmp, the stack guard
+   and the interrupt flag. Every user-facing error is an FeError value: a span
+   and a message, printed as FILE:LINE:COL: error: MESSAGE. Nothing below the
+   command line calls exit(). */
+#ifndef UNA_ERROR_H
+#define UNA_ERROR_H
+
+#include "common.h"
+#include <setjmp.h>
+#include <signal.h>
+
+typedef struct Span {
+  const char *file; /* "<repl>", "<-e>", "<prelude>" or a path */
+  int line, col;    /* 1-based; 0 when unknown */
+} Span;
+
+static inline Span fe_span(const char *file, int line, int col) {
+  Span s = {file, line, col};
+  return s;
+}
+extern const Span fe_nospan;
+
+typedef struct FeError {
+  Span span;
+  const char *msg;
+} FeError;
+
+/* A handler frame. Usage:
+     FeTry t;
+     if (fe_try(&t)) { ...work...; fe_untry(&t); }
+     else { ...t.err holds the error; the frame is already popped... }
+   fe_try must be a macro so that setjmp runs in the caller's frame. */
+typedef struct FeTry {
+  jmp_buf jb;
+  struct FeTry *prev;
+  FeError err;
+} FeTry;
+
+void fe_try_push(FeTry *t);
+#define fe_try(t) (fe_try_push(t), setjmp((t)->jb) == 0)
+void fe_untry(FeTry *t);
+
+/* Raise a located error; jumps to the innermost fe_try. */
+_Noreturn void fe_error(Span s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void fe_raise(FeError e);
+
+/* "FILE:LINE:COL: error: MSG" (or "FILE: error: MSG" without a line). */
+char *fe_error_text(FeError e);
+void fe_error_print(FILE *out, FeError e);
+
+/* Stack guard: deep recursion (200,000 nested parentheses, a long chain of
+   operators) becomes an error instead of a crash. fe_stack_init records the
+   current thread's stack bounds; fe_stack_check raises when less than a
+   safety margin remains. Recursive functions of every pass call it. */
+void fe_stack_init(void *base, size_t size);
+void fe_stack_check(Span s);
+
+/* Ctrl-C sets this flag; long-running loops poll it with fe_poll_interrupt,
+   which raises "interrupted" at the given span. */
+extern volatile sig_atomic_t fe_interrupted;
+void fe_poll_interrupt(Span s);
+
+#endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# install-deps.sh: makes sure the build's libraries are present: Boehm GC,
+# GNU readline, Check and pkg-config, from Debian's packages. Does nothing
+# when they are already installed.
+set -eu
+missing=""
+have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+have_pc bdw-gc   || missing="$missing libgc-dev"
+have_pc readline || missing="$missing libreadline-dev"
+have_pc check    || missing="$missing check"
+[ -z "$missing" ] && exit 0
+echo "install-deps: missing:$missing"
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO=sudo
+  else
+    echo "install-deps: not root; install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+  fi
+else
+  SUDO=""
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps: no apt-get here; install these with your package manager:$missing" >&2
+  exit 1
+fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
