@@ -7,6 +7,7 @@
 #define UNA_VALUE_H
 
 #include "../frontend/error.h"
+#include "../frontend/type.h"
 
 typedef enum { V_REAL, V_BOOL, V_TUPLE, V_ARRAY } ValueKind;
 
@@ -56,6 +57,23 @@ Value val_array(Array *a);
 Array *val_new_real_array(size_t len, Span s);  /* uninitialised */
 Array *val_new_boxed_array(size_t len, Span s); /* zeroed */
 Array *val_view(const Array *a, size_t offset, size_t len);
+
+/* An array of len elements of type elem, following the INVARIANT: unboxed
+   (uninitialised doubles) when elem is R, else boxed (zeroed Values). */
+Array *val_new_array_of(const Type *elem, size_t len, Span s);
+
+/* Raises "cannot allocate N elements (B bytes)" at s, with N and B written as
+   reals (so that sizes beyond size_t can be reported too). */
+_Noreturn void val_alloc_error(double n, double elem_size, Span s);
+
+/* Element i of a (boxed or not) as a Value, and the reverse. */
+static inline Value val_array_get(const Array *a, size_t i) {
+  return a->boxed ? a->v[i] : val_real(a->r[i]);
+}
+static inline void val_array_set(Array *a, size_t i, Value v) {
+  if (a->boxed) a->v[i] = v;
+  else a->r[i] = v.u.r;
+}
 
 /* Value printing as LANGUAGE.md section 7: reals shortest round-trip,
    true/false, [1, 2, 3], (1, [2, 3]). */

@@ -60,7 +60,7 @@ ParseResult fe_parse_program(const char *file, const char *text, size_t len);
 Term *fe_parse_expr(const char *file, const char *text, size_t len, int line, int col);
 
 /* For the REPL: true when text is unfinished and more lines should be read
-   (an open bracket, an unterminated string, or the last token is one that
+   (an open bracket, or the last token is one that
    cannot end an item: '=', 'in', 'then', 'else', an operator, ','). */
 bool fe_input_incomplete(const char *text, size_t len);
 

@@ -80,6 +80,7 @@ struct Term {
   double num;
   bool b;
   const char *str;
+  Span str_span; /* where str is written (GRADREF: the function name) */
   Prim prim;
   int index;
   Sym *sym;

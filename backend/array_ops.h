@@ -1,0 +1,26 @@
+/* array_ops.h: the array builtins on the CPU: map, map2, reduce, foldl,
+   scanl, scanr (each with a dedicated loop for the builtin monoids + * max
+   min, the block kernel of kernel.h, and the generic per-element path),
+   shift1L/shift1R (views), length, iota, replicate, rand, load, save. */
+#ifndef UNA_ARRAY_OPS_H
+#define UNA_ARRAY_OPS_H
+
+#include "value.h"
+#include "../frontend/term.h"
+
+/* Evaluates the array builtin PRIM term t (its arguments included) in frame.
+   Run-time errors are located at t's span. */
+Value cpu_array_prim(const Term *t, Value *frame);
+
+/* Enables or disables the monoid loops and the kernels (both on by default);
+   with both off every lambda runs on the generic path. For tests and
+   benchmarks that compare the paths. */
+void cpu_set_fast_paths(bool monoid, bool kernel);
+
+/* The builtin monoid a two-parameter lambda computes, if any: its body is
+   x + y, x * y, max x y or min x y of its parameters x, y (in either
+   order: *swapped is set when the body is y OP x), all of type R. */
+typedef enum { CPU_M_NONE, CPU_M_ADD, CPU_M_MUL, CPU_M_MAX, CPU_M_MIN } CpuMonoid;
+CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped);
+
+#endif

@@ -1,0 +1,706 @@
+/* kernel.c: compiles scalar lambda bodies to register programs and runs them
+   over blocks of elements (see kernel.h).
+
+   Compilation walks the body once. Virtual registers (vregs) are numbered:
+   0 and 1 the parameters, then inputs (constants, free variables, globals
+   and hoisted parts: one value per binding, broadcast to a block) and
+   temporaries (one per instruction result: the program is in SSA form).
+   A subterm of type R or B that does not depend on the parameters and is not
+   a leaf is "hoisted": evaluated once at bind time by the tree evaluator
+   (depends() decides, memoised per term). Calls of functions whose
+   parameters and result are R or B are inlined, each in its own context
+   with a fresh frame for its hoisted parts. After compilation, dead
+   instructions are dropped and temporaries are packed into as few block
+   buffers as their live ranges allow. */
+#include "kernel.h"
+#include "eval.h"
+#include "scalar.h"
+
+enum { K_SELECT = PRIM__COUNT }; /* opcodes: the Prim of a scalar builtin, or this */
+enum { VK_PARAM, VK_CONST, VK_INPUT, VK_TEMP }; /* VK_CONST and VK_INPUT: inputs */
+enum { MAX_INSTR = 4096, MAX_INLINE_DEPTH = 32 };
+
+typedef struct KInstr {
+  int op;
+  int dst, a, b, c; /* vregs; b and c are -1 when unused */
+} KInstr;
+
+/* What binding does, in order:
+   B_SLOT    vals[vreg] = frame[slot]           (a free or hoisted variable)
+   B_GLOBAL  vals[vreg] = *global->value
+   B_EXPR    vals[vreg] = eval(term)            (a hoisted subterm)
+   B_LET     frame[slot] = eval(term); vals[vreg] = it when vreg >= 0
+   B_LETTUP  term is a LETTUP: frame[sym_i->slot] = component i of eval(rhs) */
+typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP } BindKind;
+
+typedef struct BindStep {
+  BindKind kind;
+  int ctx; /* 0: the lambda's enclosing frame; > 0: an inlined call's frame */
+  int vreg;
+  int slot;
+  const Global *global;
+  const Term *term;
+} BindStep;
+
+struct CpuKernel {
+  int nparams;
+  bool result_bool;
+  int nvregs;
+  int result;
+  int ninstr;
+  KInstr *code;
+  int nsteps;
+  BindStep *steps;
+  int nctx;
+  int *ctx_nslots;
+  double *init;  /* per vreg: constants' values, else 0 */
+  char *vkind;   /* per vreg: VK_* */
+  int ninputs;
+  int *inputs;   /* the vregs of kind VK_CONST or VK_INPUT */
+  int nphys;     /* block buffers for temporaries */
+  int *phys;     /* per vreg: its buffer (temporaries), else -1 */
+};
+
+/* ---- a small pointer-keyed hash map (keys scanned by the collector) ---- */
+
+typedef struct PMap {
+  const void **keys;
+  int *vals;
+  size_t cap, n;
+} PMap;
+
+static size_t phash(const void *k, size_t cap) {
+  return (size_t)(((uintptr_t)k >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 17) & (cap - 1);
+}
+
+static int pmap_get(const PMap *m, const void *k, int dflt) {
+  if (!m->cap) return dflt;
+  for (size_t i = phash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    if (m->keys[i] == k) return m->vals[i];
+    if (!m->keys[i]) return dflt;
+  }
+}
+
+static void pmap_put(PMap *m, const void *k, int v) {
+  if ((m->n + 1) * 2 > m->cap) {
+    PMap old = *m;
+    m->cap = old.cap ? old.cap * 2 : 16;
+    m->keys = NEW_ARRAY(const void *, m->cap);
+    m->vals = una_alloc(sizeof(int) * m->cap);
+    m->n = 0;
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.keys[i]) pmap_put(m, old.keys[i], old.vals[i]);
+  }
+  size_t i = phash(k, m->cap);
+  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i]) m->n++;
+  m->keys[i] = k;
+  m->vals[i] = v;
+}
+
+/* ---- compilation ---- */
+
+typedef struct Compiler {
+  KInstr *code;
+  int ninstr, capinstr;
+  BindStep *steps;
+  int nsteps, capsteps;
+  double *init;
+  char *vkind;
+  int nvregs, capv;
+  int *ctx_nslots;
+  int nctx, capctx;
+  PMap globals; /* Global* -> vreg */
+  int depth;
+} Compiler;
+
+/* A compilation context: the lambda's body, or one inlined call. */
+typedef struct Ctx {
+  int id;
+  PMap env;    /* Sym* -> vreg: parameters and compiled lets */
+  PMap dep;    /* Sym* -> 1: variables that depend on the parameters */
+  PMap memo;   /* Term* -> 1 independent, 2 dependent */
+  PMap inputs; /* Sym* -> vreg: variables read from the frame */
+} Ctx;
+
+#define GROW(arr, n, cap, T)                                   \
+  do {                                                         \
+    if ((n) >= (cap)) {                                        \
+      int nc_ = (cap) ? (cap) * 2 : 16;                        \
+      T *na_ = una_alloc(sizeof(T) * (size_t)nc_);             \
+      if (n) memcpy(na_, (arr), sizeof(T) * (size_t)(n));      \
+      (arr) = na_;                                             \
+      (cap) = nc_;                                             \
+    }                                                          \
+  } while (0)
+
+static int new_vreg(Compiler *c, int kind, double init) {
+  if (c->nvregs >= c->capv) {
+    int nc = c->capv ? c->capv * 2 : 16;
+    double *ni = una_alloc(sizeof(double) * (size_t)nc);
+    char *nk = una_alloc((size_t)nc);
+    if (c->nvregs) {
+      memcpy(ni, c->init, sizeof(double) * (size_t)c->nvregs);
+      memcpy(nk, c->vkind, (size_t)c->nvregs);
+    }
+    c->init = ni;
+    c->vkind = nk;
+    c->capv = nc;
+  }
+  c->init[c->nvregs] = init;
+  c->vkind[c->nvregs] = (char)kind;
+  return c->nvregs++;
+}
+
+static int konst(Compiler *c, double v) {
+  for (int i = 0; i < c->nvregs; i++)
+    if (c->vkind[i] == VK_CONST && memcmp(&c->init[i], &v, sizeof v) == 0) return i;
+  return new_vreg(c, VK_CONST, v);
+}
+
+static void add_step(Compiler *c, BindStep s) {
+  GROW(c->steps, c->nsteps, c->capsteps, BindStep);
+  c->steps[c->nsteps++] = s;
+}
+
+static BindStep step(BindKind kind, int ctx, int vreg, int slot, const Term *term) {
+  BindStep s = {kind, ctx, vreg, slot, NULL, term};
+  return s;
+}
+
+static int emit(Compiler *c, int op, int a, int b, int cc) {
+  if (c->ninstr >= MAX_INSTR) return -1;
+  int d = new_vreg(c, VK_TEMP, 0);
+  GROW(c->code, c->ninstr, c->capinstr, KInstr);
+  KInstr in = {op, d, a, b, cc};
+  c->code[c->ninstr++] = in;
+  return d;
+}
+
+static bool scalar_type(const Type *t) {
+  return t && (t->kind == TY_REAL || t->kind == TY_BOOL);
+}
+
+/* Whether t depends on the context's parameters; records the let-bound
+   variables that do in x->dep. Visits every kid (so that the lets inside are
+   all classified). A save is never hoisted, so it counts as dependent. */
+static bool depends(Ctx *x, const Term *t) {
+  fe_stack_check(t->span);
+  int m = pmap_get(&x->memo, t, 0);
+  if (m) return m == 2;
+  bool d = false;
+  switch (t->kind) {
+  case T_VAR: d = pmap_get(&x->dep, t->sym, 0) != 0; break;
+  case T_LET:
+    d = depends(x, t->kids[0]);
+    if (d) pmap_put(&x->dep, t->sym, 1);
+    d = depends(x, t->kids[1]) || d;
+    break;
+  case T_LETTUP:
+    d = depends(x, t->kids[0]);
+    if (d)
+      for (int i = 0; i < t->nsyms; i++) pmap_put(&x->dep, t->syms[i], 1);
+    d = depends(x, t->kids[1]) || d;
+    break;
+  default:
+    for (int i = 0; i < t->nkids; i++) d = depends(x, t->kids[i]) || d;
+    if (t->kind == T_PRIM && t->prim == PRIM_SAVE) d = true;
+    break;
+  }
+  pmap_put(&x->memo, t, d ? 2 : 1);
+  return d;
+}
+
+static int compile(Compiler *c, Ctx *x, const Term *t);
+
+static int compile_call(Compiler *c, Ctx *x, const Term *t) {
+  const Def *d = t->def;
+  if (c->depth >= MAX_INLINE_DEPTH || d->nparams != t->nkids || !scalar_type(d->ret)) return -1;
+  for (int i = 0; i < d->nparams; i++)
+    if (!scalar_type(d->params[i]->type)) return -1;
+  int *args = una_alloc(sizeof(int) * (size_t)(t->nkids + 1));
+  for (int i = 0; i < t->nkids; i++)
+    if ((args[i] = compile(c, x, t->kids[i])) < 0) return -1;
+  GROW(c->ctx_nslots, c->nctx, c->capctx, int);
+  Ctx y = {0};
+  y.id = c->nctx;
+  c->ctx_nslots[c->nctx++] = d->nslots;
+  for (int i = 0; i < d->nparams; i++) {
+    pmap_put(&y.env, d->params[i], args[i]);
+    pmap_put(&y.dep, d->params[i], 1);
+  }
+  c->depth++;
+  depends(&y, d->body);
+  int r = compile(c, &y, d->body);
+  c->depth--;
+  return r;
+}
+
+static int compile_var(Compiler *c, Ctx *x, const Sym *s) {
+  int v = pmap_get(&x->env, s, -1);
+  if (v >= 0) return v;
+  if (pmap_get(&x->dep, s, 0) || s->slot < 0) return -1;
+  v = pmap_get(&x->inputs, s, -1);
+  if (v >= 0) return v;
+  v = new_vreg(c, VK_INPUT, 0);
+  add_step(c, step(B_SLOT, x->id, v, s->slot, NULL));
+  pmap_put(&x->inputs, s, v);
+  return v;
+}
+
+/* Compiles t (of type R or B) in context x; returns its vreg or -1 when t
+   cannot be compiled. */
+static int compile(Compiler *c, Ctx *x, const Term *t) {
+  fe_stack_check(t->span);
+  if (!scalar_type(t->type)) return -1;
+  switch (t->kind) {
+  case T_NUM: return konst(c, t->num);
+  case T_BOOL: return konst(c, t->b ? 1.0 : 0.0);
+  case T_VAR: return compile_var(c, x, t->sym);
+  case T_GLOBAL: {
+    int v = pmap_get(&c->globals, t->global, -1);
+    if (v >= 0) return v;
+    v = new_vreg(c, VK_INPUT, 0);
+    BindStep s = step(B_GLOBAL, x->id, v, -1, NULL);
+    s.global = t->global;
+    add_step(c, s);
+    pmap_put(&c->globals, t->global, v);
+    return v;
+  }
+  default: break;
+  }
+  if (!depends(x, t)) {
+    int v = new_vreg(c, VK_INPUT, 0);
+    add_step(c, step(B_EXPR, x->id, v, -1, t));
+    return v;
+  }
+  switch (t->kind) {
+  case T_LET: {
+    const Term *rhs = t->kids[0];
+    if (!depends(x, rhs)) {
+      int v = scalar_type(rhs->type) ? new_vreg(c, VK_INPUT, 0) : -1;
+      if (t->sym->slot < 0) return -1;
+      add_step(c, step(B_LET, x->id, v, t->sym->slot, rhs));
+      if (v >= 0) pmap_put(&x->env, t->sym, v);
+    } else {
+      int r = compile(c, x, rhs);
+      if (r < 0) return -1;
+      pmap_put(&x->env, t->sym, r);
+    }
+    return compile(c, x, t->kids[1]);
+  }
+  case T_LETTUP: {
+    const Term *rhs = t->kids[0];
+    if (!depends(x, rhs)) {
+      for (int i = 0; i < t->nsyms; i++)
+        if (t->syms[i]->slot < 0) return -1;
+      add_step(c, step(B_LETTUP, x->id, -1, -1, t));
+    } else if (rhs->kind == T_TUPLE && rhs->nkids == t->nsyms) {
+      for (int i = 0; i < t->nsyms; i++) {
+        int r = compile(c, x, rhs->kids[i]);
+        if (r < 0) return -1;
+        pmap_put(&x->env, t->syms[i], r);
+      }
+    } else {
+      return -1;
+    }
+    return compile(c, x, t->kids[1]);
+  }
+  case T_IF: {
+    int k = compile(c, x, t->kids[0]);
+    int a = k < 0 ? -1 : compile(c, x, t->kids[1]);
+    int b = a < 0 ? -1 : compile(c, x, t->kids[2]);
+    return b < 0 ? -1 : emit(c, K_SELECT, a, b, k);
+  }
+  case T_PRIM: {
+    PrimClass cls = fe_prims[t->prim].cls;
+    if (cls == P_SCALAR1 || cls == P_NOT) {
+      int a = compile(c, x, t->kids[0]);
+      return a < 0 ? -1 : emit(c, (int)t->prim, a, -1, -1);
+    }
+    if (cls == P_SCALAR2 || cls == P_CMP || cls == P_LOGIC) {
+      int a = compile(c, x, t->kids[0]);
+      int b = a < 0 ? -1 : compile(c, x, t->kids[1]);
+      return b < 0 ? -1 : emit(c, (int)t->prim, a, b, -1);
+    }
+    return -1;
+  }
+  case T_CALL: return compile_call(c, x, t);
+  default: return -1;
+  }
+}
+
+/* Drops dead instructions, numbers inputs, packs temporaries into buffers. */
+static CpuKernel *finish(Compiler *c, const Term *lam, int result) {
+  CpuKernel *k = NEW(CpuKernel);
+  k->nparams = lam->nsyms;
+  k->result_bool = lam->kids[0]->type->kind == TY_BOOL;
+  k->nvregs = c->nvregs;
+  k->result = result;
+  k->init = c->init;
+  k->vkind = c->vkind;
+  k->steps = c->steps;
+  k->nsteps = c->nsteps;
+  k->nctx = c->nctx;
+  k->ctx_nslots = c->ctx_nslots;
+
+  char *live = una_alloc((size_t)c->nvregs + 1);
+  live[result] = 1;
+  bool *keep = una_alloc(sizeof(bool) * (size_t)(c->ninstr + 1));
+  for (int i = c->ninstr - 1; i >= 0; i--) {
+    const KInstr *in = &c->code[i];
+    if (!live[in->dst]) continue;
+    keep[i] = true;
+    live[in->a] = 1;
+    if (in->b >= 0) live[in->b] = 1;
+    if (in->c >= 0) live[in->c] = 1;
+  }
+  k->code = NEW_ARRAY(KInstr, c->ninstr + 1);
+  for (int i = 0; i < c->ninstr; i++)
+    if (keep[i]) k->code[k->ninstr++] = c->code[i];
+
+  k->inputs = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
+  for (int v = 0; v < c->nvregs; v++)
+    if (c->vkind[v] == VK_CONST || c->vkind[v] == VK_INPUT) k->inputs[k->ninputs++] = v;
+
+  /* Live ranges: a temporary's buffer is free after its last use; the
+     destination never shares a buffer with an operand of its instruction. */
+  int *last = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
+  for (int v = 0; v < c->nvregs; v++) last[v] = -1;
+  for (int i = 0; i < k->ninstr; i++) {
+    const KInstr *in = &k->code[i];
+    last[in->a] = i;
+    if (in->b >= 0) last[in->b] = i;
+    if (in->c >= 0) last[in->c] = i;
+  }
+  last[result] = k->ninstr;
+  k->phys = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
+  for (int v = 0; v < c->nvregs; v++) k->phys[v] = -1;
+  int *freelist = una_alloc(sizeof(int) * (size_t)(k->ninstr + 1));
+  int nfree = 0;
+  for (int i = 0; i < k->ninstr; i++) {
+    const KInstr *in = &k->code[i];
+    k->phys[in->dst] = nfree ? freelist[--nfree] : k->nphys++;
+    int srcs[3] = {in->a, in->b, in->c};
+    for (int j = 0; j < 3; j++) {
+      int v = srcs[j];
+      if (v < 0 || c->vkind[v] != VK_TEMP || last[v] != i) continue;
+      bool dup = false;
+      for (int q = 0; q < j; q++) dup = dup || srcs[q] == v;
+      if (!dup) freelist[nfree++] = k->phys[v];
+    }
+  }
+  return k;
+}
+
+const CpuKernel *cpu_kernel_compile(const Term *lam) {
+  if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1) return NULL;
+  for (int i = 0; i < lam->nsyms; i++)
+    if (!lam->syms[i]->type || lam->syms[i]->type->kind != TY_REAL) return NULL;
+  if (!scalar_type(lam->kids[0]->type)) return NULL;
+  Compiler c = {0};
+  GROW(c.ctx_nslots, c.nctx, c.capctx, int);
+  c.ctx_nslots[c.nctx++] = 0;
+  Ctx x = {0};
+  x.id = 0;
+  new_vreg(&c, VK_PARAM, 0);
+  new_vreg(&c, VK_PARAM, 0); /* vreg 1 exists even for one parameter */
+  for (int i = 0; i < lam->nsyms; i++) {
+    pmap_put(&x.env, lam->syms[i], i);
+    pmap_put(&x.dep, lam->syms[i], 1);
+  }
+  depends(&x, lam->kids[0]);
+  int r = compile(&c, &x, lam->kids[0]);
+  if (r < 0) return NULL;
+  return finish(&c, lam, r);
+}
+
+/* ---- the cache: LAM term -> kernel (or no_kernel) ---- */
+
+static const CpuKernel no_kernel;
+static const Term **cache_keys;
+static const CpuKernel **cache_vals;
+static size_t cache_cap, cache_n;
+
+static size_t cache_slot(const Term *t, const Term **keys, size_t cap) {
+  size_t i = phash(t, cap);
+  while (keys[i] && keys[i] != t) i = (i + 1) & (cap - 1);
+  return i;
+}
+
+/* Compiles lam; a body too deeply nested for the compiler's recursion just
+   gets no kernel (the generic path then reports what it finds). */
+static const CpuKernel *compile_guarded(const Term *lam) {
+  FeTry t;
+  if (fe_try(&t)) {
+    const CpuKernel *k = cpu_kernel_compile(lam);
+    fe_untry(&t);
+    return k;
+  }
+  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
+  return NULL;
+}
+
+const CpuKernel *cpu_kernel_for(const Term *lam) {
+  if (cache_cap) {
+    size_t i = cache_slot(lam, cache_keys, cache_cap);
+    if (cache_keys[i]) return cache_vals[i] == &no_kernel ? NULL : cache_vals[i];
+  }
+  const CpuKernel *k = compile_guarded(lam);
+  if ((cache_n + 1) * 2 > cache_cap) {
+    size_t ncap = cache_cap ? cache_cap * 2 : 64;
+    const Term **nk = NEW_ARRAY(const Term *, ncap);
+    const CpuKernel **nv = NEW_ARRAY(const CpuKernel *, ncap);
+    for (size_t i = 0; i < cache_cap; i++)
+      if (cache_keys[i]) {
+        size_t j = cache_slot(cache_keys[i], nk, ncap);
+        nk[j] = cache_keys[i];
+        nv[j] = cache_vals[i];
+      }
+    cache_keys = nk;
+    cache_vals = nv;
+    cache_cap = ncap;
+  }
+  size_t i = cache_slot(lam, cache_keys, cache_cap);
+  cache_keys[i] = lam;
+  cache_vals[i] = k ? k : &no_kernel;
+  cache_n++;
+  return k;
+}
+
+bool cpu_kernel_returns_bool(const CpuKernel *k) { return k->result_bool; }
+
+int cpu_kernel_size(const CpuKernel *k) { return k->ninstr; }
+
+/* ---- binding ---- */
+
+static double scalar_of(Value v) { return v.kind == V_BOOL ? (v.u.b ? 1.0 : 0.0) : v.u.r; }
+
+static void run_steps(const CpuKernel *k, Value **frames, double *vals) {
+  for (int i = 0; i < k->nsteps; i++) {
+    const BindStep *s = &k->steps[i];
+    Value *f = frames[s->ctx];
+    switch (s->kind) {
+    case B_SLOT: vals[s->vreg] = scalar_of(f[s->slot]); break;
+    case B_GLOBAL:
+      ASSERT(s->global->value);
+      vals[s->vreg] = scalar_of(*s->global->value);
+      break;
+    case B_EXPR: vals[s->vreg] = scalar_of(cpu_eval(s->term, f)); break;
+    case B_LET: {
+      Value v = cpu_eval(s->term, f);
+      f[s->slot] = v;
+      if (s->vreg >= 0) vals[s->vreg] = scalar_of(v);
+      break;
+    }
+    case B_LETTUP: {
+      Value v = cpu_eval(s->term->kids[0], f);
+      for (int j = 0; j < s->term->nsyms; j++) f[s->term->syms[j]->slot] = v.u.t->items[j];
+      break;
+    }
+    }
+  }
+}
+
+bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run) {
+  memset(run, 0, sizeof *run);
+  run->k = k;
+  run->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)k->nvregs);
+  if (!run->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
+  memcpy(run->sregs, k->init, sizeof(double) * (size_t)k->nvregs);
+  if (k->nsteps == 0) return true;
+  Value **frames = NEW_ARRAY(Value *, k->nctx);
+  frames[0] = frame;
+  for (int i = 1; i < k->nctx; i++) frames[i] = NEW_ARRAY(Value, k->ctx_nslots[i] > 0 ? k->ctx_nslots[i] : 1);
+  FeTry t;
+  if (fe_try(&t)) {
+    run_steps(k, frames, run->sregs);
+    fe_untry(&t);
+    return true;
+  }
+  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
+  return false;
+}
+
+/* ---- running ---- */
+
+#define B CPU_BLOCK
+#define UNOP(name, expr)                                                      \
+  static void name(double *restrict d, const double *restrict pa) {          \
+    for (int i = 0; i < B; i++) {                                            \
+      double a = pa[i];                                                      \
+      d[i] = (expr);                                                         \
+    }                                                                        \
+  }
+#define BINOP(name, expr)                                                     \
+  static void name(double *restrict d, const double *restrict pa,            \
+                   const double *restrict pb) {                              \
+    for (int i = 0; i < B; i++) {                                            \
+      double a = pa[i], b = pb[i];                                           \
+      d[i] = (expr);                                                         \
+    }                                                                        \
+  }
+
+UNOP(k_neg, -a)
+UNOP(k_sin, sin(a))
+UNOP(k_cos, cos(a))
+UNOP(k_tan, tan(a))
+UNOP(k_exp, exp(a))
+UNOP(k_log, log(a))
+UNOP(k_sqrt, sqrt(a))
+UNOP(k_tanh, tanh(a))
+UNOP(k_sigmoid, cpu_sigmoid(a))
+UNOP(k_abs, fabs(a))
+UNOP(k_floor, floor(a))
+UNOP(k_not, a == 0 ? 1.0 : 0.0)
+BINOP(k_add, a + b)
+BINOP(k_sub, a - b)
+BINOP(k_mul, a * b)
+BINOP(k_div, a / b)
+BINOP(k_pow, pow(a, b))
+BINOP(k_max, cpu_max(a, b))
+BINOP(k_min, cpu_min(a, b))
+BINOP(k_eq, a == b ? 1.0 : 0.0)
+BINOP(k_ne, a != b ? 1.0 : 0.0)
+BINOP(k_lt, a < b ? 1.0 : 0.0)
+BINOP(k_le, a <= b ? 1.0 : 0.0)
+BINOP(k_gt, a > b ? 1.0 : 0.0)
+BINOP(k_ge, a >= b ? 1.0 : 0.0)
+BINOP(k_and, (a != 0) & (b != 0) ? 1.0 : 0.0)
+BINOP(k_or, (a != 0) | (b != 0) ? 1.0 : 0.0)
+
+static void k_select(double *restrict d, const double *restrict pa, const double *restrict pb,
+                     const double *restrict pc) {
+  for (int i = 0; i < B; i++) {
+    double a = pa[i], b = pb[i]; /* both loaded: the loop then vectorizes */
+    d[i] = pc[i] != 0 ? a : b;
+  }
+}
+
+static void exec_block(const CpuKernel *k, double **p) {
+  for (int pc = 0; pc < k->ninstr; pc++) {
+    const KInstr *in = &k->code[pc];
+    double *d = p[in->dst];
+    const double *a = p[in->a];
+    const double *b = in->b >= 0 ? p[in->b] : NULL;
+    switch (in->op) {
+    case PRIM_NEG: k_neg(d, a); break;
+    case PRIM_SIN: k_sin(d, a); break;
+    case PRIM_COS: k_cos(d, a); break;
+    case PRIM_TAN: k_tan(d, a); break;
+    case PRIM_EXP: k_exp(d, a); break;
+    case PRIM_LOG: k_log(d, a); break;
+    case PRIM_SQRT: k_sqrt(d, a); break;
+    case PRIM_TANH: k_tanh(d, a); break;
+    case PRIM_SIGMOID: k_sigmoid(d, a); break;
+    case PRIM_ABS: k_abs(d, a); break;
+    case PRIM_FLOOR: k_floor(d, a); break;
+    case PRIM_NOT: k_not(d, a); break;
+    case PRIM_ADD: k_add(d, a, b); break;
+    case PRIM_SUB: k_sub(d, a, b); break;
+    case PRIM_MUL: k_mul(d, a, b); break;
+    case PRIM_DIV: k_div(d, a, b); break;
+    case PRIM_POW: k_pow(d, a, b); break;
+    case PRIM_MAX: k_max(d, a, b); break;
+    case PRIM_MIN: k_min(d, a, b); break;
+    case PRIM_EQ: k_eq(d, a, b); break;
+    case PRIM_NE: k_ne(d, a, b); break;
+    case PRIM_LT: k_lt(d, a, b); break;
+    case PRIM_LE: k_le(d, a, b); break;
+    case PRIM_GT: k_gt(d, a, b); break;
+    case PRIM_GE: k_ge(d, a, b); break;
+    case PRIM_AND: k_and(d, a, b); break;
+    case PRIM_OR: k_or(d, a, b); break;
+    case K_SELECT: k_select(d, a, b, p[in->c]); break;
+    default: UNREACHABLE();
+    }
+  }
+}
+
+static void ensure_blocks(CpuKernelRun *run) {
+  if (run->ptr) return;
+  const CpuKernel *k = run->k;
+  size_t bytes = sizeof(double) * B * (size_t)(k->ninputs + k->nphys + 2);
+  double *mem = GC_MALLOC_ATOMIC(bytes);
+  if (!mem) una_internal_error(__FILE__, __LINE__, "out of memory for kernel blocks");
+  run->bcast = mem;
+  run->scratch = mem + (size_t)B * (size_t)k->ninputs;
+  run->pad = run->scratch + (size_t)B * (size_t)k->nphys;
+  memset(run->pad, 0, sizeof(double) * 2 * B);
+  run->ptr = NEW_ARRAY(double *, k->nvregs);
+  for (int i = 0; i < k->ninputs; i++) {
+    int v = k->inputs[i];
+    double *blk = run->bcast + (size_t)B * (size_t)i;
+    for (int j = 0; j < B; j++) blk[j] = run->sregs[v];
+    run->ptr[v] = blk;
+  }
+  for (int v = 0; v < k->nvregs; v++)
+    if (k->phys[v] >= 0) run->ptr[v] = run->scratch + (size_t)B * (size_t)k->phys[v];
+}
+
+void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {
+  ASSERT(n <= B);
+  ensure_blocks(run);
+  const CpuKernel *k = run->k;
+  double **p = run->ptr;
+  if (n == B) {
+    p[0] = (double *)x;
+    p[1] = (double *)(k->nparams == 2 ? y : x);
+  } else {
+    memcpy(run->pad, x, sizeof(double) * n);
+    p[0] = run->pad;
+    p[1] = run->pad;
+    if (k->nparams == 2) {
+      memcpy(run->pad + B, y, sizeof(double) * n);
+      p[1] = run->pad + B;
+    }
+  }
+  exec_block(k, p);
+  memcpy(out, p[k->result], sizeof(double) * n);
+}
+
+double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
+  const CpuKernel *k = run->k;
+  double *r = run->sregs;
+  r[0] = x;
+  r[1] = y;
+  const KInstr *in = k->code, *end = k->code + k->ninstr;
+  for (; in < end; in++) {
+    double a = r[in->a];
+    double b = in->b >= 0 ? r[in->b] : 0;
+    double v;
+    switch (in->op) {
+    case PRIM_NEG: v = -a; break;
+    case PRIM_SIN: v = sin(a); break;
+    case PRIM_COS: v = cos(a); break;
+    case PRIM_TAN: v = tan(a); break;
+    case PRIM_EXP: v = exp(a); break;
+    case PRIM_LOG: v = log(a); break;
+    case PRIM_SQRT: v = sqrt(a); break;
+    case PRIM_TANH: v = tanh(a); break;
+    case PRIM_SIGMOID: v = cpu_sigmoid(a); break;
+    case PRIM_ABS: v = fabs(a); break;
+    case PRIM_FLOOR: v = floor(a); break;
+    case PRIM_ADD: v = a + b; break;
+    case PRIM_SUB: v = a - b; break;
+    case PRIM_MUL: v = a * b; break;
+    case PRIM_DIV: v = a / b; break;
+    case PRIM_POW: v = pow(a, b); break;
+    case PRIM_MAX: v = cpu_max(a, b); break;
+    case PRIM_MIN: v = cpu_min(a, b); break;
+    case PRIM_NOT: v = a == 0 ? 1.0 : 0.0; break;
+    case PRIM_EQ: v = a == b ? 1.0 : 0.0; break;
+    case PRIM_NE: v = a != b ? 1.0 : 0.0; break;
+    case PRIM_LT: v = a < b ? 1.0 : 0.0; break;
+    case PRIM_LE: v = a <= b ? 1.0 : 0.0; break;
+    case PRIM_GT: v = a > b ? 1.0 : 0.0; break;
+    case PRIM_GE: v = a >= b ? 1.0 : 0.0; break;
+    case PRIM_AND: v = (a != 0) & (b != 0) ? 1.0 : 0.0; break;
+    case PRIM_OR: v = (a != 0) | (b != 0) ? 1.0 : 0.0; break;
+    case K_SELECT: v = r[in->c] != 0 ? a : b; break;
+    default: UNREACHABLE();
+    }
+    r[in->dst] = v;
+  }
+  return r[k->result];
+}

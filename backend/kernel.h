@@ -1,0 +1,61 @@
+/* kernel.h: the fast path for scalar lambda bodies. A lambda (x. e) or
+   (x, y. e) whose parameters are R and whose body has type R or B and uses
+   only scalar builtins, if, let, literals, the parameters, free variables of
+   type R or B and calls of such scalar functions is compiled once into a
+   small register program. cpu_kernel_block runs it over a block of up to
+   CPU_BLOCK elements, one tight loop per instruction (the numexpr way);
+   cpu_kernel_call1 runs it on one element, for sequential folds and scans.
+
+   Parts of the body that do not depend on the parameters (`length a`,
+   `sum w`, a let of an array) are evaluated once, when the kernel is bound
+   to the current frame, with the tree evaluator. */
+#ifndef UNA_KERNEL_H
+#define UNA_KERNEL_H
+
+#include "value.h"
+#include "../frontend/term.h"
+
+/* Elements per block: each virtual register holds this many doubles. */
+#define CPU_BLOCK 256
+
+typedef struct CpuKernel CpuKernel;
+
+/* The kernel of the LAM term lam, compiled on first use and cached by term;
+   NULL when the lambda does not qualify (then use the generic path). */
+const CpuKernel *cpu_kernel_for(const Term *lam);
+
+/* Compiles lam without the cache (for tests); NULL when it does not qualify. */
+const CpuKernel *cpu_kernel_compile(const Term *lam);
+
+/* True when the kernel's result is a boolean (produced as 0.0 / 1.0). */
+bool cpu_kernel_returns_bool(const CpuKernel *k);
+
+/* Number of instructions of the compiled program (for tests). */
+int cpu_kernel_size(const CpuKernel *k);
+
+/* A kernel bound to a frame: the values of its free variables and hoisted
+   parts, and its block buffers. Lives on the caller's stack. */
+typedef struct CpuKernelRun {
+  const CpuKernel *k;
+  double *sregs;   /* one double per virtual register (scalar mode) */
+  double *bcast;   /* inputs broadcast to blocks */
+  double *scratch; /* temporaries, CPU_BLOCK doubles each */
+  double *pad;     /* two padded parameter blocks for partial blocks */
+  double **ptr;    /* per virtual register: its block */
+} CpuKernelRun;
+
+/* Binds k to frame (the enclosing Def's frame): reads its free variables and
+   evaluates its hoisted parts. Returns false when evaluating a hoisted part
+   raised an error (the caller then uses the generic path, which raises the
+   same error where and if the element evaluation needs it); an interrupt is
+   raised again. */
+bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run);
+
+/* Runs the kernel on n <= CPU_BLOCK elements: x[i] (and y[i] for two
+   parameters) -> out[i]. out must not overlap x or y. */
+void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out);
+
+/* Runs the kernel on one element (y is ignored for one parameter). */
+double cpu_kernel_call1(CpuKernelRun *run, double x, double y);
+
+#endif

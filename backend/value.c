@@ -1,0 +1,109 @@
+/* value.c: value constructors, checked array allocation, views, deep equality. */
+#include "value.h"
+#include <unistd.h>
+
+Value val_tuple(int n, const Value *items) {
+  ASSERT(n >= 0);
+  Tuple *t = una_alloc(sizeof(Tuple) + sizeof(Value) * (size_t)n);
+  t->n = n;
+  if (n > 0) memcpy(t->items, items, sizeof(Value) * (size_t)n);
+  Value v;
+  v.kind = V_TUPLE;
+  v.u.t = t;
+  return v;
+}
+
+Value val_array(Array *a) {
+  Value v;
+  v.kind = V_ARRAY;
+  v.u.a = a;
+  return v;
+}
+
+void val_alloc_error(double n, double elem_size, Span s) {
+  char nb[40], bb[40];
+  una_format_real(nb, sizeof nb, n);
+  una_format_real(bb, sizeof bb, n * elem_size);
+  fe_error(s, "cannot allocate %s elements (%s bytes)", nb, bb);
+}
+
+/* The machine's physical memory in bytes (0 when unknown); a request larger
+   than this fails at once instead of asking the collector to try. */
+static double physical_memory(void) {
+  static double cached = -1;
+  if (cached < 0) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    cached = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+  }
+  return cached;
+}
+
+/* Checks len * elem_size and allocates it (never NULL: at least one element,
+   so that memcpy and pointer arithmetic on empty arrays stay defined). */
+static void *checked_alloc(size_t len, size_t elem_size, bool atomic, Span s) {
+  double mem = physical_memory();
+  if (len > SIZE_MAX / elem_size || (mem > 0 && (double)len * (double)elem_size > mem))
+    val_alloc_error((double)len, (double)elem_size, s);
+  size_t bytes = (len ? len : 1) * elem_size;
+  void *p = atomic ? GC_MALLOC_ATOMIC(bytes) : GC_MALLOC(bytes);
+  if (!p) val_alloc_error((double)len, (double)elem_size, s);
+  return p;
+}
+
+Array *val_new_real_array(size_t len, Span s) {
+  double *r = checked_alloc(len, sizeof(double), true, s);
+  Array *a = NEW(Array);
+  a->len = len;
+  a->boxed = false;
+  a->r = r;
+  return a;
+}
+
+Array *val_new_boxed_array(size_t len, Span s) {
+  Value *v = checked_alloc(len, sizeof(Value), false, s);
+  Array *a = NEW(Array);
+  a->len = len;
+  a->boxed = true;
+  a->v = v;
+  return a;
+}
+
+Array *val_new_array_of(const Type *elem, size_t len, Span s) {
+  return elem->kind == TY_REAL ? val_new_real_array(len, s) : val_new_boxed_array(len, s);
+}
+
+Array *val_view(const Array *a, size_t offset, size_t len) {
+  ASSERT(offset <= a->len && len <= a->len - offset);
+  Array *b = NEW(Array);
+  b->len = len;
+  b->boxed = a->boxed;
+  if (a->boxed) b->v = a->v ? a->v + offset : NULL;
+  else b->r = a->r ? a->r + offset : NULL;
+  return b;
+}
+
+bool val_equal(Value a, Value b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+  case V_REAL: return a.u.r == b.u.r;
+  case V_BOOL: return a.u.b == b.u.b;
+  case V_TUPLE:
+    if (a.u.t->n != b.u.t->n) return false;
+    for (int i = 0; i < a.u.t->n; i++)
+      if (!val_equal(a.u.t->items[i], b.u.t->items[i])) return false;
+    return true;
+  case V_ARRAY: {
+    const Array *x = a.u.a, *y = b.u.a;
+    if (x->len != y->len) return false;
+    if (!x->boxed && !y->boxed) {
+      for (size_t i = 0; i < x->len; i++)
+        if (x->r[i] != y->r[i]) return false;
+      return true;
+    }
+    for (size_t i = 0; i < x->len; i++)
+      if (!val_equal(val_array_get(x, i), val_array_get(y, i))) return false;
+    return true;
+  }
+  }
+  UNREACHABLE();
+}

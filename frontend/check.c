@@ -1,0 +1,824 @@
+/* check.c: the type checker: surface Terms -> typed Terms with resolved
+   names, frame slots, and lambdas for operator sections and function names. */
+#include "check.h"
+#include "env.h"
+#include <math.h>
+
+#define NOINLINE __attribute__((noinline))
+
+/* ---- Checker state: the local scope and the frame of the current Def ---- */
+
+/* A local binding; bindings of one hash bucket form a stack, innermost first. */
+typedef struct Local {
+  const char *name;
+  Sym *sym;
+  struct Local *next;
+} Local;
+
+typedef struct Ck {
+  Env *env;
+  Local **tab; /* locals in scope, hashed by name */
+  int ntab;    /* a power of two */
+  int nlocals;
+  int nslots;       /* slots handed out so far in the current Def */
+  const char *self; /* the def being checked, or NULL */
+} Ck;
+
+static void ck_init(Ck *c, Env *env, const char *self) {
+  c->env = env;
+  c->ntab = 64;
+  c->tab = NEW_ARRAY(Local *, c->ntab);
+  c->nlocals = 0;
+  c->nslots = 0;
+  c->self = self;
+}
+
+/* Doubles the local table; bindings of one name keep their order. */
+static void locals_grow(Ck *c) {
+  int n = c->ntab * 2;
+  Local **nt = NEW_ARRAY(Local *, n);
+  Local **buf = NULL;
+  int cap = 0;
+  for (int i = 0; i < c->ntab; i++) {
+    int k = 0;
+    for (Local *l = c->tab[i]; l; l = l->next) {
+      if (k == cap) {
+        int ncap = cap ? cap * 2 : 16;
+        Local **nbuf = NEW_ARRAY(Local *, ncap);
+        if (k) memcpy(nbuf, buf, sizeof(Local *) * (size_t)k);
+        buf = nbuf;
+        cap = ncap;
+      }
+      buf[k++] = l;
+    }
+    while (k > 0) { /* outermost first, so the innermost ends up at the head */
+      Local *l = buf[--k];
+      unsigned h = fe_name_hash(l->name) & (unsigned)(n - 1);
+      l->next = nt[h];
+      nt[h] = l;
+    }
+  }
+  c->tab = nt;
+  c->ntab = n;
+}
+
+static Sym *local_find(const Ck *c, const char *name) {
+  unsigned h = fe_name_hash(name) & (unsigned)(c->ntab - 1);
+  for (Local *l = c->tab[h]; l; l = l->next)
+    if (strcmp(l->name, name) == 0) return l->sym;
+  return NULL;
+}
+
+/* Binds a fresh symbol with the next frame slot and brings it into scope. */
+static Sym *local_push(Ck *c, const char *name, const Type *type, Span span) {
+  if (c->nlocals >= 2 * c->ntab) locals_grow(c);
+  Sym *x = fe_sym_new(name, type, span);
+  x->slot = c->nslots++;
+  Local *l = NEW(Local);
+  l->name = name;
+  l->sym = x;
+  unsigned h = fe_name_hash(name) & (unsigned)(c->ntab - 1);
+  l->next = c->tab[h];
+  c->tab[h] = l;
+  c->nlocals++;
+  return x;
+}
+
+/* Ends the scope of the innermost binding of x (bindings end LIFO). */
+static void local_pop(Ck *c, const Sym *x) {
+  unsigned h = fe_name_hash(x->name) & (unsigned)(c->ntab - 1);
+  Local *l = c->tab[h];
+  ASSERT(l && l->sym == x);
+  c->tab[h] = l->next;
+  c->nlocals--;
+}
+
+/* ---- Names ---- */
+
+typedef enum { RES_LOCAL, RES_DEF, RES_GLOBAL, RES_PRIM, RES_FST, RES_SND, RES_CONST, RES_NONE } ResKind;
+
+typedef struct Res {
+  ResKind kind;
+  Sym *sym;
+  Def *def;
+  Global *global;
+  Prim prim;
+  double num;
+} Res;
+
+/* Locals, then top-level names, then builtins, then inf and nan. */
+static Res resolve(const Ck *c, const char *name) {
+  Res r;
+  memset(&r, 0, sizeof r);
+  if ((r.sym = local_find(c, name))) {
+    r.kind = RES_LOCAL;
+    return r;
+  }
+  const EnvBinding *b = fe_env_lookup(c->env, name);
+  if (b) {
+    r.kind = b->def ? RES_DEF : RES_GLOBAL;
+    r.def = b->def;
+    r.global = b->global;
+    return r;
+  }
+  int p = fe_prim_lookup(name);
+  if (p >= 0) {
+    r.kind = RES_PRIM;
+    r.prim = (Prim)p;
+    return r;
+  }
+  if (strcmp(name, "fst") == 0) r.kind = RES_FST;
+  else if (strcmp(name, "snd") == 0) r.kind = RES_SND;
+  else if (strcmp(name, "inf") == 0) r.kind = RES_CONST, r.num = INFINITY;
+  else if (strcmp(name, "nan") == 0) r.kind = RES_CONST, r.num = NAN;
+  else r.kind = RES_NONE;
+  return r;
+}
+
+static _Noreturn void unknown_name(const Ck *c, Span s, const char *name) {
+  if (c->self && strcmp(c->self, name) == 0)
+    fe_error(s, "'%s' cannot call itself: a function may call only functions defined before it", name);
+  fe_error(s, "unknown name '%s'", name);
+}
+
+/* ---- Messages ---- */
+
+static const char *tystr(const Type *t) { return t ? fe_type_str(t) : "a file name"; }
+
+/* "1 argument", "2 arguments" */
+static const char *count(int n, const char *word) {
+  return una_sprintf("%d %s%s", n, word, n == 1 ? "" : "s");
+}
+
+static _Noreturn void arg_mismatch(Span s, int i, const char *who, const char *expected,
+                                   const Type *found) {
+  fe_error(s, "type mismatch in argument %d of '%s': expected %s, found %s", i + 1, who,
+           expected, tystr(found));
+}
+
+static const char *lambda_shape(int np) { return np == 1 ? "(x. e)" : "(x, y. e)"; }
+
+/* ---- Constructors of checked nodes ---- */
+
+static bool is_real(const Type *t) { return t && t->kind == TY_REAL; }
+static bool is_bool(const Type *t) { return t && t->kind == TY_BOOL; }
+static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
+
+static Term *mk_proj(Span s, Term *e, int index) {
+  if (!e->type || e->type->kind != TY_TUPLE)
+    fe_error(s, "projection of a non-tuple of type %s", tystr(e->type));
+  if (index < 0 || index >= e->type->n)
+    fe_error(s, "tuple has %d components; .%d is out of range", e->type->n, index + 1);
+  Term *r = fe_term_kids(s, T_PROJ, e->type->elems[index], 1, &e);
+  r->index = index;
+  return r;
+}
+
+static Term *mk_call(Span s, Def *d, int n, Term **args) {
+  Term *r = fe_term_kids(s, T_CALL, d->ret, n, args);
+  r->def = d;
+  return r;
+}
+
+static Term *mk_lam(Span s, int n, Sym **xs, Term *body) {
+  const Type *pt[3];
+  ASSERT(n <= 3);
+  for (int i = 0; i < n; i++) pt[i] = xs[i]->type;
+  Term *r = fe_term_kids(s, T_LAM, fe_ty_fun(n, pt, body->type), 1, &body);
+  r->syms = NEW_ARRAY(Sym *, n);
+  memcpy(r->syms, xs, sizeof(Sym *) * (size_t)n);
+  r->nsyms = n;
+  return r;
+}
+
+static Term *check(Ck *c, const Term *t);
+
+/* ---- Builtins ---- */
+
+/* Checks an argument that must be an array of any element type. */
+static Term *check_array_arg(Ck *c, const Term *a, int i, const char *who) {
+  Term *k = check(c, a);
+  if (!is_array(k->type)) arg_mismatch(a->span, i, who, "an array", k->type);
+  return k;
+}
+
+static Term *check_real_arg(Ck *c, const Term *a, int i, const char *who) {
+  Term *k = check(c, a);
+  if (!is_real(k->type)) arg_mismatch(a->span, i, who, "R", k->type);
+  return k;
+}
+
+/* The checked file name of load/save: a string literal. */
+static Term *check_file_arg(const Term *a, const char *who) {
+  if (a->kind != T_STR) fe_error(a->span, "%s expects a file name in double quotes", who);
+  Term *k = fe_term_new(T_STR, a->span, NULL);
+  k->str = a->str;
+  return k;
+}
+
+/* A lambda applying a scalar builtin or operator p to its parameters. */
+static Term *prim_lambda(Ck *c, Span s, Prim p, const char *name, const char *who, int np,
+                         const Type **pt) {
+  const PrimInfo *pi = &fe_prims[p];
+  if (pi->cls != P_SCALAR1 && pi->cls != P_SCALAR2)
+    fe_error(s, "%s's function must be a lambda %s, an operator section or a scalar function; "
+                "'%s' is not", who, lambda_shape(np), name);
+  if (pi->arity != np)
+    fe_error(s, "%s's function takes %s, found %d", who, count(np, "parameter"), pi->arity);
+  Sym *xs[2];
+  Term *vs[2];
+  for (int i = 0; i < np; i++) {
+    if (!is_real(pt[i]))
+      fe_error(s, "'%s' expects R operands, found %s", name, tystr(pt[i]));
+    xs[i] = fe_sym_new(i == 0 ? "x" : "y", pt[i], s);
+    xs[i]->slot = c->nslots++;
+    vs[i] = fe_term_var(s, xs[i]);
+  }
+  return mk_lam(s, np, xs, fe_term_prim(s, fe_ty_real(), p, np, vs));
+}
+
+/* Checks the function argument f of combinator who, given its parameter
+   types; ret, when not NULL, is the result type it must have. Returns LAM. */
+static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, const Type **pt,
+                                const Type *ret) {
+  Term *lam;
+  switch (f->kind) {
+  case T_LAM: {
+    if (f->nnames != np)
+      fe_error(f->span, "%s's function takes %s, found %d", who, count(np, "parameter"),
+               f->nnames);
+    Sym *xs[2];
+    for (int i = 0; i < np; i++) {
+      Span s = f->name_spans ? f->name_spans[i] : f->span;
+      for (int j = 0; j < i; j++)
+        if (strcmp(f->names[i], f->names[j]) == 0)
+          fe_error(s, "duplicate parameter '%s' in lambda", f->names[i]);
+      xs[i] = local_push(c, f->names[i], pt[i], s);
+    }
+    Term *body = check(c, f->kids[0]);
+    for (int i = np - 1; i >= 0; i--) local_pop(c, xs[i]);
+    if (ret && !fe_type_eq(body->type, ret))
+      fe_error(f->kids[0]->span, "%s's function must return %s, found %s", who, tystr(ret),
+               tystr(body->type));
+    return mk_lam(f->span, np, xs, body);
+  }
+  case T_OPREF: {
+    const PrimInfo *pi = &fe_prims[f->prim];
+    lam = prim_lambda(c, f->span, f->prim, pi->infix ? pi->infix : pi->name, who, np, pt);
+    break;
+  }
+  case T_NAME: {
+    Res r = resolve(c, f->str);
+    switch (r.kind) {
+    case RES_LOCAL:
+    case RES_GLOBAL:
+    case RES_CONST: fe_error(f->span, "'%s' is not a function", f->str);
+    case RES_NONE: unknown_name(c, f->span, f->str);
+    case RES_PRIM: lam = prim_lambda(c, f->span, r.prim, f->str, who, np, pt); break;
+    case RES_FST:
+    case RES_SND: {
+      if (np != 1) fe_error(f->span, "%s's function takes %s, found 1", who, count(np, "parameter"));
+      Sym *x = fe_sym_new("x", pt[0], f->span);
+      x->slot = c->nslots++;
+      Term *body = mk_proj(f->span, fe_term_var(f->span, x), r.kind == RES_FST ? 0 : 1);
+      lam = mk_lam(f->span, 1, &x, body);
+      break;
+    }
+    case RES_DEF: {
+      Def *d = r.def;
+      if (d->nparams != np)
+        fe_error(f->span, "%s's function takes %s, found %d", who, count(np, "parameter"),
+                 d->nparams);
+      Sym *xs[2];
+      Term *vs[2];
+      for (int i = 0; i < np; i++) {
+        if (!fe_type_eq(d->params[i]->type, pt[i]))
+          arg_mismatch(f->span, i, f->str, tystr(d->params[i]->type), pt[i]);
+        xs[i] = fe_sym_new(d->params[i]->name, pt[i], f->span);
+        xs[i]->slot = c->nslots++;
+        vs[i] = fe_term_var(f->span, xs[i]);
+      }
+      lam = mk_lam(f->span, np, xs, mk_call(f->span, d, np, vs));
+      break;
+    }
+    default: UNREACHABLE();
+    }
+    break;
+  }
+  default:
+    fe_error(f->span,
+             "argument 1 of '%s' must be a function: a lambda %s, an operator section such as "
+             "(+), or a function name",
+             who, lambda_shape(np));
+  }
+  const Type *bt = lam->kids[0]->type;
+  if (ret && !fe_type_eq(bt, ret))
+    fe_error(f->span, "%s's function must return %s, found %s", who, tystr(ret), tystr(bt));
+  return lam;
+}
+
+/* Checks an array builtin applied to its (arity-checked) arguments. */
+static NOINLINE Term *check_array_prim(Ck *c, Span s, Prim p, const char *who, Term *const *args) {
+  Term *k[3] = {NULL, NULL, NULL};
+  const Type *pt[2];
+  const Type *type = NULL;
+  int n = fe_prims[p].arity;
+  switch (p) {
+  case PRIM_MAP:
+    k[1] = check_array_arg(c, args[1], 1, who);
+    pt[0] = k[1]->type->elem;
+    k[0] = check_fun(c, args[0], who, 1, pt, NULL);
+    type = fe_ty_array(k[0]->kids[0]->type);
+    break;
+  case PRIM_MAP2:
+    k[1] = check_array_arg(c, args[1], 1, who);
+    k[2] = check_array_arg(c, args[2], 2, who);
+    pt[0] = k[1]->type->elem;
+    pt[1] = k[2]->type->elem;
+    k[0] = check_fun(c, args[0], who, 2, pt, NULL);
+    type = fe_ty_array(k[0]->kids[0]->type);
+    break;
+  case PRIM_REDUCE: {
+    k[1] = check(c, args[1]);
+    const Type *t = k[1]->type;
+    k[2] = check(c, args[2]);
+    if (!fe_type_eq(k[2]->type, fe_ty_array(t)))
+      arg_mismatch(args[2]->span, 2, who, tystr(fe_ty_array(t)), k[2]->type);
+    pt[0] = pt[1] = t;
+    k[0] = check_fun(c, args[0], who, 2, pt, t);
+    type = t;
+    break;
+  }
+  case PRIM_FOLDL:
+  case PRIM_SCANL:
+  case PRIM_SCANR: {
+    k[1] = check(c, args[1]);
+    const Type *t = k[1]->type;
+    k[2] = check_array_arg(c, args[2], 2, who);
+    const Type *e = k[2]->type->elem;
+    pt[0] = p == PRIM_SCANR ? e : t;
+    pt[1] = p == PRIM_SCANR ? t : e;
+    k[0] = check_fun(c, args[0], who, 2, pt, t);
+    type = p == PRIM_FOLDL ? t : fe_ty_array(t);
+    break;
+  }
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R:
+    k[0] = check_array_arg(c, args[0], 0, who);
+    type = k[0]->type;
+    break;
+  case PRIM_LENGTH:
+    k[0] = check_array_arg(c, args[0], 0, who);
+    type = fe_ty_real();
+    break;
+  case PRIM_IOTA:
+    k[0] = check_real_arg(c, args[0], 0, who);
+    type = fe_ty_array(fe_ty_real());
+    break;
+  case PRIM_REPLICATE:
+    k[0] = check_real_arg(c, args[0], 0, who);
+    k[1] = check(c, args[1]);
+    type = fe_ty_array(k[1]->type);
+    break;
+  case PRIM_RAND:
+    k[0] = check_real_arg(c, args[0], 0, who);
+    k[1] = check_real_arg(c, args[1], 1, who);
+    type = fe_ty_array(fe_ty_real());
+    break;
+  case PRIM_LOAD:
+    k[0] = check_file_arg(args[0], who);
+    type = fe_ty_array(fe_ty_real());
+    break;
+  case PRIM_SAVE:
+    k[0] = check_file_arg(args[0], who);
+    k[1] = check(c, args[1]);
+    if (!fe_type_is_real_array(k[1]->type)) arg_mismatch(args[1]->span, 1, who, "[R]", k[1]->type);
+    type = k[1]->type;
+    break;
+  default: UNREACHABLE();
+  }
+  return fe_term_prim(s, type, p, n, k);
+}
+
+/* Checks builtin p applied to n arguments; who is how the user wrote it
+   (an operator symbol when op, else the function name). */
+static NOINLINE Term *check_prim(Ck *c, Span s, Prim p, const char *who, bool op, int n,
+                                 Term *const *args) {
+  const PrimInfo *pi = &fe_prims[p];
+  if (n != pi->arity) fe_error(s, "'%s' expects %s, found %d", who, count(pi->arity, "argument"), n);
+  if (pi->cls == P_ARRAY) return check_array_prim(c, s, p, who, args);
+  Term *k[2];
+  for (int i = 0; i < n; i++) k[i] = check(c, args[i]);
+  const Type *type = fe_ty_real();
+  switch (pi->cls) {
+  case P_SCALAR1:
+  case P_SCALAR2:
+    for (int i = 0; i < n; i++) {
+      if (is_real(k[i]->type)) continue;
+      if (!op) arg_mismatch(args[i]->span, i, who, "R", k[i]->type);
+      if (n == 1) fe_error(args[i]->span, "'%s' expects an R operand, found %s", who, tystr(k[i]->type));
+      fe_error(args[i]->span, "'%s' expects R operands, found %s", who, tystr(k[i]->type));
+    }
+    break;
+  case P_CMP:
+    if (p == PRIM_EQ || p == PRIM_NE) {
+      for (int i = 0; i < 2; i++)
+        if (!is_real(k[i]->type) && !is_bool(k[i]->type))
+          fe_error(args[i]->span, "'%s' expects R or B operands, found %s", who, tystr(k[i]->type));
+      if (!fe_type_eq(k[0]->type, k[1]->type))
+        fe_error(args[1]->span, "'%s' operands differ: left is %s, right is %s", who,
+                 tystr(k[0]->type), tystr(k[1]->type));
+    } else {
+      for (int i = 0; i < 2; i++)
+        if (!is_real(k[i]->type))
+          fe_error(args[i]->span, "'%s' expects R operands, found %s", who, tystr(k[i]->type));
+    }
+    type = fe_ty_bool();
+    break;
+  case P_LOGIC:
+  case P_NOT:
+    for (int i = 0; i < n; i++) {
+      if (is_bool(k[i]->type)) continue;
+      if (n == 1) fe_error(args[i]->span, "'%s' expects a B operand, found %s", who, tystr(k[i]->type));
+      fe_error(args[i]->span, "'%s' expects B operands, found %s", who, tystr(k[i]->type));
+    }
+    type = fe_ty_bool();
+    break;
+  default: UNREACHABLE();
+  }
+  return fe_term_prim(s, type, p, n, k);
+}
+
+/* ---- Gradients ---- */
+
+/* A type that has a gradient: R, and tuples and arrays of such types. */
+static bool differentiable(const Type *t) {
+  switch (t->kind) {
+  case TY_REAL: return true;
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++)
+      if (!differentiable(t->elems[i])) return false;
+    return true;
+  case TY_ARRAY: return differentiable(t->elem);
+  default: return false;
+  }
+}
+
+/* Checks grad NAME [wrt ...] applied to its arguments. With unapplied set,
+   grad without arguments is allowed: returns NULL and sets *fun_type. */
+static NOINLINE Term *check_grad(Ck *c, const Term *t, bool unapplied, const Type **fun_type) {
+  const char *name = t->str;
+  Span at = t->str_span.line > 0 ? t->str_span : t->span;
+  Res r = resolve(c, name);
+  switch (r.kind) {
+  case RES_DEF: break;
+  case RES_NONE: unknown_name(c, at, name);
+  case RES_PRIM:
+  case RES_FST:
+  case RES_SND: fe_error(at, "grad needs a user-defined function; '%s' is a builtin", name);
+  default: fe_error(at, "grad needs a function; '%s' is not a function", name);
+  }
+  Def *d = r.def;
+  if (!is_real(d->ret))
+    fe_error(t->span, "grad needs a function returning R; '%s' returns %s", name, tystr(d->ret));
+  for (int i = 0; i < d->nparams; i++) {
+    const Type *pt = d->params[i]->type;
+    if (!is_bool(pt) && !differentiable(pt))
+      fe_error(t->span,
+               "grad needs parameters of R, tuples and arrays of R, or B; parameter '%s' of '%s' "
+               "has type %s",
+               d->params[i]->name, name, tystr(pt));
+  }
+  int *wrt = NEW_ARRAY(int, d->nparams > 0 ? d->nparams : 1);
+  int nwrt = 0;
+  if (t->nnames == 0) {
+    for (int i = 0; i < d->nparams; i++)
+      if (!is_bool(d->params[i]->type)) wrt[nwrt++] = i;
+    if (nwrt == 0)
+      fe_error(t->span, "grad needs a function with a parameter of a type other than B; '%s' has none",
+               name);
+  } else {
+    if (t->nnames > d->nparams)
+      fe_error(t->span, "'%s' has %s; wrt names %d", name, count(d->nparams, "parameter"),
+               t->nnames);
+    for (int j = 0; j < t->nnames; j++) {
+      Span s = t->name_spans ? t->name_spans[j] : t->span;
+      int i = 0;
+      while (i < d->nparams && strcmp(d->params[i]->name, t->names[j]) != 0) i++;
+      if (i == d->nparams) fe_error(s, "'%s' is not a parameter of '%s'", t->names[j], name);
+      if (is_bool(d->params[i]->type))
+        fe_error(s, "cannot differentiate with respect to '%s': it has type B", t->names[j]);
+      for (int k = 0; k < nwrt; k++)
+        if (wrt[k] == i) fe_error(s, "'%s' is named twice after wrt", t->names[j]);
+      wrt[nwrt++] = i;
+    }
+  }
+  const Type *gtype;
+  if (nwrt == 1) {
+    gtype = d->params[wrt[0]]->type;
+  } else {
+    const Type **gt = NEW_ARRAY(const Type *, nwrt);
+    for (int k = 0; k < nwrt; k++) gt[k] = d->params[wrt[k]]->type;
+    gtype = fe_ty_tuple(nwrt, gt);
+  }
+  if (t->nkids == 0 && unapplied) {
+    const Type **pt = NEW_ARRAY(const Type *, d->nparams > 0 ? d->nparams : 1);
+    for (int i = 0; i < d->nparams; i++) pt[i] = d->params[i]->type;
+    *fun_type = fe_ty_fun(d->nparams, pt, gtype);
+    return NULL;
+  }
+  if (t->nkids == 0) fe_error(t->span, "grad %s needs %s", name, count(d->nparams, "argument"));
+  if (t->nkids != d->nparams)
+    fe_error(t->span, "grad %s needs %s, found %d", name, count(d->nparams, "argument"), t->nkids);
+  Term **k = NEW_ARRAY(Term *, t->nkids);
+  const char *who = una_sprintf("grad %s", name);
+  for (int i = 0; i < t->nkids; i++) {
+    k[i] = check(c, t->kids[i]);
+    if (!fe_type_eq(k[i]->type, d->params[i]->type))
+      arg_mismatch(t->kids[i]->span, i, who, tystr(d->params[i]->type), k[i]->type);
+  }
+  Term *g = fe_term_kids(t->span, T_GRAD, gtype, t->nkids, k);
+  g->def = d;
+  g->wrt = wrt;
+  g->nwrt = nwrt;
+  return g;
+}
+
+/* ---- Expressions ---- */
+
+static NOINLINE Term *check_name(Ck *c, const Term *t) {
+  Res r = resolve(c, t->str);
+  switch (r.kind) {
+  case RES_LOCAL: return fe_term_var(t->span, r.sym);
+  case RES_DEF:
+    if (r.def->nparams == 0) return mk_call(t->span, r.def, 0, NULL);
+    fe_error(t->span, "'%s' is a function of %s; apply it to arguments", t->str,
+             count(r.def->nparams, "parameter"));
+  case RES_GLOBAL: {
+    Term *g = fe_term_new(T_GLOBAL, t->span, r.global->type);
+    g->global = r.global;
+    return g;
+  }
+  case RES_PRIM:
+    fe_error(t->span, "'%s' is a function of %s; apply it to arguments", t->str,
+             count(fe_prims[r.prim].arity, "parameter"));
+  case RES_FST:
+  case RES_SND:
+    fe_error(t->span, "'%s' is a function of 1 parameter; apply it to arguments", t->str);
+  case RES_CONST: return fe_term_num(t->span, r.num);
+  case RES_NONE: unknown_name(c, t->span, t->str);
+  }
+  UNREACHABLE();
+}
+
+static NOINLINE Term *check_apply(Ck *c, const Term *t) {
+  const char *f = t->str;
+  int n = t->nkids;
+  Res r = resolve(c, f);
+  switch (r.kind) {
+  case RES_LOCAL:
+  case RES_GLOBAL:
+  case RES_CONST: fe_error(t->span, "'%s' is not a function", f);
+  case RES_NONE: unknown_name(c, t->span, f);
+  case RES_PRIM: return check_prim(c, t->span, r.prim, f, false, n, t->kids);
+  case RES_FST:
+  case RES_SND:
+    if (n != 1) fe_error(t->span, "'%s' expects 1 argument, found %d", f, n);
+    return mk_proj(t->span, check(c, t->kids[0]), r.kind == RES_FST ? 0 : 1);
+  case RES_DEF: {
+    Def *d = r.def;
+    if (n != d->nparams)
+      fe_error(t->span, "'%s' expects %s, found %d", f, count(d->nparams, "argument"), n);
+    Term **k = NEW_ARRAY(Term *, n);
+    for (int i = 0; i < n; i++) {
+      k[i] = check(c, t->kids[i]);
+      if (!fe_type_eq(k[i]->type, d->params[i]->type))
+        arg_mismatch(t->kids[i]->span, i, f, tystr(d->params[i]->type), k[i]->type);
+    }
+    return mk_call(t->span, d, n, k);
+  }
+  }
+  UNREACHABLE();
+}
+
+/* The name bound by a surface let: str, or names[0]. */
+static const char *let_name(const Term *t, Span *s) {
+  *s = t->name_spans ? t->name_spans[0] : t->span;
+  if (t->str) return t->str;
+  ASSERT(t->nnames == 1);
+  return t->names[0];
+}
+
+static NOINLINE Term *check_let(Ck *c, const Term *t) {
+  Span ns;
+  const char *name = let_name(t, &ns);
+  Term *rhs = check(c, t->kids[0]);
+  Sym *x = local_push(c, name, rhs->type, ns);
+  Term *body = check(c, t->kids[1]);
+  local_pop(c, x);
+  Term *k[2] = {rhs, body};
+  Term *r = fe_term_kids(t->span, T_LET, body->type, 2, k);
+  r->sym = x;
+  return r;
+}
+
+/* "(a, b)" */
+static const char *pattern_text(int n, const char *const *names) {
+  const char *s = "(";
+  for (int i = 0; i < n; i++) s = una_sprintf("%s%s%s", s, i ? ", " : "", names[i]);
+  return una_sprintf("%s)", s);
+}
+
+/* Checks that a value of type t can be split by a pattern of n names. */
+static void check_pattern(Span s, int n, const char *const *names, const Span *spans,
+                          const Type *t) {
+  for (int i = 1; i < n; i++)
+    for (int j = 0; j < i; j++)
+      if (strcmp(names[i], names[j]) == 0)
+        fe_error(spans ? spans[i] : s, "duplicate name '%s' in pattern", names[i]);
+  if (!t || t->kind != TY_TUPLE || t->n != n)
+    fe_error(s, "pattern %s needs a tuple of %d components, found %s", pattern_text(n, names), n,
+             tystr(t));
+}
+
+static NOINLINE Term *check_lettup(Ck *c, const Term *t) {
+  Term *rhs = check(c, t->kids[0]);
+  int n = t->nnames;
+  check_pattern(t->span, n, t->names, t->name_spans, rhs->type);
+  Sym **xs = NEW_ARRAY(Sym *, n);
+  for (int i = 0; i < n; i++)
+    xs[i] = local_push(c, t->names[i], rhs->type->elems[i], t->name_spans ? t->name_spans[i] : t->span);
+  Term *body = check(c, t->kids[1]);
+  for (int i = n - 1; i >= 0; i--) local_pop(c, xs[i]);
+  Term *k[2] = {rhs, body};
+  Term *r = fe_term_kids(t->span, T_LETTUP, body->type, 2, k);
+  r->syms = xs;
+  r->nsyms = n;
+  return r;
+}
+
+static NOINLINE Term *check_if(Ck *c, const Term *t) {
+  Term *k[3];
+  k[0] = check(c, t->kids[0]);
+  if (!is_bool(k[0]->type))
+    fe_error(t->kids[0]->span, "condition of if must be B, found %s", tystr(k[0]->type));
+  k[1] = check(c, t->kids[1]);
+  k[2] = check(c, t->kids[2]);
+  if (!fe_type_eq(k[1]->type, k[2]->type))
+    fe_error(t->span, "if branches differ: then is %s, else is %s", tystr(k[1]->type),
+             tystr(k[2]->type));
+  return fe_term_kids(t->span, T_IF, k[1]->type, 3, k);
+}
+
+static NOINLINE Term *check_tuple(Ck *c, const Term *t) {
+  int n = t->nkids;
+  Term **k = NEW_ARRAY(Term *, n);
+  const Type **ts = NEW_ARRAY(const Type *, n);
+  for (int i = 0; i < n; i++) {
+    k[i] = check(c, t->kids[i]);
+    ts[i] = k[i]->type;
+  }
+  return fe_term_kids(t->span, T_TUPLE, fe_ty_tuple(n, ts), n, k);
+}
+
+static NOINLINE Term *check_array(Ck *c, const Term *t) {
+  int n = t->nkids;
+  Term **k = NEW_ARRAY(Term *, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) {
+    k[i] = check(c, t->kids[i]);
+    if (i > 0 && !fe_type_eq(k[i]->type, k[0]->type))
+      fe_error(t->kids[i]->span, "array literal elements differ: element 1 is %s, element %d is %s",
+               tystr(k[0]->type), i + 1, tystr(k[i]->type));
+  }
+  const Type *et = n > 0 ? k[0]->type : fe_ty_real();
+  return fe_term_kids(t->span, T_ARRAY, fe_ty_array(et), n, k);
+}
+
+static Term *check(Ck *c, const Term *t) {
+  fe_stack_check(t->span);
+  switch (t->kind) {
+  case T_NUM: return fe_term_num(t->span, t->num);
+  case T_BOOL: return fe_term_bool(t->span, t->b);
+  case T_STR: fe_error(t->span, "a string can only be the file name argument of load or save");
+  case T_NAME: return check_name(c, t);
+  case T_APPLY: return check_apply(c, t);
+  case T_PRIM: {
+    const PrimInfo *pi = &fe_prims[t->prim];
+    return check_prim(c, t->span, t->prim, pi->infix ? pi->infix : pi->name, pi->infix != NULL,
+                      t->nkids, t->kids);
+  }
+  case T_LET: return check_let(c, t);
+  case T_LETTUP: return check_lettup(c, t);
+  case T_IF: return check_if(c, t);
+  case T_TUPLE: return check_tuple(c, t);
+  case T_PROJ: return mk_proj(t->span, check(c, t->kids[0]), t->index);
+  case T_ARRAY: return check_array(c, t);
+  case T_LAM:
+    fe_error(t->span,
+             "a lambda can only be the function argument of map, map2, reduce, foldl, scanl or scanr");
+  case T_OPREF:
+    fe_error(t->span, "an operator section can only be the function argument of map, map2, "
+                      "reduce, foldl, scanl or scanr");
+  case T_GRADREF: return check_grad(c, t, false, NULL);
+  case T_VAR:
+  case T_GLOBAL:
+  case T_CALL:
+  case T_GRAD:
+  case T__COUNT: break;
+  }
+  UNREACHABLE();
+}
+
+/* ---- Top-level items ---- */
+
+static Def *wrap_def(const char *name, Span s, Term *body, int nslots) {
+  Def *d = NEW(Def);
+  d->name = name;
+  d->span = s;
+  d->nparams = 0;
+  d->params = NEW_ARRAY(Sym *, 1);
+  d->ret = body->type;
+  d->body = body;
+  d->nslots = nslots;
+  return d;
+}
+
+/* Checks a def item; returns the Def, not yet bound. Raises FeError. */
+Def *fe_check_def(Env *env, const Item *it) {
+  Ck c;
+  ck_init(&c, env, it->name);
+  Def *d = NEW(Def);
+  d->name = it->name;
+  d->span = it->name_span.line > 0 ? it->name_span : it->span;
+  d->nparams = it->nparams;
+  d->params = NEW_ARRAY(Sym *, it->nparams > 0 ? it->nparams : 1);
+  for (int i = 0; i < it->nparams; i++) {
+    const Param *p = &it->params[i];
+    for (int j = 0; j < i; j++)
+      if (strcmp(p->name, it->params[j].name) == 0)
+        fe_error(p->span, "duplicate parameter '%s' of '%s'", p->name, it->name);
+    d->params[i] = local_push(&c, p->name, p->type, p->span);
+  }
+  d->body = check(&c, it->body);
+  if (it->ret && !fe_type_eq(it->ret, d->body->type))
+    fe_error(it->body->span, "type mismatch in the result of '%s': expected %s, found %s", it->name,
+             tystr(it->ret), tystr(d->body->type));
+  d->ret = it->ret ? it->ret : d->body->type;
+  d->nslots = c.nslots;
+  return d;
+}
+
+/* Checks an expression item into a Def "<expr>" without parameters. */
+Def *fe_check_expr(Env *env, const Term *e) {
+  Ck c;
+  ck_init(&c, env, NULL);
+  Term *body = check(&c, e);
+  return wrap_def("<expr>", e->span, body, c.nslots);
+}
+
+/* Checks a top-level let item: a Def "<let>" computing the right-hand side,
+   and one Global per bound name in *globals. */
+Def *fe_check_let(Env *env, const Item *it, Global ***globals) {
+  static int next_global_id = 1;
+  Ck c;
+  ck_init(&c, env, NULL);
+  Term *body = check(&c, it->body);
+  int n = it->nnames;
+  if (it->tuple_pattern) check_pattern(it->span, n, it->names, it->name_spans, body->type);
+  Global **gs = NEW_ARRAY(Global *, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) {
+    Global *g = NEW(Global);
+    g->name = it->names[i];
+    g->id = next_global_id++;
+    g->type = it->tuple_pattern ? body->type->elems[i] : body->type;
+    g->span = it->name_spans ? it->name_spans[i] : it->span;
+    gs[i] = g;
+  }
+  *globals = gs;
+  return wrap_def("<let>", it->span, body, c.nslots);
+}
+
+/* The type of e for ":type"; a TY_FUN type for the bare name of a function
+   or a scalar builtin, and for grad f without arguments. */
+const Type *fe_check_type_of(Env *env, const Term *e) {
+  Ck c;
+  ck_init(&c, env, NULL);
+  if (e->kind == T_NAME) {
+    Res r = resolve(&c, e->str);
+    if (r.kind == RES_DEF && r.def->nparams > 0) {
+      const Type **pt = NEW_ARRAY(const Type *, r.def->nparams);
+      for (int i = 0; i < r.def->nparams; i++) pt[i] = r.def->params[i]->type;
+      return fe_ty_fun(r.def->nparams, pt, r.def->ret);
+    }
+    if (r.kind == RES_PRIM && (fe_prims[r.prim].cls == P_SCALAR1 || fe_prims[r.prim].cls == P_SCALAR2)) {
+      const Type *pt[2] = {fe_ty_real(), fe_ty_real()};
+      return fe_ty_fun(fe_prims[r.prim].arity, pt, fe_ty_real());
+    }
+  }
+  if (e->kind == T_GRADREF && e->nkids == 0) {
+    const Type *ft = NULL;
+    check_grad(&c, e, true, &ft);
+    return ft;
+  }
+  return fe_check_expr(env, e)->ret;
+}

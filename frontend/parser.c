@@ -1,0 +1,704 @@
+/* parser.c: recursive-descent parser, tokens -> top-level items and surface
+   Terms (see parser.h and LANGUAGE.md sections 3 and 4). */
+#include "parser.h"
+#include "lexer.h"
+#include <math.h>
+
+#define MAX_ERRORS 20
+
+typedef struct Parser {
+  const char *file;
+  FeToken *toks;
+  int ntoks;
+  int pos;
+  int end;           /* the first token after the current item */
+  FeToken sentinel;  /* what cur() returns at end: an EOF at the item's end */
+  const char *end_desc; /* "the end of the input" or "the end of the line" */
+} Parser;
+
+/* Binary operator precedences (higher binds tighter); prefix operators,
+   '^', application and projection are above these. */
+enum { PREC_NONE = 0, PREC_OR = 1, PREC_AND, PREC_CMP, PREC_ADD, PREC_MUL };
+
+/* Restricts the parser to tokens [pos, end) and sets up the sentinel. */
+static void set_range(Parser *p, int pos, int end) {
+  p->pos = pos;
+  p->end = end;
+  memset(&p->sentinel, 0, sizeof p->sentinel);
+  p->sentinel.kind = TK_EOF;
+  p->sentinel.text = fe_tok_kind_text[TK_EOF];
+  if (end > 0) {
+    const FeToken *last = &p->toks[end - 1];
+    p->sentinel.span = fe_span(p->file, last->end_line, last->end_col);
+  } else {
+    p->sentinel.span = p->toks[end].span;
+  }
+  p->sentinel.end_line = p->sentinel.span.line;
+  p->sentinel.end_col = p->sentinel.span.col;
+  p->end_desc = p->toks[end].kind == TK_EOF ? "the end of the input" : "the end of the line";
+}
+
+/* The token k places ahead; the sentinel past the end. Never raises. */
+static const FeToken *ahead(const Parser *p, int k) {
+  int i = p->pos + k;
+  return i < p->end ? &p->toks[i] : &p->sentinel;
+}
+
+/* The current token; raises the lexer's error when it is an ERROR token. */
+static const FeToken *cur(const Parser *p) {
+  const FeToken *t = ahead(p, 0);
+  if (t->kind == TK_ERROR) fe_raise(*t->err);
+  return t;
+}
+
+static const char *describe(const Parser *p, const FeToken *t) {
+  return t == &p->sentinel ? p->end_desc : fe_tok_describe(t);
+}
+
+static const FeToken *next(Parser *p) {
+  const FeToken *t = cur(p);
+  if (p->pos < p->end) p->pos++;
+  return t;
+}
+
+_Noreturn static void expected(const Parser *p, const char *what) {
+  const FeToken *t = cur(p);
+  fe_error(t->span, "expected %s, found %s", what, describe(p, t));
+}
+
+/* Consumes a token of kind k or raises "expected WHAT, found ...". */
+static const FeToken *expect(Parser *p, FeTokKind k, const char *what) {
+  if (cur(p)->kind != k) expected(p, what);
+  return next(p);
+}
+
+/* Consumes the bracket that closes `open`. */
+static void expect_close(Parser *p, FeTokKind k, const FeToken *open) {
+  if (cur(p)->kind != k)
+    expected(p, una_sprintf("'%s' to close '%s' at %d:%d", fe_tok_kind_text[k],
+                            fe_tok_kind_text[open->kind], open->span.line, open->span.col));
+  next(p);
+}
+
+/* A growable array of terms (GC memory). */
+typedef struct TermVec {
+  Term **v;
+  int n, cap;
+} TermVec;
+
+static void tv_push(TermVec *tv, Term *t) {
+  if (tv->n == tv->cap) {
+    int cap = tv->cap ? tv->cap * 2 : 8;
+    Term **nv = NEW_ARRAY(Term *, cap);
+    if (tv->n) memcpy(nv, tv->v, sizeof(Term *) * (size_t)tv->n);
+    tv->v = nv;
+    tv->cap = cap;
+  }
+  tv->v[tv->n++] = t;
+}
+
+/* A growable list of names with their spans. */
+typedef struct NameVec {
+  const char **v;
+  Span *spans;
+  int n, cap;
+} NameVec;
+
+static void nv_push(NameVec *nv, const FeToken *t) {
+  if (nv->n == nv->cap) {
+    int cap = nv->cap ? nv->cap * 2 : 4;
+    const char **v = NEW_ARRAY(const char *, cap);
+    Span *s = NEW_ARRAY(Span, cap);
+    if (nv->n) {
+      memcpy(v, nv->v, sizeof(const char *) * (size_t)nv->n);
+      memcpy(s, nv->spans, sizeof(Span) * (size_t)nv->n);
+    }
+    nv->v = v;
+    nv->spans = s;
+    nv->cap = cap;
+  }
+  nv->v[nv->n] = t->text;
+  nv->spans[nv->n] = t->span;
+  nv->n++;
+}
+
+static Term *prim2(Span s, Prim op, Term *a, Term *b) {
+  Term *args[2] = {a, b};
+  return fe_term_prim(s, NULL, op, 2, args);
+}
+
+static bool binop(FeTokKind k, int *prec, Prim *prim) {
+  switch (k) {
+  case TK_OR: *prec = PREC_OR; *prim = PRIM_OR; return true;
+  case TK_AND: *prec = PREC_AND; *prim = PRIM_AND; return true;
+  case TK_EQEQ: *prec = PREC_CMP; *prim = PRIM_EQ; return true;
+  case TK_NE: *prec = PREC_CMP; *prim = PRIM_NE; return true;
+  case TK_LT: *prec = PREC_CMP; *prim = PRIM_LT; return true;
+  case TK_LE: *prec = PREC_CMP; *prim = PRIM_LE; return true;
+  case TK_GT: *prec = PREC_CMP; *prim = PRIM_GT; return true;
+  case TK_GE: *prec = PREC_CMP; *prim = PRIM_GE; return true;
+  case TK_PLUS: *prec = PREC_ADD; *prim = PRIM_ADD; return true;
+  case TK_MINUS: *prec = PREC_ADD; *prim = PRIM_SUB; return true;
+  case TK_STAR: *prec = PREC_MUL; *prim = PRIM_MUL; return true;
+  case TK_SLASH: *prec = PREC_MUL; *prim = PRIM_DIV; return true;
+  default: return false;
+  }
+}
+
+static bool starts_atom(FeTokKind k) {
+  return k == TK_NUM || k == TK_NAME || k == TK_STR || k == TK_TRUE || k == TK_FALSE ||
+         k == TK_LPAREN || k == TK_LBRACK;
+}
+
+static Term *parse_expr(Parser *p);
+static Term *parse_unary(Parser *p);
+
+/* type -> 'R' | 'B' | '(' type (',' type)* ')' | '[' type ']' */
+static const Type *parse_type(Parser *p) {
+  const FeToken *t = cur(p);
+  fe_stack_check(t->span);
+  if (t->kind == TK_NAME && strcmp(t->text, "R") == 0) {
+    next(p);
+    return fe_ty_real();
+  }
+  if (t->kind == TK_NAME && strcmp(t->text, "B") == 0) {
+    next(p);
+    return fe_ty_bool();
+  }
+  if (t->kind == TK_LBRACK) {
+    next(p);
+    const Type *e = parse_type(p);
+    expect_close(p, TK_RBRACK, t);
+    return fe_ty_array(e);
+  }
+  if (t->kind == TK_LPAREN) {
+    next(p);
+    int n = 0, cap = 4;
+    const Type **elems = NEW_ARRAY(const Type *, cap);
+    for (;;) {
+      if (n == cap) {
+        const Type **ne = NEW_ARRAY(const Type *, cap * 2);
+        memcpy(ne, elems, sizeof(const Type *) * (size_t)n);
+        elems = ne;
+        cap *= 2;
+      }
+      elems[n++] = parse_type(p);
+      if (cur(p)->kind != TK_COMMA) break;
+      next(p);
+    }
+    expect_close(p, TK_RPAREN, t);
+    return n == 1 ? elems[0] : fe_ty_tuple(n, elems);
+  }
+  expected(p, "a type (R, B, (T, T) or [T])");
+}
+
+/* The number of parameters when the tokens at pos start a lambda:
+   '(' NAME (',' NAME)* '.' where the '.' is not immediately followed by a
+   digit (that would be a projection: (x.1)); else 0. */
+static int lambda_params(const Parser *p) {
+  int k = 1, n = 0;
+  for (;;) {
+    if (ahead(p, k)->kind != TK_NAME) return 0;
+    n++;
+    k++;
+    const FeToken *t = ahead(p, k);
+    if (t->kind == TK_DOT) {
+      const FeToken *d = ahead(p, k + 1);
+      if (d->kind == TK_NUM && d->span.line == t->span.line && d->span.col == t->span.col + 1)
+        return 0;
+      return n;
+    }
+    if (t->kind != TK_COMMA) return 0;
+    k++;
+  }
+}
+
+/* The operator of a section '(' OP ')', or -1. */
+static int section_prim(const Parser *p) {
+  if (ahead(p, 2)->kind != TK_RPAREN) return -1;
+  const FeToken *t = ahead(p, 1);
+  switch (t->kind) {
+  case TK_PLUS: return PRIM_ADD;
+  case TK_MINUS: return PRIM_SUB;
+  case TK_STAR: return PRIM_MUL;
+  case TK_SLASH: return PRIM_DIV;
+  case TK_NAME:
+    if (strcmp(t->text, "max") == 0) return PRIM_MAX;
+    if (strcmp(t->text, "min") == 0) return PRIM_MIN;
+    return -1;
+  default: return -1;
+  }
+}
+
+/* atom -> NUM | NAME | STR | 'true' | 'false'
+         | '(' ('+' | '-' | '*' | '/' | 'max' | 'min') ')'       section
+         | '(' NAME (',' NAME)* '.' expr ')'                      lambda
+         | '(' 'grad' NAME 'wrt' NAME+ ')'                        gradient
+         | '(' expr (',' expr)* ')'                               parens, tuple
+         | '[' (expr (',' expr)*)? ']'                            array */
+static Term *parse_atom(Parser *p) {
+  const FeToken *t = cur(p);
+  fe_stack_check(t->span);
+  switch (t->kind) {
+  case TK_NUM: {
+    next(p);
+    Term *e = fe_term_num(t->span, t->num);
+    e->type = NULL;
+    return e;
+  }
+  case TK_NAME: {
+    next(p);
+    Term *e = fe_term_new(T_NAME, t->span, NULL);
+    e->str = t->text;
+    return e;
+  }
+  case TK_STR: {
+    next(p);
+    Term *e = fe_term_new(T_STR, t->span, NULL);
+    e->str = t->text;
+    return e;
+  }
+  case TK_TRUE: case TK_FALSE: {
+    next(p);
+    Term *e = fe_term_bool(t->span, t->kind == TK_TRUE);
+    e->type = NULL;
+    return e;
+  }
+  case TK_LBRACK: {
+    next(p);
+    TermVec elems = {0};
+    if (cur(p)->kind != TK_RBRACK) {
+      for (;;) {
+        tv_push(&elems, parse_expr(p));
+        if (cur(p)->kind != TK_COMMA) break;
+        next(p);
+      }
+    }
+    expect_close(p, TK_RBRACK, t);
+    return fe_term_kids(t->span, T_ARRAY, NULL, elems.n, elems.v);
+  }
+  case TK_LPAREN: {
+    int sp = section_prim(p);
+    if (sp >= 0) {
+      p->pos += 3;
+      Term *e = fe_term_new(T_OPREF, t->span, NULL);
+      e->prim = (Prim)sp;
+      return e;
+    }
+    int nl = lambda_params(p);
+    if (nl > 0) {
+      next(p);
+      NameVec names = {0};
+      for (int i = 0; i < nl; i++) {
+        nv_push(&names, next(p));
+        next(p); /* ',' or '.' */
+      }
+      Term *body = parse_expr(p);
+      expect_close(p, TK_RPAREN, t);
+      Term *e = fe_term_kids(t->span, T_LAM, NULL, 1, &body);
+      e->names = names.v;
+      e->name_spans = names.spans;
+      e->nnames = names.n;
+      return e;
+    }
+    if (ahead(p, 1)->kind == TK_GRAD && ahead(p, 2)->kind == TK_NAME &&
+        ahead(p, 3)->kind == TK_WRT) {
+      next(p);
+      const FeToken *g = next(p);
+      const FeToken *f = next(p);
+      next(p);
+      NameVec names = {0};
+      if (cur(p)->kind != TK_NAME) expected(p, "a parameter name after 'wrt'");
+      while (cur(p)->kind == TK_NAME) nv_push(&names, next(p));
+      expect_close(p, TK_RPAREN, t);
+      Term *e = fe_term_new(T_GRADREF, g->span, NULL);
+      e->str = f->text;
+      e->str_span = f->span;
+      e->names = names.v;
+      e->name_spans = names.spans;
+      e->nnames = names.n;
+      fe_term_set_kids(e, 0, NULL);
+      return e;
+    }
+    next(p);
+    Term *first = parse_expr(p);
+    if (cur(p)->kind != TK_COMMA) {
+      expect_close(p, TK_RPAREN, t);
+      return first;
+    }
+    TermVec elems = {0};
+    tv_push(&elems, first);
+    while (cur(p)->kind == TK_COMMA) {
+      next(p);
+      tv_push(&elems, parse_expr(p));
+    }
+    expect_close(p, TK_RPAREN, t);
+    return fe_term_kids(t->span, T_TUPLE, NULL, elems.n, elems.v);
+  }
+  default:
+    expected(p, "an expression");
+  }
+}
+
+/* postfix -> atom ('.' NUM)* */
+static Term *parse_postfix(Parser *p) {
+  Span s = cur(p)->span;
+  Term *e = parse_atom(p);
+  while (cur(p)->kind == TK_DOT) {
+    next(p);
+    const FeToken *n = cur(p);
+    if (n->kind != TK_NUM || strspn(n->text, "0123456789") != strlen(n->text))
+      expected(p, "a component number after '.'");
+    if (n->num < 1) fe_error(n->span, "tuple components are numbered from 1");
+    if (n->num > 1000000) fe_error(n->span, "tuple component number %s is too large", n->text);
+    next(p);
+    Term *pr = fe_term_kids(s, T_PROJ, NULL, 1, &e);
+    pr->index = (int)n->num - 1;
+    e = pr;
+  }
+  return e;
+}
+
+/* args -> postfix*   (each starting with an atom's first token) */
+static void parse_args(Parser *p, Term *head) {
+  TermVec args = {0};
+  while (starts_atom(cur(p)->kind)) tv_push(&args, parse_postfix(p));
+  fe_term_set_kids(head, args.n, args.v);
+}
+
+/* app -> NAME args                              (a NAME alone is T_NAME)
+        | 'grad' NAME args
+        | '(' 'grad' NAME ('wrt' NAME+)? ')' args
+        | postfix */
+static Term *parse_app(Parser *p) {
+  const FeToken *t = cur(p);
+  if (t->kind == TK_NAME && ahead(p, 1)->kind != TK_DOT) {
+    next(p);
+    if (!starts_atom(cur(p)->kind)) {
+      Term *e = fe_term_new(T_NAME, t->span, NULL);
+      e->str = t->text;
+      return e;
+    }
+    Term *e = fe_term_new(T_APPLY, t->span, NULL);
+    e->str = t->text;
+    parse_args(p, e);
+    return e;
+  }
+  if (t->kind == TK_GRAD) {
+    next(p);
+    const FeToken *f = expect(p, TK_NAME, "a function name after 'grad'");
+    if (cur(p)->kind == TK_WRT)
+      fe_error(cur(p)->span, "'wrt' needs parentheses: (grad %s wrt x y) args", f->text);
+    Term *e = fe_term_new(T_GRADREF, t->span, NULL);
+    e->str = f->text;
+    e->str_span = f->span;
+    parse_args(p, e);
+    return e;
+  }
+  if (t->kind == TK_LPAREN && ahead(p, 1)->kind == TK_GRAD) {
+    Term *g = parse_postfix(p);
+    if (g->kind == T_GRADREF && g->nkids == 0) parse_args(p, g);
+    return g;
+  }
+  return parse_postfix(p);
+}
+
+/* power -> app ('^' unary)?        (right-associative through unary) */
+static Term *parse_power(Parser *p) {
+  Term *base = parse_app(p);
+  if (cur(p)->kind != TK_CARET) return base;
+  const FeToken *op = next(p);
+  Term *expo = parse_unary(p);
+  return prim2(op->span, PRIM_POW, base, expo);
+}
+
+/* let -> 'let' NAME '=' expr
+        | 'let' '(' NAME (',' NAME)+ ')' '=' expr
+   (the head of both the let expression and the top-level let) */
+static Term *parse_let_head(Parser *p, NameVec *names, bool *tuple) {
+  next(p); /* 'let' */
+  const FeToken *t = cur(p);
+  *tuple = false;
+  if (t->kind == TK_NAME) {
+    nv_push(names, next(p));
+  } else if (t->kind == TK_LPAREN) {
+    next(p);
+    *tuple = true;
+    nv_push(names, expect(p, TK_NAME, "a name in the tuple pattern"));
+    if (cur(p)->kind != TK_COMMA) expected(p, "',' in the tuple pattern");
+    while (cur(p)->kind == TK_COMMA) {
+      next(p);
+      nv_push(names, expect(p, TK_NAME, "a name in the tuple pattern"));
+    }
+    expect_close(p, TK_RPAREN, t);
+  } else {
+    expected(p, "a name or a tuple pattern after 'let'");
+  }
+  if (cur(p)->kind != TK_EQ)
+    expected(p, una_sprintf("'=' after 'let %s%s'", names->v[0], *tuple ? ", ...)" : ""));
+  next(p);
+  return parse_expr(p);
+}
+
+/* Builds the let expression from its parts: LET or LETTUP. */
+static Term *make_let(Span s, NameVec *names, bool tuple, Term *rhs, Term *body) {
+  Term *kids[2] = {rhs, body};
+  Term *e = fe_term_kids(s, tuple ? T_LETTUP : T_LET, NULL, 2, kids);
+  e->names = names->v;
+  e->name_spans = names->spans;
+  e->nnames = names->n;
+  if (!tuple) e->str = names->v[0];
+  return e;
+}
+
+/* letexpr -> let 'in' expr */
+static Term *parse_let(Parser *p) {
+  const FeToken *t = cur(p);
+  NameVec names = {0};
+  bool tuple;
+  Term *rhs = parse_let_head(p, &names, &tuple);
+  if (cur(p)->kind != TK_IN)
+    expected(p, una_sprintf(tuple ? "'in' after 'let (%s, ...) = ...'" : "'in' after 'let %s = ...'",
+                            names.v[0]));
+  next(p);
+  Term *body = parse_expr(p);
+  return make_let(t->span, &names, tuple, rhs, body);
+}
+
+/* if -> 'if' expr 'then' expr 'else' expr */
+static Term *parse_if(Parser *p) {
+  const FeToken *t = next(p);
+  Term *kids[3];
+  kids[0] = parse_expr(p);
+  if (cur(p)->kind != TK_THEN)
+    expected(p, una_sprintf("'then' after the condition of 'if' at %d:%d", t->span.line,
+                            t->span.col));
+  next(p);
+  kids[1] = parse_expr(p);
+  if (cur(p)->kind != TK_ELSE)
+    expected(p, una_sprintf("'else' of 'if' at %d:%d", t->span.line, t->span.col));
+  next(p);
+  kids[2] = parse_expr(p);
+  return fe_term_kids(t->span, T_IF, NULL, 3, kids);
+}
+
+/* unary -> '-' unary | '!' unary | letexpr | if | power
+   (a '-' applied to a number literal gives a negative literal) */
+static Term *parse_unary(Parser *p) {
+  const FeToken *t = cur(p);
+  fe_stack_check(t->span);
+  switch (t->kind) {
+  case TK_MINUS: {
+    next(p);
+    Term *e = parse_unary(p);
+    if (e->kind == T_NUM) {
+      Term *n = fe_term_num(t->span, -e->num);
+      n->type = NULL;
+      return n;
+    }
+    return fe_term_prim(t->span, NULL, PRIM_NEG, 1, &e);
+  }
+  case TK_BANG: {
+    next(p);
+    Term *e = parse_unary(p);
+    return fe_term_prim(t->span, NULL, PRIM_NOT, 1, &e);
+  }
+  case TK_LET:
+    return parse_let(p);
+  case TK_IF:
+    return parse_if(p);
+  default:
+    return parse_power(p);
+  }
+}
+
+/* binary(min) -> unary (BINOP binary(prec(BINOP) + 1))*   for prec >= min
+   with  || < && < (== != < <= > >=) < (+ -) < (* /);  comparisons do not
+   chain, the others associate to the left (a loop, not recursion). */
+static Term *parse_binary(Parser *p, int min) {
+  fe_stack_check(cur(p)->span);
+  Term *lhs = parse_unary(p);
+  for (;;) {
+    const FeToken *op = cur(p);
+    int prec;
+    Prim prim;
+    if (!binop(op->kind, &prec, &prim) || prec < min) return lhs;
+    next(p);
+    Term *rhs = parse_binary(p, prec + 1);
+    if (prec == PREC_CMP) {
+      int p2;
+      Prim q;
+      if (binop(cur(p)->kind, &p2, &q) && p2 == PREC_CMP)
+        fe_error(cur(p)->span, "comparison operators do not chain; add parentheses");
+    }
+    lhs = prim2(op->span, prim, lhs, rhs);
+  }
+}
+
+/* expr -> binary(||)     (let and if are reached through unary) */
+static Term *parse_expr(Parser *p) { return parse_binary(p, PREC_OR); }
+
+/* param -> '(' NAME ':' type ')' */
+static void parse_param(Parser *p, Param *out) {
+  const FeToken *open = next(p);
+  const FeToken *x = expect(p, TK_NAME, "a parameter name");
+  if (cur(p)->kind != TK_COLON)
+    expected(p, una_sprintf("':' and the type of parameter '%s'", x->text));
+  next(p);
+  out->name = x->text;
+  out->span = x->span;
+  out->type = parse_type(p);
+  expect_close(p, TK_RPAREN, open);
+}
+
+/* item -> 'def' NAME param* (':' type)? '=' expr
+         | let                       a global (ITEM_LET)
+         | let 'in' expr             an expression
+         | CMD
+         | expr */
+static Item *parse_item(Parser *p) {
+  const FeToken *t = cur(p);
+  Item *it = NEW(Item);
+  it->span = t->span;
+  switch (t->kind) {
+  case TK_CMD:
+    next(p);
+    it->kind = ITEM_CMD;
+    it->name = t->text;
+    it->name_span = t->span;
+    it->arg = t->arg;
+    it->arg_span = t->arg_span;
+    return it;
+  case TK_DEF: {
+    next(p);
+    const FeToken *f = expect(p, TK_NAME, "a function name after 'def'");
+    it->kind = ITEM_DEF;
+    it->name = f->text;
+    it->name_span = f->span;
+    int cap = 4;
+    it->params = NEW_ARRAY(Param, cap);
+    while (cur(p)->kind == TK_LPAREN) {
+      if (it->nparams == cap) {
+        Param *np = NEW_ARRAY(Param, cap * 2);
+        memcpy(np, it->params, sizeof(Param) * (size_t)it->nparams);
+        it->params = np;
+        cap *= 2;
+      }
+      parse_param(p, &it->params[it->nparams++]);
+    }
+    if (cur(p)->kind == TK_COLON) {
+      next(p);
+      it->ret = parse_type(p);
+    }
+    if (cur(p)->kind != TK_EQ)
+      expected(p, una_sprintf("'=' after the parameters of '%s'", f->text));
+    next(p);
+    it->body = parse_expr(p);
+    return it;
+  }
+  case TK_LET: {
+    NameVec names = {0};
+    bool tuple;
+    Term *rhs = parse_let_head(p, &names, &tuple);
+    if (cur(p)->kind == TK_IN) {
+      next(p);
+      Term *body = parse_expr(p);
+      it->kind = ITEM_EXPR;
+      it->body = make_let(t->span, &names, tuple, rhs, body);
+      return it;
+    }
+    it->kind = ITEM_LET;
+    it->names = names.v;
+    it->name_spans = names.spans;
+    it->nnames = names.n;
+    it->name = names.v[0];
+    it->name_span = names.spans[0];
+    it->tuple_pattern = tuple;
+    it->body = rhs;
+    return it;
+  }
+  default:
+    it->kind = ITEM_EXPR;
+    it->body = parse_expr(p);
+    return it;
+  }
+}
+
+/* Raises unless every token of the range has been consumed. */
+static void expect_end(Parser *p) {
+  if (p->pos < p->end) expected(p, "an operator or the end of the line");
+}
+
+/* Parses the item in [pos, end); false with *err on a syntax error. */
+static bool parse_one(Parser *p, Item **out, FeError *err) {
+  FeTry t;
+  if (fe_try(&t)) {
+    Item *it = parse_item(p);
+    expect_end(p);
+    fe_untry(&t);
+    *out = it;
+    return true;
+  }
+  *err = t.err;
+  return false;
+}
+
+ParseResult fe_parse_program(const char *file, const char *text, size_t len) {
+  ParseResult r;
+  memset(&r, 0, sizeof r);
+  FeLexResult lx = fe_lex(file, text, len, 1, 1);
+  Parser p;
+  memset(&p, 0, sizeof p);
+  p.file = file;
+  p.toks = lx.toks;
+  p.ntoks = lx.ntoks;
+  int icap = 0;
+  r.errors = NEW_ARRAY(FeError, MAX_ERRORS);
+  int i = 0;
+  while (lx.toks[i].kind != TK_EOF && r.nerrors < MAX_ERRORS) {
+    int end = i + 1;
+    while (!lx.toks[end].starts_item) end++;
+    set_range(&p, i, end);
+    Item *it;
+    FeError err;
+    if (parse_one(&p, &it, &err)) {
+      if (r.nitems == icap) {
+        icap = icap ? icap * 2 : 16;
+        Item **ni = NEW_ARRAY(Item *, icap);
+        if (r.nitems) memcpy(ni, r.items, sizeof(Item *) * (size_t)r.nitems);
+        r.items = ni;
+      }
+      r.items[r.nitems++] = it;
+    } else {
+      r.errors[r.nerrors++] = err;
+    }
+    i = end;
+  }
+  return r;
+}
+
+/* The expression in [pos, end) or a raised error. */
+static Term *parse_whole_expr(Parser *p) {
+  Term *e = parse_expr(p);
+  expect_end(p);
+  return e;
+}
+
+Term *fe_parse_expr(const char *file, const char *text, size_t len, int line, int col) {
+  FeLexResult lx = fe_lex(file, text, len, line, col);
+  Parser p;
+  memset(&p, 0, sizeof p);
+  p.file = file;
+  p.toks = lx.toks;
+  p.ntoks = lx.ntoks;
+  set_range(&p, 0, lx.ntoks - 1);
+  return parse_whole_expr(&p);
+}
+
+bool fe_input_incomplete(const char *text, size_t len) {
+  FeLexResult lx = fe_lex("<input>", text, len, 1, 1);
+  if (lx.nerrors > 0) return false; /* report it now */
+  if (lx.depth > 0) return true;
+  if (lx.ntoks < 2) return false;
+  return !fe_tok_can_end(lx.toks[lx.ntoks - 2].kind);
+}

@@ -1,0 +1,289 @@
+/* repl.c: the read-eval-print loop on GNU readline's callback interface, so
+   that Ctrl-C while typing abandons the input cleanly and Ctrl-C while
+   evaluating interrupts the evaluation. */
+#include "repl.h"
+#include <errno.h>
+#include <readline/history.h>
+#include <readline/readline.h>
+#include <signal.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#define PROMPT "una> "
+#define PROMPT_MORE "...> "
+#define HISTORY_KEEP 1000
+
+static Session *session;          /* the session being served (for completion) */
+static volatile sig_atomic_t got_sigint;
+static volatile sig_atomic_t running;  /* an input is being evaluated */
+static bool line_ready;           /* on_line was called */
+static char *ready_line;          /* its line (malloc'd by readline), NULL on EOF */
+static char *input;               /* the lines of the current input so far (GC) */
+static const char *history_path;  /* NULL: no history file */
+
+/* SIGINT: abandon the input being typed, or interrupt the evaluation. */
+static void on_sigint(int sig) {
+  (void)sig;
+  got_sigint = 1;
+  fe_interrupted = 1;
+  /* The terminal has echoed "^C"; the "interrupted" error goes below it. */
+  if (running && write(STDOUT_FILENO, "\n", 1) < 0) got_sigint = 1;
+}
+
+/* readline's line handler: hands the line to the main loop. Removing the
+   handler here (not after rl_callback_read_char returns) keeps readline
+   from showing a fresh prompt before the input has run; it also gives the
+   terminal back while running. */
+static void on_line(char *line) {
+  line_ready = true;
+  ready_line = line;
+  rl_callback_handler_remove();
+}
+
+/* ---- history ---------------------------------------------------------- */
+
+/* Chooses the history file and reads it. */
+static void history_start(void) {
+  const char *env = getenv("UNA_HISTORY");
+  if (env) {
+    history_path = env[0] ? una_strdup(env) : NULL;
+  } else {
+    const char *home = getenv("HOME");
+    history_path = home && home[0] ? una_sprintf("%s/.una_history", home) : NULL;
+  }
+  using_history();
+  stifle_history(HISTORY_KEEP);
+  /* Multi-line inputs come back as one entry: the file separates entries
+     by timestamp lines. */
+  history_comment_char = '#';
+  history_write_timestamps = 1;
+  history_multiline_entries = 1;
+  if (history_path) read_history(history_path);
+}
+
+/* Adds one entry (a possibly multi-line input, without its last newline)
+   to the history and to the file, keeping the last HISTORY_KEEP. */
+static void history_add(const char *entry) {
+  if (!entry[0]) return;
+  HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+  if (last && strcmp(last->line, entry) == 0) return;
+  add_history(entry);
+  if (!history_path) return;
+  if (append_history(1, history_path) != 0) write_history(history_path);
+  history_truncate_file(history_path, HISTORY_KEEP);
+}
+
+/* ---- completion ------------------------------------------------------- */
+
+static const char *const keywords[] = {"def",  "let",   "in",   "if",  "then", "else", "true",
+                                       "false", "grad", "wrt",  "inf", "nan",  "fst",  "snd",
+                                       NULL};
+static const char *const devices[] = {"cpu", "gpu", "auto", NULL};
+
+static char **cands; /* malloc'd strings: the matches being offered */
+static int ncands, cands_cap;
+static const char *cand_prefix;
+
+/* Adds name to the candidates when it starts with cand_prefix. */
+static void add_cand(const char *name, void *ud) {
+  (void)ud;
+  if (strncmp(name, cand_prefix, strlen(cand_prefix)) != 0 || name[0] == '<') return;
+  if (ncands == cands_cap) {
+    cands_cap = cands_cap ? 2 * cands_cap : 64;
+    char **grown = realloc(cands, sizeof(char *) * (size_t)cands_cap);
+    if (!grown) return;
+    cands = grown;
+  }
+  char *copy = strdup(name);
+  if (copy) cands[ncands++] = copy;
+}
+
+/* Hands the candidates to readline one by one (readline frees them). */
+static char *next_cand(const char *text, int state) {
+  (void)text;
+  static int i;
+  if (state == 0) i = 0;
+  return i < ncands ? cands[i++] : NULL;
+}
+
+/* Offers the candidates collected so far (readline takes and frees them)
+   and resets the list. */
+static char **offer(const char *text) {
+  char **m = ncands ? rl_completion_matches(text, next_cand) : NULL;
+  ncands = 0;
+  return m;
+}
+
+/* True when the line starts with the command word cmd followed by a blank. */
+static bool line_is_command(const char *cmd) {
+  size_t n = strlen(cmd);
+  return strncmp(rl_line_buffer, cmd, n) == 0 && (rl_line_buffer[n] == ' ' || rl_line_buffer[n] == '\t');
+}
+
+#define NAME_BREAKS " \t\n\"()[],.+-*/^<>=!&|"
+#define FILE_BREAKS " \t\n\""
+
+/* Word boundaries: a file name after :load may hold '/', '.' and '-'. */
+static char *word_breaks(void) {
+  return (char *)(line_is_command(":load") ? FILE_BREAKS : NAME_BREAKS);
+}
+
+/* readline's completion: commands at the start of a line, file names after
+   :load, devices after :device, otherwise top-level names, builtins and
+   keywords. */
+static char **complete(const char *text, int start, int end) {
+  (void)end;
+  rl_attempted_completion_over = 1;
+  cand_prefix = text;
+  ncands = 0;
+  if (start == 0 && text[0] == ':') {
+    for (const FeCommandInfo *c = fe_commands; c->name; c++)
+      add_cand(una_sprintf(":%s", c->name), NULL);
+    return offer(text);
+  }
+  if (line_is_command(":load")) {
+    rl_attempted_completion_over = 0; /* readline completes file names */
+    return NULL;
+  }
+  if (line_is_command(":device")) {
+    for (int i = 0; devices[i]; i++) add_cand(devices[i], NULL);
+    return offer(text);
+  }
+  if (rl_line_buffer[0] == ':' && !line_is_command(":type") && !line_is_command(":time"))
+    return NULL;
+  if (text[0] == '\0' && start > 0 && rl_line_buffer[start - 1] == '.') return NULL;
+  fe_env_each_name(session->env, add_cand, NULL);
+  for (int i = 0; i < PRIM__COUNT; i++)
+    if (fe_prim_lookup(fe_prims[i].name) == i) add_cand(fe_prims[i].name, NULL);
+  for (int i = 0; keywords[i]; i++) add_cand(keywords[i], NULL);
+  return offer(text);
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+/* True when text holds only blanks. */
+static bool blank(const char *text) {
+  for (; *text; text++)
+    if (*text != ' ' && *text != '\t' && *text != '\r' && *text != '\n') return false;
+  return true;
+}
+
+/* Runs the current input, with SIGINT delivered (it interrupts). */
+static void run_input(const sigset_t *unblocked) {
+  size_t len = strlen(input);
+  char *entry = una_strndup(input, len > 0 && input[len - 1] == '\n' ? len - 1 : len);
+  history_add(entry);
+  got_sigint = 0;
+  fe_interrupted = 0;
+  sigset_t blocked;
+  running = 1;
+  sigprocmask(SIG_SETMASK, unblocked, &blocked);
+  fe_session_run_text(session, "<repl>", input, len, true);
+  fflush(stdout);
+  fflush(stderr);
+  sigprocmask(SIG_SETMASK, &blocked, NULL);
+  running = 0;
+  got_sigint = 0;
+  fe_interrupted = 0;
+  input = NULL;
+}
+
+/* Ctrl-C at a prompt: forget the input typed so far, show a fresh prompt. */
+static void abandon_input(void) {
+  FILE *out = rl_outstream ? rl_outstream : stdout;
+  got_sigint = 0;
+  fe_interrupted = 0;
+  rl_point = rl_end; /* "^C" goes after the text, as in a shell */
+  rl_redisplay();
+  fputs("^C\n", out);
+  fflush(out);
+  rl_free_line_state();
+  rl_callback_sigcleanup();
+  rl_replace_line("", 0);
+  rl_callback_handler_remove();
+  using_history();
+  input = NULL;
+  rl_callback_handler_install(PROMPT, on_line);
+}
+
+/* Takes one complete line from readline; returns false to leave. */
+static bool take_line(const sigset_t *unblocked) {
+  char *line = ready_line;
+  line_ready = false;
+  ready_line = NULL;
+  if (!line) { /* Ctrl-D */
+    if (!input) {
+      fputc('\n', stdout);
+      return false;
+    }
+    fputc('\n', stdout);
+    run_input(unblocked); /* unfinished: its error says what is missing */
+    return !session->quit;
+  }
+  if (!input && blank(line)) {
+    free(line);
+    return true;
+  }
+  input = una_sprintf("%s%s\n", input ? input : "", line);
+  free(line);
+  if (!fe_input_incomplete(input, strlen(input))) run_input(unblocked);
+  return !session->quit;
+}
+
+int fe_repl(Session *s) {
+  session = s;
+  s->interactive = true;
+  rl_readline_name = "una";
+  rl_catch_signals = 0; /* SIGINT is ours: see on_sigint */
+  rl_attempted_completion_function = complete;
+  rl_completer_word_break_characters = NAME_BREAKS;
+  rl_completion_word_break_hook = word_breaks;
+  history_start();
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0; /* no SA_RESTART: pselect must return EINTR */
+  sigaction(SIGINT, &sa, NULL);
+  /* SIGINT stays blocked except inside pselect and while evaluating, so
+     that none slips in between testing got_sigint and waiting. */
+  sigset_t sigint, unblocked;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  sigprocmask(SIG_BLOCK, &sigint, &unblocked);
+  sigdelset(&unblocked, SIGINT);
+
+  /* Bracketed paste off: a pasted block arrives line by line like typed
+     input (continuation prompts and all), and readline's terminal
+     handling at EOF and on removal stays the same on every terminal. */
+  rl_initialize();
+  rl_variable_bind("enable-bracketed-paste", "off");
+
+  printf("Una %s: :help lists the commands, Ctrl-D leaves\n", UNA_VERSION);
+  fflush(stdout);
+  rl_callback_handler_install(PROMPT, on_line);
+  for (;;) {
+    if (got_sigint) {
+      abandon_input();
+      continue;
+    }
+    int fd = fileno(rl_instream ? rl_instream : stdin);
+    fd_set fds;
+    FD_ZERO(&fds);
+    FD_SET(fd, &fds);
+    int r = pselect(fd + 1, &fds, NULL, NULL, NULL, &unblocked);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    rl_callback_read_char();
+    if (!line_ready) continue;
+    if (!take_line(&unblocked)) break;
+    rl_callback_handler_install(input ? PROMPT_MORE : PROMPT, on_line);
+  }
+  rl_callback_handler_remove();
+  sigprocmask(SIG_SETMASK, &unblocked, NULL);
+  signal(SIGINT, SIG_DFL);
+  return 0;
+}

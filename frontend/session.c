@@ -1,0 +1,346 @@
+/* session.c: runs program text item by item (def, let, expression, command)
+   against one environment, printing values and located errors. */
+#include "session.h"
+#include "../backend/eval.h"
+#include "../backend/value.h"
+#include <errno.h>
+#include <time.h>
+
+extern const char una_prelude_text[]; /* gen/prelude.c, from prelude/prelude.una */
+
+/* :load may nest (a file loading a file); deeper than this is a cycle. */
+#define MAX_LOAD_DEPTH 64
+
+const FeCommandInfo fe_commands[] = {
+    {"help", "", "lists these commands"},
+    {"quit", "", "ends the session (a script stops here, successfully)"},
+    {"load", "FILE", "runs the script FILE into the session"},
+    {"type", "e", "prints the type of e (an expression or a function name)"},
+    {"time", "e", "prints the value of e, then how long evaluating it took"},
+    {"device", "[cpu|gpu|auto]", "shows or sets where arrays live and array builtins run"},
+    {NULL, NULL, NULL},
+};
+
+Session *fe_session_new(void) {
+  Session *s = NEW(Session);
+  s->env = fe_env_new();
+  s->device = FE_DEVICE_CPU;
+  s->optimize = true;
+  s->out = stdout;
+  s->err = stderr;
+  return s;
+}
+
+/* Prints a located error after everything already written to s->out. */
+static void report(Session *s, FeError e) {
+  fflush(s->out);
+  fe_error_print(s->err, e);
+}
+
+/* Prints a note (not an error) to s->err, in order with s->out. */
+static void note(Session *s, const char *prefix, const char *msg) {
+  fflush(s->out);
+  fprintf(s->err, "%s%s\n", prefix, msg);
+  fflush(s->err);
+}
+
+bool fe_session_set_device(Session *s, const char *name, const char *prefix) {
+  bool gpu = strcmp(name, "gpu") == 0, aut = strcmp(name, "auto") == 0;
+  if (strcmp(name, "cpu") == 0) {
+    s->device = FE_DEVICE_CPU;
+    return true;
+  }
+  if (!gpu && !aut) return false;
+  const char *why = NULL;
+  if (fe_device_probe(&why))
+    note(s, prefix,
+         gpu ? "CUDA device found, but GPU array evaluation is not part of this build yet; "
+               "staying on the CPU"
+             : "CUDA device found, but GPU array evaluation is not part of this build yet; "
+               "using the CPU");
+  else if (gpu)
+    note(s, prefix, una_sprintf("%s; staying on the CPU", why));
+  else
+    note(s, prefix, "no CUDA GPU found; using the CPU");
+  s->device = FE_DEVICE_CPU;
+  return true;
+}
+
+/* Reads a whole file into GC memory (NUL-terminated; *len excludes the NUL).
+   Returns NULL with errno set when it cannot be read. */
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *buf = GC_MALLOC_ATOMIC(cap);
+  if (!buf) una_internal_error(__FILE__, __LINE__, "out of memory reading a file");
+  for (;;) {
+    if (n + 1 >= cap) {
+      cap *= 2;
+      buf = GC_REALLOC(buf, cap);
+      if (!buf) una_internal_error(__FILE__, __LINE__, "out of memory reading a file");
+    }
+    size_t got = fread(buf + n, 1, cap - 1 - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) {
+    int e = errno ? errno : EIO;
+    fclose(f);
+    errno = e;
+    return NULL;
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* A heap copy of a value, for Global.value. */
+static Value *boxed_value(Value v) {
+  Value *p = NEW(Value);
+  *p = v;
+  return p;
+}
+
+/* The printed type of a def: "R -> [R] -> R", or the result type when it
+   has no parameters. */
+static char *def_type_str(const Def *d) {
+  if (d->nparams == 0) return fe_type_str(d->ret);
+  const Type **ps = NEW_ARRAY(const Type *, d->nparams);
+  for (int i = 0; i < d->nparams; i++) ps[i] = d->params[i]->type;
+  return fe_type_str(fe_ty_fun(d->nparams, ps, d->ret));
+}
+
+/* Prints a value on its own line and flushes, so that output keeps pace
+   with errors and with the user. */
+static void print_value(Session *s, Value v) {
+  val_print(s->out, v);
+  fputc('\n', s->out);
+  fflush(s->out);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A command's argument as plain words (for :help, :quit, :device and
+   :load): a "--" comment (at the start or after a blank) and the blanks
+   around it are dropped. A "quoted" file name keeps any "--" inside it. */
+static char *word_arg(const Item *it) {
+  const char *a = it->arg ? it->arg : "";
+  size_t n = strlen(a), end = n;
+  size_t from = 0;
+  if (a[0] == '"') {
+    const char *close = strchr(a + 1, '"');
+    from = close ? (size_t)(close - a) + 1 : n;
+  }
+  for (size_t i = from; i + 1 < n; i++)
+    if (a[i] == '-' && a[i + 1] == '-' && (i == 0 || a[i - 1] == ' ' || a[i - 1] == '\t')) {
+      end = i;
+      break;
+    }
+  while (end > 0 && (a[end - 1] == ' ' || a[end - 1] == '\t' || a[end - 1] == '\r')) end--;
+  return una_strndup(a, end);
+}
+
+/* Parses a command's argument text as one expression, located where the
+   argument starts. */
+static Term *parse_arg(const Item *it, const char *file) {
+  if (!word_arg(it)[0]) fe_error(it->span, "':%s' needs an expression", it->name);
+  Span at = it->arg_span;
+  if (!at.file) at.file = file;
+  return fe_parse_expr(at.file, it->arg, strlen(it->arg), at.line, at.col);
+}
+
+/* The file name of a :load argument: the text, or a "quoted" string. */
+static char *load_path(const Item *it, const char *a) {
+  size_t n = strlen(a);
+  if (n >= 2 && a[0] == '"' && a[n - 1] == '"') return una_strndup(a + 1, n - 2);
+  if (n == 0) fe_error(it->span, "':load' needs a file name");
+  return una_strdup(a);
+}
+
+/* Runs one command item. Returns false when a nested run failed (its
+   errors are already printed); raises FeError for the command's own errors. */
+static bool run_command(Session *s, const Item *it, const char *file) {
+  const char *name = it->name;
+  const char *arg = word_arg(it);
+  bool has_arg = arg[0] != '\0';
+  Span arg_at = it->arg_span.file ? it->arg_span : it->span;
+
+  if (strcmp(name, "help") == 0 || strcmp(name, "quit") == 0) {
+    if (has_arg) fe_error(arg_at, "':%s' takes no argument, found '%s'", name, arg);
+    if (name[0] == 'q') {
+      s->quit = true;
+      return true;
+    }
+    fprintf(s->out, "Commands (at the start of a line, in the REPL and in scripts):\n");
+    for (const FeCommandInfo *c = fe_commands; c->name; c++) {
+      char *head = una_sprintf(":%s%s%s", c->name, c->args[0] ? " " : "", c->args);
+      fprintf(s->out, "  %-24s %s\n", head, c->help);
+    }
+    fprintf(s->out, "Items: def f (x: R) : R = e, let x = e, or an expression e (its value is "
+                    "printed).\n");
+    fflush(s->out);
+    return true;
+  }
+  if (strcmp(name, "type") == 0) {
+    Term *e = parse_arg(it, file);
+    const Type *t = fe_check_type_of(s->env, e);
+    fprintf(s->out, "%s\n", fe_type_str(t));
+    fflush(s->out);
+    return true;
+  }
+  if (strcmp(name, "time") == 0) {
+    Term *e = parse_arg(it, file);
+    Def *d = fe_check_expr(s->env, e);
+    double t0 = now_ms();
+    Value v = cpu_call(d, NULL);
+    double ms = now_ms() - t0;
+    print_value(s, v);
+    fprintf(s->out, ms >= 100 ? "time: %.0f ms\n" : ms >= 1 ? "time: %.1f ms\n" : "time: %.3f ms\n",
+            ms);
+    fflush(s->out);
+    return true;
+  }
+  if (strcmp(name, "device") == 0) {
+    if (!has_arg) {
+      fprintf(s->out, "%s\n", fe_device_name(s->device));
+      fflush(s->out);
+      return true;
+    }
+    if (!fe_session_set_device(s, arg, ""))
+      fe_error(arg_at, "unknown device '%s' (expected cpu, gpu or auto)", arg);
+    return true;
+  }
+  if (strcmp(name, "load") == 0) {
+    char *path = load_path(it, arg);
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    if (!text) fe_error(arg_at, "cannot open '%s': %s", path, strerror(errno));
+    if (s->load_depth >= MAX_LOAD_DEPTH)
+      fe_error(it->span, "':load' nested more than %d deep (does a file load itself?)",
+               MAX_LOAD_DEPTH);
+    s->load_depth++;
+    bool ok = fe_session_run_text(s, path, text, len, true);
+    s->load_depth--;
+    return ok;
+  }
+  fe_error(it->span, "unknown command ':%s' (see :help)", name);
+}
+
+/* Checks and runs one item. Returns false when a nested run failed (errors
+   already printed); raises FeError otherwise. */
+static bool run_item(Session *s, const Item *it, const char *file) {
+  bool echo = s->interactive && s->load_depth == 0;
+  switch (it->kind) {
+  case ITEM_DEF: {
+    Def *d = fe_check_def(s->env, it);
+    fe_env_bind_def(s->env, d);
+    if (echo) {
+      fprintf(s->out, "%s : %s\n", d->name, def_type_str(d));
+      fflush(s->out);
+    }
+    return true;
+  }
+  case ITEM_LET: {
+    Global **gs = NULL;
+    Def *d = fe_check_let(s->env, it, &gs);
+    Value v = cpu_call(d, NULL);
+    if (it->tuple_pattern) {
+      ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
+      for (int i = 0; i < it->nnames; i++) gs[i]->value = boxed_value(v.u.t->items[i]);
+    } else {
+      ASSERT(it->nnames == 1);
+      gs[0]->value = boxed_value(v);
+    }
+    for (int i = 0; i < it->nnames; i++) {
+      fe_env_bind_global(s->env, gs[i]);
+      if (echo) fprintf(s->out, "%s : %s\n", gs[i]->name, fe_type_str(gs[i]->type));
+    }
+    fflush(s->out);
+    return true;
+  }
+  case ITEM_EXPR: {
+    Def *d = fe_check_expr(s->env, it->body);
+    print_value(s, cpu_call(d, NULL));
+    return true;
+  }
+  case ITEM_CMD:
+    return run_command(s, it, file);
+  }
+  UNREACHABLE();
+}
+
+/* Runs one item under an error handler; prints its error. */
+static bool run_item_guarded(Session *s, const Item *it, const char *file) {
+  FeTry t;
+  if (fe_try(&t)) {
+    bool ok = run_item(s, it, file);
+    fe_untry(&t);
+    return ok;
+  }
+  report(s, t.err);
+  return false;
+}
+
+/* Parses text under an error handler (the parser reports syntax errors in
+   its result, but the stack guard may still raise). */
+static bool parse_guarded(Session *s, const char *file, const char *text, size_t len,
+                          ParseResult *pr) {
+  FeTry t;
+  if (fe_try(&t)) {
+    *pr = fe_parse_program(file, text, len);
+    fe_untry(&t);
+    return true;
+  }
+  report(s, t.err);
+  return false;
+}
+
+bool fe_session_run_text(Session *s, const char *file, const char *text, size_t len,
+                         bool stop_on_error) {
+  if (s->quit) return true;
+  /* Spans and terms may point into the file name and the text: keep both
+     in collected memory for as long as they are referred to. */
+  file = una_strdup(file);
+  text = una_strndup(text, len);
+  ParseResult pr;
+  if (!parse_guarded(s, file, text, len, &pr)) return false;
+  if (pr.nerrors > 0) {
+    fflush(s->out);
+    for (int i = 0; i < pr.nerrors; i++) fe_error_print(s->err, pr.errors[i]);
+    return false;
+  }
+  bool ok = true;
+  for (int i = 0; i < pr.nitems && !s->quit; i++) {
+    if (!run_item_guarded(s, pr.items[i], file)) {
+      ok = false;
+      if (stop_on_error) break;
+    }
+  }
+  fflush(s->out);
+  return ok;
+}
+
+bool fe_session_run_file(Session *s, const char *path) {
+  size_t len = 0;
+  char *text = read_file(path, &len);
+  if (!text) {
+    FeError e = {fe_span(una_strdup(path), 0, 0), una_sprintf("cannot open: %s", strerror(errno))};
+    report(s, e);
+    return false;
+  }
+  return fe_session_run_text(s, path, text, len, true);
+}
+
+bool fe_session_load_prelude(Session *s) {
+  bool interactive = s->interactive;
+  s->interactive = false;
+  bool ok = fe_session_run_text(s, "<prelude>", una_prelude_text, strlen(una_prelude_text), true);
+  s->interactive = interactive;
+  return ok;
+}

@@ -1,0 +1,58 @@
+/* session.h: a session runs program text item by item: definitions, global
+   lets, expressions (printed) and the commands of LANGUAGE.md section 8. It
+   is the one place where checking, evaluation and printing meet; the
+   command line (main.c), the REPL (repl.c) and the tests all drive it. */
+#ifndef UNA_SESSION_H
+#define UNA_SESSION_H
+
+#include "check.h"
+#include "device.h"
+
+typedef struct Session {
+  Env *env;          /* the top-level names bound so far */
+  FeDevice device;   /* where arrays live; only the CPU in this build */
+  bool optimize;     /* false under -O0 */
+  bool interactive;  /* REPL: a def or let echoes its name and type */
+  FILE *out;         /* values and command output (stdout by default) */
+  FILE *err;         /* errors and notes (stderr by default) */
+  bool quit;         /* set by :quit; nothing more runs once it is set */
+  int load_depth;    /* nesting of :load, bounded */
+} Session;
+
+/* A new session with an empty environment, on the CPU, printing to stdout
+   and stderr. The prelude is not loaded (see fe_session_load_prelude). */
+Session *fe_session_new(void);
+
+/* Loads the embedded prelude (prelude/prelude.una, file name "<prelude>").
+   Returns false (and prints the error) if it fails. */
+bool fe_session_load_prelude(Session *s);
+
+/* Runs a program text: parses it whole (on syntax errors prints them all
+   and runs nothing), then checks and runs each item in order, printing the
+   value of every expression item to s->out. Errors are printed to s->err as
+   FILE:LINE:COL: error: MSG. With stop_on_error the first error stops the
+   run; otherwise the remaining items still run. Returns true when no error
+   occurred. Stops early (successfully) after :quit. */
+bool fe_session_run_text(Session *s, const char *file, const char *text, size_t len,
+                         bool stop_on_error);
+
+/* Reads the file at path and runs it as with fe_session_run_text (stopping
+   at the first error). An unreadable file prints
+   "PATH: error: cannot open: REASON" and returns false. */
+bool fe_session_run_file(Session *s, const char *path);
+
+/* Sets the device from a name "cpu", "gpu" or "auto", printing a note to
+   s->err (prefixed by prefix, e.g. "una: ") when the GPU is asked for but
+   cannot be used. Returns false for an unknown name (nothing printed). */
+bool fe_session_set_device(Session *s, const char *name, const char *prefix);
+
+/* The command words of section 8 that this build knows, NULL-terminated
+   (for :help and tab completion), each with a one-line description. */
+typedef struct FeCommandInfo {
+  const char *name;  /* without ':' */
+  const char *args;  /* argument synopsis, "" when none */
+  const char *help;
+} FeCommandInfo;
+extern const FeCommandInfo fe_commands[];
+
+#endif

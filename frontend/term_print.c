@@ -1,0 +1,420 @@
+/* term_print.c: Terms, Defs and items -> Una source text (see term_print.h). */
+#include "term_print.h"
+#include <math.h>
+#include <stdarg.h>
+
+/* Printing levels, loosest first: the context level a subterm must reach
+   to be printed without parentheses. */
+enum {
+  L_LET = 0, /* let, if: extend to the right */
+  L_OR, L_AND, L_CMP, L_ADD, L_MUL,
+  L_UNARY,   /* -e !e, negative literals */
+  L_POW,     /* e ^ e */
+  L_APP,     /* f e1 e2 */
+  L_POST,    /* e.1 */
+  L_ATOM,
+};
+
+typedef struct Buf {
+  char *s;
+  size_t n, cap;
+  int flags;
+} Buf;
+
+static void put(Buf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 128;
+    while (cap < b->n + n + 1) cap *= 2;
+    char *ns = GC_MALLOC_ATOMIC(cap);
+    if (!ns) una_internal_error(__FILE__, __LINE__, "out of memory for printing");
+    if (b->n) memcpy(ns, b->s, b->n);
+    b->s = ns;
+    b->cap = cap;
+  }
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = '\0';
+}
+
+static void puts_(Buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void putf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char tmp[256];
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < (int)sizeof tmp) {
+    put(b, tmp, (size_t)n);
+    return;
+  }
+  char *big = GC_MALLOC_ATOMIC((size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  put(b, big, (size_t)n);
+}
+
+static void put_sym(Buf *b, const Sym *x) {
+  if (b->flags & FE_PRINT_UNIQUE) putf(b, "%s_%d", x->name, x->id);
+  else puts_(b, x->name);
+}
+
+/* The i-th bound name of a LET, LETTUP or LAM: its Sym when checked. */
+static void put_binder(Buf *b, const Term *t, int i) {
+  if (t->kind == T_LET && t->sym) put_sym(b, t->sym);
+  else if (t->kind != T_LET && t->nsyms > 0) put_sym(b, t->syms[i]);
+  else if (t->kind == T_LET && t->str) puts_(b, t->str);
+  else puts_(b, t->names[i]);
+}
+
+static int nbinders(const Term *t) {
+  if (t->kind == T_LET) return 1;
+  return t->nsyms > 0 ? t->nsyms : t->nnames;
+}
+
+static bool is_neg_literal(const Term *t) {
+  return t->kind == T_NUM && !isnan(t->num) && signbit(t->num);
+}
+
+static bool is_binary(const Term *t) {
+  return t->kind == T_PRIM && t->nkids == 2 && fe_prims[t->prim].infix;
+}
+
+static bool is_prefix(const Term *t) {
+  return t->kind == T_PRIM && t->nkids == 1 && fe_prims[t->prim].infix;
+}
+
+static int binary_level(Prim p) {
+  switch (p) {
+  case PRIM_OR: return L_OR;
+  case PRIM_AND: return L_AND;
+  case PRIM_EQ: case PRIM_NE: case PRIM_LT: case PRIM_LE: case PRIM_GT: case PRIM_GE:
+    return L_CMP;
+  case PRIM_ADD: case PRIM_SUB: return L_ADD;
+  case PRIM_MUL: case PRIM_DIV: return L_MUL;
+  case PRIM_POW: return L_POW;
+  default: UNREACHABLE();
+  }
+}
+
+/* The level of t's own text: how loosely it binds. */
+static int level_of(const Term *t) {
+  switch (t->kind) {
+  case T_NUM:
+    return is_neg_literal(t) ? L_UNARY : L_ATOM;
+  case T_LET: case T_LETTUP: case T_IF:
+    return L_LET;
+  case T_PROJ:
+    return L_POST;
+  case T_PRIM:
+    if (is_binary(t)) return binary_level(t->prim);
+    if (is_prefix(t)) return L_UNARY;
+    return t->nkids > 0 ? L_APP : L_ATOM;
+  case T_APPLY: case T_GRAD: case T_CALL:
+    return t->nkids > 0 || t->kind == T_GRAD ? L_APP : L_ATOM;
+  case T_GRADREF:
+    return t->nkids > 0 || t->nnames == 0 ? L_APP : L_ATOM;
+  default:
+    return L_ATOM;
+  }
+}
+
+/* True when t's text (unparenthesized) begins with '-'. */
+static bool leading_minus(const Term *t) {
+  return is_neg_literal(t) || (t->kind == T_PRIM && t->prim == PRIM_NEG && t->nkids == 1);
+}
+
+static void emit(Buf *b, const Term *t, int ctx, bool tail);
+
+static void emit_args(Buf *b, const Term *t) {
+  for (int i = 0; i < t->nkids; i++) {
+    puts_(b, " ");
+    emit(b, t->kids[i], L_POST, false);
+  }
+}
+
+/* True when the GRAD's wrt list is the default: every non-B parameter, in
+   order. */
+static bool default_wrt(const Term *t) {
+  const Def *d = t->def;
+  int k = 0;
+  for (int i = 0; i < d->nparams; i++) {
+    const Type *ty = d->params[i]->type;
+    if (ty && ty->kind == TY_BOOL) continue;
+    if (k >= t->nwrt || t->wrt[k] != i) return false;
+    k++;
+  }
+  return k == t->nwrt;
+}
+
+/* A left-associative chain a op b op c ... at level lv, printed with a
+   loop over its left spine. */
+static void emit_chain(Buf *b, const Term *t, int lv, bool tail) {
+  int n = 0, cap = 16;
+  const Term **spine = NEW_ARRAY(const Term *, cap);
+  const Term *u = t;
+  while (is_binary(u) && binary_level(u->prim) == lv) {
+    if (n == cap) {
+      const Term **ns = NEW_ARRAY(const Term *, cap * 2);
+      memcpy(ns, spine, sizeof(const Term *) * (size_t)n);
+      spine = ns;
+      cap *= 2;
+    }
+    spine[n++] = u;
+    u = u->kids[0];
+  }
+  emit(b, u, lv, false);
+  for (int i = n - 1; i >= 0; i--) {
+    fe_poll_interrupt(t->span);
+    putf(b, " %s ", fe_prims[spine[i]->prim].infix);
+    emit(b, spine[i]->kids[1], lv + 1, i == 0 ? tail : false);
+  }
+}
+
+/* Prints t so that it parses back in a context that needs level ctx; tail
+   is true when nothing that could continue t follows it (a closing
+   bracket, ',', 'in', 'then', 'else' or the end), so that let and if may
+   stay unparenthesized. */
+static void emit(Buf *b, const Term *t, int ctx, bool tail) {
+  fe_stack_check(t->span);
+  int lv = level_of(t);
+  bool paren = lv == L_LET ? !tail : lv < ctx;
+  if (paren) {
+    puts_(b, "(");
+    tail = true;
+  }
+  switch (t->kind) {
+  case T_NUM: {
+    char buf[40];
+    una_format_real(buf, sizeof buf, t->num);
+    puts_(b, buf);
+    break;
+  }
+  case T_BOOL:
+    puts_(b, t->b ? "true" : "false");
+    break;
+  case T_STR:
+    puts_(b, "\"");
+    for (const char *s = t->str; *s; s++) {
+      if (*s == '"' || *s == '\\') puts_(b, "\\");
+      put(b, s, 1);
+    }
+    puts_(b, "\"");
+    break;
+  case T_NAME:
+    puts_(b, t->str);
+    break;
+  case T_VAR:
+    put_sym(b, t->sym);
+    break;
+  case T_GLOBAL:
+    puts_(b, t->global->name);
+    break;
+  case T_LET: case T_LETTUP: {
+    puts_(b, "let ");
+    int n = nbinders(t);
+    if (t->kind == T_LETTUP) puts_(b, "(");
+    for (int i = 0; i < n; i++) {
+      if (i) puts_(b, ", ");
+      put_binder(b, t, i);
+    }
+    if (t->kind == T_LETTUP) puts_(b, ")");
+    puts_(b, " = ");
+    emit(b, t->kids[0], L_LET, true);
+    puts_(b, " in ");
+    emit(b, t->kids[1], L_LET, tail);
+    break;
+  }
+  case T_IF:
+    puts_(b, "if ");
+    emit(b, t->kids[0], L_LET, true);
+    puts_(b, " then ");
+    emit(b, t->kids[1], L_LET, true);
+    puts_(b, " else ");
+    emit(b, t->kids[2], L_LET, tail);
+    break;
+  case T_TUPLE: case T_ARRAY:
+    puts_(b, t->kind == T_TUPLE ? "(" : "[");
+    for (int i = 0; i < t->nkids; i++) {
+      if (i) puts_(b, ", ");
+      emit(b, t->kids[i], L_LET, true);
+    }
+    puts_(b, t->kind == T_TUPLE ? ")" : "]");
+    break;
+  case T_PROJ: {
+    const Term *e = t->kids[0];
+    if (e->kind == T_NUM) { /* 1.1 would read as a number */
+      puts_(b, "(");
+      emit(b, e, L_LET, true);
+      puts_(b, ")");
+    } else {
+      emit(b, e, L_POST, false);
+    }
+    putf(b, ".%d", t->index + 1);
+    break;
+  }
+  case T_LAM: {
+    puts_(b, "(");
+    int n = nbinders(t);
+    for (int i = 0; i < n; i++) {
+      if (i) puts_(b, ", ");
+      put_binder(b, t, i);
+    }
+    puts_(b, ". ");
+    emit(b, t->kids[0], L_LET, true);
+    puts_(b, ")");
+    break;
+  }
+  case T_OPREF:
+    putf(b, "(%s)", fe_prims[t->prim].infix ? fe_prims[t->prim].infix : fe_prims[t->prim].name);
+    break;
+  case T_PRIM:
+    if (is_binary(t)) {
+      int l = binary_level(t->prim);
+      if (l == L_POW) {
+        emit(b, t->kids[0], L_APP, false);
+        puts_(b, " ^ ");
+        emit(b, t->kids[1], L_UNARY, tail);
+      } else if (l == L_CMP) {
+        emit(b, t->kids[0], L_CMP + 1, false);
+        putf(b, " %s ", fe_prims[t->prim].infix);
+        emit(b, t->kids[1], L_CMP + 1, tail);
+      } else {
+        emit_chain(b, t, l, tail);
+      }
+    } else if (is_prefix(t)) {
+      puts_(b, fe_prims[t->prim].infix);
+      const Term *e = t->kids[0];
+      if (leading_minus(e) && level_of(e) >= L_UNARY) puts_(b, " ");
+      emit(b, e, L_UNARY, tail);
+    } else {
+      puts_(b, fe_prims[t->prim].name);
+      emit_args(b, t);
+    }
+    break;
+  case T_APPLY:
+    puts_(b, t->str);
+    emit_args(b, t);
+    break;
+  case T_CALL:
+    puts_(b, t->def->name);
+    emit_args(b, t);
+    break;
+  case T_GRAD:
+    if (default_wrt(t)) {
+      putf(b, "grad %s", t->def->name);
+    } else {
+      putf(b, "(grad %s wrt", t->def->name);
+      for (int i = 0; i < t->nwrt; i++) {
+        puts_(b, " ");
+        const Sym *x = t->def->params[t->wrt[i]];
+        puts_(b, x->name); /* wrt names are the def's parameter names */
+      }
+      puts_(b, ")");
+    }
+    emit_args(b, t);
+    break;
+  case T_GRADREF:
+    if (t->nnames == 0) {
+      putf(b, "grad %s", t->str);
+    } else {
+      putf(b, "(grad %s wrt", t->str);
+      for (int i = 0; i < t->nnames; i++) putf(b, " %s", t->names[i]);
+      puts_(b, ")");
+    }
+    emit_args(b, t);
+    break;
+  default:
+    UNREACHABLE();
+  }
+  if (paren) puts_(b, ")");
+}
+
+char *fe_term_str_opts(const Term *t, int flags) {
+  Buf b = {NULL, 0, 0, flags};
+  puts_(&b, "");
+  emit(&b, t, L_LET, true);
+  return b.s;
+}
+
+char *fe_term_str(const Term *t) { return fe_term_str_opts(t, 0); }
+
+void fe_term_print(FILE *out, const Term *t) { fputs(fe_term_str(t), out); }
+
+/* The body of a def: with FE_PRINT_MULTILINE, its leading lets one per
+   line. */
+static void emit_body(Buf *b, const Term *body) {
+  if (!(b->flags & FE_PRINT_MULTILINE)) {
+    puts_(b, " ");
+    emit(b, body, L_LET, true);
+    return;
+  }
+  while (body->kind == T_LET || body->kind == T_LETTUP) {
+    puts_(b, "\n  let ");
+    int n = nbinders(body);
+    if (body->kind == T_LETTUP) puts_(b, "(");
+    for (int i = 0; i < n; i++) {
+      if (i) puts_(b, ", ");
+      put_binder(b, body, i);
+    }
+    if (body->kind == T_LETTUP) puts_(b, ")");
+    puts_(b, " = ");
+    emit(b, body->kids[0], L_LET, true);
+    puts_(b, " in");
+    body = body->kids[1];
+  }
+  puts_(b, "\n  ");
+  emit(b, body, L_LET, true);
+}
+
+char *fe_def_str_opts(const Def *d, int flags) {
+  Buf b = {NULL, 0, 0, flags};
+  putf(&b, "def %s", d->name);
+  for (int i = 0; i < d->nparams; i++) {
+    puts_(&b, " (");
+    put_sym(&b, d->params[i]);
+    putf(&b, ": %s)", fe_type_str(d->params[i]->type));
+  }
+  if (d->ret) putf(&b, " : %s", fe_type_str(d->ret));
+  puts_(&b, " =");
+  emit_body(&b, d->body);
+  return b.s;
+}
+
+char *fe_def_str(const Def *d) { return fe_def_str_opts(d, 0); }
+
+char *fe_item_str(const Item *it) {
+  Buf b = {NULL, 0, 0, 0};
+  puts_(&b, "");
+  switch (it->kind) {
+  case ITEM_DEF:
+    putf(&b, "def %s", it->name);
+    for (int i = 0; i < it->nparams; i++)
+      putf(&b, " (%s: %s)", it->params[i].name, fe_type_str(it->params[i].type));
+    if (it->ret) putf(&b, " : %s", fe_type_str(it->ret));
+    puts_(&b, " = ");
+    emit(&b, it->body, L_LET, true);
+    break;
+  case ITEM_LET:
+    puts_(&b, "let ");
+    if (it->tuple_pattern) puts_(&b, "(");
+    for (int i = 0; i < it->nnames; i++) {
+      if (i) puts_(&b, ", ");
+      puts_(&b, it->names[i]);
+    }
+    if (it->tuple_pattern) puts_(&b, ")");
+    puts_(&b, " = ");
+    emit(&b, it->body, L_LET, true);
+    break;
+  case ITEM_EXPR:
+    emit(&b, it->body, L_LET, true);
+    break;
+  case ITEM_CMD:
+    putf(&b, ":%s", it->name);
+    if (it->arg && *it->arg) putf(&b, " %s", it->arg);
+    break;
+  }
+  return b.s;
+}

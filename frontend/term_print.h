@@ -1,0 +1,38 @@
+/* term_print.h: Terms, Defs and items printed back as Una source text that
+   re-parses to the same tree, with the fewest parentheses the precedence
+   table needs. */
+#ifndef UNA_TERM_PRINT_H
+#define UNA_TERM_PRINT_H
+
+#include "parser.h"
+
+enum {
+  FE_PRINT_UNIQUE = 1,    /* checked variables as NAME_ID (x_12), so that
+                             distinct symbols with one name stay distinct */
+  FE_PRINT_MULTILINE = 2, /* fe_def_str: the body's leading lets one per
+                             line ("  let x = e in"), indented */
+};
+
+/* The source text of t (surface or checked). Raises "expression nested too
+   deeply" (fe_stack_check) for trees deeper than the stack allows; long
+   left-associative chains (a + b + c ...) are printed with a loop. */
+char *fe_term_str(const Term *t);
+
+/* fe_term_str with FE_PRINT_* flags. */
+char *fe_term_str_opts(const Term *t, int flags);
+
+/* Writes fe_term_str(t) to out (no newline). */
+void fe_term_print(FILE *out, const Term *t);
+
+/* "def f (x: R) (v: [R]) : R = body" for a checked Def (the return type
+   only when d->ret is set). */
+char *fe_def_str(const Def *d);
+
+/* fe_def_str with FE_PRINT_* flags. */
+char *fe_def_str_opts(const Def *d, int flags);
+
+/* A parsed item as source text: "def f (x: R) : R = e", "let x = e",
+   "let (a, b) = e", an expression, or ":cmd arg". */
+char *fe_item_str(const Item *it);
+
+#endif

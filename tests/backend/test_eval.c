@@ -1,0 +1,479 @@
+/* test_eval.c: the CPU interpreter on checked programs (parser + checker +
+   prelude): every builtin and combinator, arrays of tuples, nested and
+   boolean arrays, run-time errors and their locations, and the three paths
+   of every combinator (monoid loop, block kernel, generic per-element
+   evaluation) giving bit-identical results on random data of sizes 0, 1,
+   255, 256, 257 and 10^5. */
+#include <check.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "../../backend/array_ops.h"
+#include "../../backend/eval.h"
+#include "../../backend/kernel.h"
+#include "../../frontend/session.h"
+#include "../suites.h"
+
+static Session *S;
+
+static void setup(void) {
+  S = fe_session_new();
+  S->out = tmpfile();
+  S->err = tmpfile();
+  ck_assert(fe_session_load_prelude(S));
+  cpu_set_fast_paths(true, true);
+}
+
+static void teardown(void) {
+  cpu_set_fast_paths(true, true);
+  fclose(S->out);
+  fclose(S->err);
+}
+
+/* Runs defs and lets through the session; they must succeed. */
+static void run(const char *text) {
+  ck_assert_msg(fe_session_run_text(S, "t.una", text, strlen(text), true), "failed: %s", text);
+}
+
+static Def *check(const char *text) {
+  Term *e = fe_parse_expr("t.una", text, strlen(text), 1, 1);
+  return fe_check_expr(S->env, e);
+}
+
+/* The value of expression text; a raised error fails the test. */
+static Value ev(const char *text) {
+  FeTry t;
+  Value v = val_real(0);
+  if (fe_try(&t)) {
+    v = cpu_call(check(text), NULL);
+    fe_untry(&t);
+  } else {
+    ck_abort_msg("%s: %s", text, fe_error_text(t.err));
+  }
+  return v;
+}
+
+static const char *show(const char *text) { return val_to_string(ev(text)); }
+
+#define EXPECT(text, want) ck_assert_str_eq(show(text), want)
+
+/* The error text that evaluating text raises ("" when none). */
+static const char *err(const char *text) {
+  FeTry t;
+  if (fe_try(&t)) {
+    cpu_call(check(text), NULL);
+    fe_untry(&t);
+    return "";
+  }
+  return fe_error_text(t.err);
+}
+
+/* Bitwise equality (nan equals nan). */
+static bool same(Value a, Value b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+  case V_REAL: return memcmp(&a.u.r, &b.u.r, sizeof(double)) == 0 || (a.u.r != a.u.r && b.u.r != b.u.r);
+  case V_BOOL: return a.u.b == b.u.b;
+  case V_TUPLE:
+    if (a.u.t->n != b.u.t->n) return false;
+    for (int i = 0; i < a.u.t->n; i++)
+      if (!same(a.u.t->items[i], b.u.t->items[i])) return false;
+    return true;
+  case V_ARRAY:
+    if (a.u.a->len != b.u.a->len || a.u.a->boxed != b.u.a->boxed) return false;
+    for (size_t i = 0; i < a.u.a->len; i++)
+      if (!same(val_array_get(a.u.a, i), val_array_get(b.u.a, i))) return false;
+    return true;
+  }
+  return false;
+}
+
+START_TEST(scalars) {
+  double xs[] = {0.5, -1.25, 3, 0, 1e-3};
+  for (size_t i = 0; i < sizeof xs / sizeof *xs; i++) {
+    double x = xs[i];
+    char *n = una_sprintf("(%.17g)", x);
+    ck_assert(ev(una_sprintf("sin %s", n)).u.r == sin(x));
+    ck_assert(ev(una_sprintf("cos %s", n)).u.r == cos(x));
+    ck_assert(ev(una_sprintf("tan %s", n)).u.r == tan(x));
+    ck_assert(ev(una_sprintf("exp %s", n)).u.r == exp(x));
+    ck_assert(ev(una_sprintf("tanh %s", n)).u.r == tanh(x));
+    ck_assert(ev(una_sprintf("abs %s", n)).u.r == fabs(x));
+    ck_assert(ev(una_sprintf("floor %s", n)).u.r == floor(x));
+    ck_assert(ev(una_sprintf("neg %s", n)).u.r == -x);
+    ck_assert(ev(una_sprintf("-%s", n)).u.r == -x);
+    ck_assert(ev(una_sprintf("sigmoid %s", n)).u.r == 1 / (1 + exp(-x)) ||
+              fabs(ev(una_sprintf("sigmoid %s", n)).u.r - 1 / (1 + exp(-x))) < 1e-16);
+    if (x > 0) {
+      ck_assert(ev(una_sprintf("log %s", n)).u.r == log(x));
+      ck_assert(ev(una_sprintf("sqrt %s", n)).u.r == sqrt(x));
+    }
+    ck_assert(ev(una_sprintf("%s ^ 3", n)).u.r == pow(x, 3));
+    ck_assert(ev(una_sprintf("pow %s 0.5", n)).u.r == pow(x, 0.5) || x < 0);
+  }
+  EXPECT("1 + 2 * 3 - 4 / 8", "6.5");
+  EXPECT("1 / 0", "inf");
+  EXPECT("-1 / 0", "-inf");
+  EXPECT("0 / 0", "nan");
+  EXPECT("log 0", "-inf");
+  EXPECT("sqrt (-1)", "nan");
+  EXPECT("sigmoid 800", "1");
+  EXPECT("sigmoid (-800)", "0");
+  EXPECT("sigmoid 0", "0.5");
+  EXPECT("max 1 2", "2");
+  EXPECT("min 1 2", "1");
+  EXPECT("max nan 1", "nan");
+  EXPECT("max 1 nan", "nan");
+  EXPECT("min nan 1", "nan");
+  EXPECT("min 1 nan", "nan");
+  EXPECT("max 0 (-0)", "0");
+  EXPECT("max (-0) 0", "-0");
+  EXPECT("2 ^ -1", "0.5");
+  EXPECT("floor (-0.5)", "-1");
+}
+END_TEST
+
+START_TEST(booleans) {
+  EXPECT("1 < 2", "true");
+  EXPECT("1 <= 1", "true");
+  EXPECT("1 > 2", "false");
+  EXPECT("2 >= 3", "false");
+  EXPECT("1 == 1", "true");
+  EXPECT("1 != 1", "false");
+  EXPECT("nan == nan", "false");
+  EXPECT("nan != nan", "true");
+  EXPECT("true == false", "false");
+  EXPECT("true != false", "true");
+  EXPECT("false == false", "true");
+  EXPECT("!true", "false");
+  EXPECT("true && false", "false");
+  EXPECT("true || false", "true");
+  /* short circuit: the right side would raise */
+  EXPECT("false && length (iota (-1)) > 0", "false");
+  EXPECT("true || length (iota (-1)) > 0", "true");
+  ck_assert(strstr(err("true && length (iota (-1)) > 0"), "iota: size must be") != NULL);
+}
+END_TEST
+
+START_TEST(lets_tuples_calls) {
+  EXPECT("let x = 2 in let y = x * 3 in x + y", "8");
+  EXPECT("let (a, b) = (1, 2) in a - b", "-1");
+  EXPECT("let (a, b, c) = (1, (2, true), [3]) in (c, b.2, a)", "([3], true, 1)");
+  EXPECT("(1, (2, 3)).2.1", "2");
+  EXPECT("fst (1, 2) + snd (1, 2)", "3");
+  EXPECT("if 1 < 2 then (1, [2]) else (3, [])", "(1, [2])");
+  EXPECT("if 1 > 2 then 1 else if 2 > 3 then 2 else 3", "3");
+  EXPECT("[1 + 1, 2 * 2]", "[2, 4]");
+  EXPECT("[[1], [], [2, 3]]", "[[1], [], [2, 3]]");
+  EXPECT("[]", "[]");
+  EXPECT("[true, 1 < 0]", "[true, false]");
+  EXPECT("[(1, true)]", "[(1, true)]");
+  run("def sq (x: R) : R = x * x\n"
+      "def both (x: R) (y: R) : (R, R) = (sq x, sq y)\n"
+      "def none : R = 42\n"
+      "let g = 10\n"
+      "let (p, q) = (1, [2, 3])\n");
+  EXPECT("sq 3", "9");
+  EXPECT("both 2 3", "(4, 9)");
+  EXPECT("none + g", "52");
+  EXPECT("(p, q)", "(1, [2, 3])");
+  EXPECT("sum (map sq [1, 2, 3])", "14");
+  /* a long chain of lets runs without deep recursion in the evaluator */
+  char *text = una_strdup("let x0 = 1 in ");
+  for (int i = 1; i < 3000; i++) text = una_sprintf("%slet x%d = x%d + 1 in ", text, i, i - 1);
+  text = una_sprintf("%sx2999", text);
+  EXPECT(text, "3000");
+}
+END_TEST
+
+START_TEST(array_builtins) {
+  EXPECT("iota 5", "[0, 1, 2, 3, 4]");
+  EXPECT("iota 0", "[]");
+  EXPECT("iota (-0)", "[]");
+  EXPECT("length (iota 1000)", "1000");
+  EXPECT("length []", "0");
+  EXPECT("replicate 3 0.5", "[0.5, 0.5, 0.5]");
+  EXPECT("replicate 2 [1]", "[[1], [1]]");
+  EXPECT("replicate 2 (1, true)", "[(1, true), (1, true)]");
+  EXPECT("replicate 0 true", "[]");
+  EXPECT("replicate 2 true", "[true, true]");
+  EXPECT("shift1L [1, 2, 3]", "[2, 3]");
+  EXPECT("shift1R [1, 2, 3]", "[1, 2]");
+  EXPECT("shift1L []", "[]");
+  EXPECT("shift1R []", "[]");
+  EXPECT("shift1L [5]", "[]");
+  EXPECT("shift1L (shift1L (shift1R [1, 2, 3, 4]))", "[3]");
+  EXPECT("shift1L [[1], [2]]", "[[2]]");
+  EXPECT("shift1R [true, false]", "[true]");
+  EXPECT("map (x. x * 10) (shift1L [1, 2, 3])", "[20, 30]");
+  EXPECT("map2 (-) (shift1L [1, 2, 4]) (shift1R [1, 2, 4])", "[1, 2]");
+  EXPECT("rand 3 0", "[0.8833108082136426, 0.43152799704850997, 0.026433771592597743]");
+  EXPECT("rand 2 42", "[0.36648670182842424, 0.339113635039169]");
+  EXPECT("rand 0 1", "[]");
+  EXPECT("rand 2 (-0)", "[0.8833108082136426, 0.43152799704850997]");
+}
+END_TEST
+
+START_TEST(combinators) {
+  EXPECT("map (x. x * x + 1) [1, 2, 3]", "[2, 5, 10]");
+  EXPECT("map (x. x > 1) [1, 2]", "[false, true]");
+  EXPECT("map (x. (x, x > 1)) [1, 2]", "[(1, false), (2, true)]");
+  EXPECT("map (p. p.1 + p.2) [(1, 2), (3, 4)]", "[3, 7]");
+  EXPECT("map (x. iota x) [0, 1, 2]", "[[], [0], [0, 1]]");
+  EXPECT("map (r. reduce (+) 0 r) [[1, 2], [], [3]]", "[3, 0, 3]");
+  EXPECT("map (b. !b) [true, false]", "[false, true]");
+  EXPECT("map sin []", "[]");
+  EXPECT("map exp [0]", "[1]");
+  EXPECT("map2 (+) [1, 2] [10, 20]", "[11, 22]");
+  EXPECT("map2 (x, y. (x, y)) [1, 2] [true, false]", "[(1, true), (2, false)]");
+  EXPECT("map2 (x, y. x && y) [true, true] [false, true]", "[false, true]");
+  EXPECT("map2 (x, y. length x + length y) [[1], []] [[2, 3], [4]]", "[3, 1]");
+  EXPECT("map2 max [1, 5] [3, 2]", "[3, 5]");
+  EXPECT("reduce (+) 0 [1, 2, 3]", "6");
+  EXPECT("reduce (+) 0 []", "0");
+  EXPECT("reduce (-) 0 [1, 2, 3]", "-6"); /* n <= 256: exactly the left fold */
+  EXPECT("reduce (p, q. (p.1 + q.1, max p.2 q.2)) (0, -inf) [(1, 5), (2, 3)]", "(3, 5)");
+  EXPECT("reduce (x, y. x && y) true [true, false]", "false");
+  EXPECT("reduce (x, y. x || y) false [false, false]", "false");
+  EXPECT("reduce (max) (-inf) [3, 9, 2]", "9");
+  EXPECT("reduce (min) inf [3, 9, 2]", "2");
+  EXPECT("reduce (*) 1 [2, 3, 4]", "24");
+  EXPECT("foldl (x, y. x * 10 + y) 0 [1, 2, 3]", "123");
+  EXPECT("foldl (acc, r. acc + length r) 0 [[1], [2, 3]]", "3");
+  EXPECT("foldl (acc, x. (acc.1 + x, acc.2 * x)) (0, 1) [1, 2, 3]", "(6, 6)");
+  EXPECT("foldl (+) 5 []", "5");
+  EXPECT("scanl (+) 0 [1, 2, 3]", "[0, 1, 3, 6]");
+  EXPECT("scanl (+) 0 []", "[0]");
+  EXPECT("scanl (x, y. x || y) false [false, true, false]", "[false, false, true, true]");
+  EXPECT("scanl (acc, x. (acc.1 + x, x)) (0, 0) [1, 2]", "[(0, 0), (1, 1), (3, 2)]");
+  EXPECT("scanl (x, y. x * 10 + y) 0 [1, 2, 3]", "[0, 1, 12, 123]");
+  EXPECT("scanr (+) 0 [1, 2, 3]", "[6, 5, 3, 0]");
+  EXPECT("scanr (x, y. x - y) 0 [1, 2, 3]", "[2, -1, 3, 0]");
+  EXPECT("scanr (x, acc. acc + length x) 0 [[1], [2, 3]]", "[3, 2, 0]");
+  EXPECT("scanr (x, y. x) 7 []", "[7]");
+  EXPECT("scanr (x, y. max x y) (-inf) [1, 3, 2]", "[3, 3, 2, -inf]");
+  /* free variables, hoisted parts, calls inside lambdas */
+  run("def f (x: R) : R = x * x - 2 * x\nlet c = 3\n");
+  EXPECT("map f [1, 2, 3]", "[-1, 0, 3]");
+  EXPECT("map (x. x * c) [1, 2]", "[3, 6]");
+  EXPECT("let k = 2 in map (x. x + k) [1, 2]", "[3, 4]");
+  EXPECT("let a = [1, 2, 3, 4] in map (x. x / length a) a", "[0.25, 0.5, 0.75, 1]");
+  EXPECT("map (x. let t = x * 2 in if t > 2 then t else -t) [1, 2]", "[-2, 4]");
+  EXPECT("map (x. map (y. x * y) [1, 2]) [1, 10]", "[[1, 2], [10, 20]]");
+  EXPECT("map (x. reduce (+) 0 (map (y. x * y) [1, 2])) [1, 10]", "[3, 30]");
+  /* a hoisted part that would fail is only an error where it is needed */
+  EXPECT("map (x. if x < 0 then length (iota (-1)) else x) [1, 2]", "[1, 2]");
+  ck_assert_str_eq(err("map (x. if x < 0 then length (iota (-1)) else x) [1, -2]"),
+                   "t.una:1:31: error: iota: size must be a non-negative integer, found -1");
+}
+END_TEST
+
+START_TEST(errors) {
+  ck_assert_str_eq(err("map2 (+) [1, 2, 3] [1]"), "t.una:1:1: error: map2: lengths 3 and 1 differ");
+  ck_assert_str_eq(err("1 + length (map2 (x, y. x) [] [1])"), "t.una:1:13: error: map2: lengths 0 and 1 differ");
+  ck_assert_str_eq(err("iota (-1)"), "t.una:1:1: error: iota: size must be a non-negative integer, found -1");
+  ck_assert_str_eq(err("iota 1.5"), "t.una:1:1: error: iota: size must be a non-negative integer, found 1.5");
+  ck_assert_str_eq(err("iota nan"), "t.una:1:1: error: iota: size must be a non-negative integer, found nan");
+  ck_assert_str_eq(err("iota inf"), "t.una:1:1: error: iota: size must be a non-negative integer, found inf");
+  ck_assert_str_eq(err("iota 1e15"), "t.una:1:1: error: cannot allocate 1e+15 elements (8e+15 bytes)");
+  ck_assert_str_eq(err("iota 1e300"), "t.una:1:1: error: cannot allocate 1e+300 elements (8e+300 bytes)");
+  ck_assert_str_eq(err("replicate (-2) 0"), "t.una:1:1: error: replicate: size must be a non-negative integer, found -2");
+  ck_assert_str_eq(err("replicate 0.5 (1, 2)"), "t.una:1:1: error: replicate: size must be a non-negative integer, found 0.5");
+  ck_assert_str_eq(err("replicate 1e15 0"), "t.una:1:1: error: cannot allocate 1e+15 elements (8e+15 bytes)");
+  ck_assert_str_eq(err("replicate 1e15 (1, 2)"), "t.una:1:1: error: cannot allocate 1e+15 elements (1.6e+16 bytes)");
+  ck_assert_str_eq(err("rand 2.5 1"), "t.una:1:1: error: rand: size must be a non-negative integer, found 2.5");
+  ck_assert_str_eq(err("rand (-3) 1"), "t.una:1:1: error: rand: size must be a non-negative integer, found -3");
+  ck_assert_str_eq(err("rand 1e15 1"), "t.una:1:1: error: cannot allocate 1e+15 elements (8e+15 bytes)");
+  ck_assert_str_eq(err("map (n. length (iota n)) [1, -1]"),
+                   "t.una:1:17: error: iota: size must be a non-negative integer, found -1");
+  ck_assert_str_eq(err("load \"/nonexistent/x.npy\""),
+                   "t.una:1:1: error: load: /nonexistent/x.npy: cannot open: No such file or directory");
+  ck_assert_str_eq(err("save \"/nonexistent/x.npy\" [1]"),
+                   "t.una:1:1: error: save: /nonexistent/x.npy: cannot write: No such file or directory");
+  run("def g (x: R) : R = x * x\n");
+  ck_assert_str_eq(err("grad g 1"), "t.una:1:1: error: grad: gradient evaluation is not available in this build yet");
+  ck_assert_str_eq(err("map (x. grad g x) [1]"),
+                   "t.una:1:9: error: grad: gradient evaluation is not available in this build yet");
+  EXPECT("map (x. grad g x) []", "[]");
+  /* an interrupt stops a long evaluation on every path */
+  const char *longs[] = {"map (x. (x, x)) (iota 100000)", "map (x. x + 1) (iota 100000)",
+                         "reduce (+) 0 (iota 100000)", "foldl (x, y. x + y * 2) 0 (iota 100000)",
+                         "scanl (p, x. (p.1 + x, x)) (0, 0) (iota 100000)"};
+  for (size_t i = 0; i < sizeof longs / sizeof *longs; i++) {
+    fe_interrupted = 1;
+    ck_assert_str_eq(err(longs[i]), "t.una:1:1: error: interrupted");
+    ck_assert_int_eq(fe_interrupted, 0);
+  }
+}
+END_TEST
+
+START_TEST(load_and_save) {
+  char dir[] = "/tmp/una_test_eval_XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char *p = una_sprintf("%s/a.npy", dir);
+  EXPECT(una_sprintf("save \"%s\" (map (x. x / 4) (iota 5))", p), "[0, 0.25, 0.5, 0.75, 1]");
+  EXPECT(una_sprintf("load \"%s\"", p), "[0, 0.25, 0.5, 0.75, 1]");
+  EXPECT(una_sprintf("reduce (+) 0 (load \"%s\")", p), "2.5");
+  EXPECT(una_sprintf("save \"%s\" []", p), "[]");
+  EXPECT(una_sprintf("load \"%s\"", p), "[]");
+  ck_assert_int_eq(system(una_sprintf("rm -rf '%s'", dir)), 0);
+}
+END_TEST
+
+/* ---- the three paths agree ---- */
+
+typedef struct PathCase {
+  const char *expr;
+  bool kernel; /* its lambda compiles to a kernel */
+} PathCase;
+
+static const PathCase path_cases[] = {
+    {"map (x. x * x + 1) A", true},
+    {"map (x. if x > 0.5 then sin x else x / 3) A", true},
+    {"map (x. max x 0.3) A", true},
+    {"map (x. min 0.3 x) A", true},
+    {"map (x. x > 0 && x < 0.5 || x == 0) A", true},
+    {"map f A", true},
+    {"map sigmoid A", true},
+    {"map (x. abs (floor (x * 10)) - sqrt (abs x) + exp (-x) * log (1 + abs x)) A", true},
+    {"map (x. tanh x + cos x * tan x ^ 2) A", true},
+    {"map (x. x * c + k) A", true},
+    {"map (x. x / length A) A", true},
+    {"map (x. if !(x < 0) then x else neg x) A", true},
+    {"map (x. (x, x + 1)) A", false},
+    {"map2 (x, y. x * y - 1) A B", true},
+    {"map2 (max) A B", true},
+    {"map2 (x, y. if x < y then x else y) A B", true},
+    {"map2 (x, y. x == y || x != y && x >= y) A B", true},
+    {"reduce (+) 0 A", true},
+    {"reduce (*) 1 (map (x. 1 + x / 1000) A)", true},
+    {"reduce (max) (-inf) A", true},
+    {"reduce (min) inf A", true},
+    {"reduce (x, y. y + x) 0 A", true},
+    {"reduce (x, y. y * x) 1 A", true},
+    {"reduce (x, y. max y x) (-inf) A", true},
+    {"reduce (x, y. min y x) inf A", true},
+    {"reduce (x, y. x + y + 0) 0 A", true},
+    {"reduce (x, y. if x > y then x else y) (-inf) A", true},
+    {"reduce (p, q. (p.1 + q.1, p.2 + q.2)) (0, 0) (map (x. (x, x * x)) A)", false},
+    {"foldl (+) 0 A", true},
+    {"foldl (x, y. y + x) 0 A", true},
+    {"foldl (x, y. x * 0.5 + y) 0 A", true},
+    {"foldl (max) 0 A", true},
+    {"foldl (x, y. min y x) 0 A", true},
+    {"scanl (+) 0 A", true},
+    {"scanl (*) 1 A", true},
+    {"scanl (x, y. x * 0.9 + y) 1 A", true},
+    {"scanl (min) inf A", true},
+    {"scanl (x, y. max y x) (-inf) A", true},
+    {"scanr (+) 0 A", true},
+    {"scanr (x, y. y * x) 1 A", true},
+    {"scanr (x, y. x - y) 0 A", true},
+    {"scanr (x, y. y + x) 0 A", true},
+    {"scanr (max) (-inf) A", true},
+    {"scanr (x, y. min y x) inf A", true},
+    {"reduce (+) 0 (map2 (*) A B)", true},
+};
+
+static void paths_agree(size_t n) {
+  run(una_sprintf("let A = map (x. 2 * x - 1) (rand %zu 1)\n"
+                  "let B = map (x. 2 * x - 1) (rand %zu 2)\n"
+                  "def f (x: R) : R = let t = x * x in t - 2 * x\n"
+                  "let c = 3\n",
+                  n, n));
+  for (size_t i = 0; i < sizeof path_cases / sizeof *path_cases; i++) {
+    const PathCase *pc = &path_cases[i];
+    char *text = una_sprintf("let k = 0.25 in %s", pc->expr);
+    Def *d = check(text);
+    const Term *prim = d->body;
+    while (prim->kind == T_LET) prim = prim->kids[1];
+    ck_assert(prim->kind == T_PRIM);
+    ck_assert_msg((cpu_kernel_for(prim->kids[0]) != NULL) == pc->kernel, "kernel for %s", pc->expr);
+    Value got[3];
+    for (int path = 0; path < 3; path++) {
+      cpu_set_fast_paths(path == 0, path <= 1);
+      got[path] = ev(text);
+    }
+    cpu_set_fast_paths(true, true);
+    ck_assert_msg(same(got[0], got[1]), "n=%zu: %s: monoid/kernel path differs from kernel/generic", n, pc->expr);
+    ck_assert_msg(same(got[1], got[2]), "n=%zu: %s: kernel path differs from generic", n, pc->expr);
+  }
+}
+
+START_TEST(paths_0) { paths_agree(0); }
+END_TEST
+START_TEST(paths_1) { paths_agree(1); }
+END_TEST
+START_TEST(paths_255) { paths_agree(255); }
+END_TEST
+START_TEST(paths_256) { paths_agree(256); }
+END_TEST
+START_TEST(paths_257) { paths_agree(257); }
+END_TEST
+START_TEST(paths_100000) { paths_agree(100000); }
+END_TEST
+
+/* The results against straightforward C loops. */
+START_TEST(reference_values) {
+  enum { N = 100000 };
+  run("let A = map (x. 2 * x - 1) (rand 100000 1)\n");
+  Value av = ev("A");
+  const double *a = av.u.a->r;
+  /* foldl (+) is the sequential left fold */
+  double s = 0;
+  for (int i = 0; i < N; i++) s += a[i];
+  ck_assert(ev("foldl (+) 0 A").u.r == s);
+  /* reduce (+) on <= 256 elements is the left fold too; on more, lanes */
+  double s200 = 0;
+  for (int i = 0; i < 200; i++) s200 += a[i];
+  run("let A200 = map (x. 2 * x - 1) (shift1R (rand 201 1))\n");
+  ck_assert(ev("reduce (+) 0 A200").u.r == s200);
+  double lanes[CPU_BLOCK];
+  for (int j = 0; j < CPU_BLOCK; j++) lanes[j] = j == 0 ? 0 + a[0] : a[j];
+  for (int i = CPU_BLOCK; i < N; i++) lanes[i % CPU_BLOCK] += a[i];
+  double r = lanes[0];
+  for (int j = 1; j < CPU_BLOCK; j++) r += lanes[j];
+  ck_assert(ev("reduce (+) 0 A").u.r == r);
+  ck_assert(fabs(r - s) < 1e-9);
+  /* scans */
+  Value sl = ev("scanl (+) 0 A"), sr = ev("scanr (+) 0 A");
+  ck_assert_uint_eq(sl.u.a->len, N + 1);
+  double acc = 0;
+  for (int i = 0; i < N; i++) {
+    acc += a[i];
+    ck_assert(sl.u.a->r[i + 1] == acc);
+  }
+  acc = 0;
+  for (int i = N - 1; i >= 0; i--) {
+    acc = a[i] + acc;
+    ck_assert(sr.u.a->r[i] == acc);
+  }
+  ck_assert(sr.u.a->r[N] == 0);
+  /* map against C */
+  Value m = ev("map (x. x * x + 1) A");
+  for (int i = 0; i < N; i++) ck_assert(m.u.a->r[i] == a[i] * a[i] + 1);
+}
+END_TEST
+
+Suite *suite_eval(void) {
+  Suite *s = suite_create("eval");
+  TCase *tc = tcase_create("eval");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, scalars);
+  tcase_add_test(tc, booleans);
+  tcase_add_test(tc, lets_tuples_calls);
+  tcase_add_test(tc, array_builtins);
+  tcase_add_test(tc, combinators);
+  tcase_add_test(tc, errors);
+  tcase_add_test(tc, load_and_save);
+  tcase_add_test(tc, paths_0);
+  tcase_add_test(tc, paths_1);
+  tcase_add_test(tc, paths_255);
+  tcase_add_test(tc, paths_256);
+  tcase_add_test(tc, paths_257);
+  tcase_add_test(tc, paths_100000);
+  tcase_add_test(tc, reference_values);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,269 @@
+/* test_kernel.c: the block kernels on hand-built checked terms: which
+   lambdas qualify, dead code, every scalar operation in block mode against
+   one-element mode against the scalar definitions, free variables, hoisted
+   parts (and their failures), partial blocks. */
+#include <check.h>
+#include <math.h>
+
+#include "../../backend/kernel.h"
+#include "../../backend/scalar.h"
+#include "../suites.h"
+
+static const Span sp = {"k.una", 1, 1};
+
+static Sym *sym_t(const char *name, const Type *t, int slot) {
+  Sym *s = fe_sym_new(name, t, sp);
+  s->slot = slot;
+  return s;
+}
+static Sym *sym(const char *name, int slot) { return sym_t(name, fe_ty_real(), slot); }
+static Term *var(Sym *s) { return fe_term_var(sp, s); }
+static Term *num(double v) { return fe_term_num(sp, v); }
+
+static const Type *result_type(Prim p) {
+  PrimClass c = fe_prims[p].cls;
+  return c == P_SCALAR1 || c == P_SCALAR2 ? fe_ty_real() : fe_ty_bool();
+}
+static Term *p1(Prim p, Term *a) { return fe_term_prim(sp, result_type(p), p, 1, &a); }
+static Term *p2(Prim p, Term *a, Term *b) {
+  Term *k[2] = {a, b};
+  return fe_term_prim(sp, result_type(p), p, 2, k);
+}
+static Term *iff(Term *c, Term *a, Term *b) {
+  Term *k[3] = {c, a, b};
+  return fe_term_kids(sp, T_IF, a->type, 3, k);
+}
+static Term *let(Sym *s, Term *rhs, Term *body) {
+  Term *k[2] = {rhs, body};
+  Term *t = fe_term_kids(sp, T_LET, body->type, 2, k);
+  t->sym = s;
+  return t;
+}
+static Term *lam(int n, Sym *x, Sym *y, Term *body) {
+  Term *t = fe_term_kids(sp, T_LAM, NULL, 1, &body);
+  t->nsyms = n;
+  t->syms = NEW_ARRAY(Sym *, 2);
+  t->syms[0] = x;
+  t->syms[1] = y;
+  return t;
+}
+
+static double data(int i) { return sin(i * 1.7) * 3; } /* mixed signs, no nan */
+
+/* Runs k (bound to frame) over n elements in blocks and one at a time;
+   checks both agree bit for bit and returns the block results. */
+static double *run_both(const CpuKernel *k, Value *frame, const double *x, const double *y, size_t n) {
+  CpuKernelRun run;
+  ck_assert(cpu_kernel_bind(k, frame, &run));
+  double *out = NEW_ARRAY(double, n + 1);
+  for (size_t i = 0; i < n; i += CPU_BLOCK) {
+    size_t m = n - i < CPU_BLOCK ? n - i : CPU_BLOCK;
+    cpu_kernel_block(&run, x + i, y ? y + i : NULL, m, out + i);
+  }
+  for (size_t i = 0; i < n; i++) {
+    double one = cpu_kernel_call1(&run, x[i], y ? y[i] : 0);
+    ck_assert_msg(memcmp(&one, &out[i], sizeof one) == 0 || (one != one && out[i] != out[i]),
+                  "element %zu: block %.17g, one %.17g", i, out[i], one);
+  }
+  return out;
+}
+
+START_TEST(qualifies) {
+  Sym *x = sym("x", 0), *y = sym("y", 1);
+  /* x. x * x + 1 : two instructions */
+  const CpuKernel *k = cpu_kernel_compile(lam(1, x, NULL, p2(PRIM_ADD, p2(PRIM_MUL, var(x), var(x)), num(1))));
+  ck_assert_ptr_nonnull(k);
+  ck_assert_int_eq(cpu_kernel_size(k), 2);
+  ck_assert(!cpu_kernel_returns_bool(k));
+  /* x. x  and  x. 1  : no instructions */
+  ck_assert_int_eq(cpu_kernel_size(cpu_kernel_compile(lam(1, x, NULL, var(x)))), 0);
+  ck_assert_int_eq(cpu_kernel_size(cpu_kernel_compile(lam(1, x, NULL, num(1)))), 0);
+  /* x, y. x < y : boolean result */
+  k = cpu_kernel_compile(lam(2, x, y, p2(PRIM_LT, var(x), var(y))));
+  ck_assert(k && cpu_kernel_returns_bool(k));
+  /* a boolean parameter does not qualify */
+  Sym *b = sym_t("b", fe_ty_bool(), 0);
+  ck_assert_ptr_null(cpu_kernel_compile(lam(1, b, NULL, iff(var(b), num(1), num(2)))));
+  /* a tuple result does not qualify */
+  Term *pair[2] = {var(x), var(x)};
+  ck_assert_ptr_null(cpu_kernel_compile(lam(1, x, NULL, fe_term_kids(sp, T_TUPLE, fe_ty_pair(fe_ty_real(), fe_ty_real()), 2, pair))));
+  /* an array builtin that depends on the parameter does not qualify */
+  Term *io = p1(PRIM_IOTA, var(x));
+  io->type = fe_ty_array(fe_ty_real());
+  Term *len = p1(PRIM_LENGTH, io);
+  len->type = fe_ty_real();
+  ck_assert_ptr_null(cpu_kernel_compile(lam(1, x, NULL, len)));
+  /* dead code is dropped: x. let t = sin x in x + 1 */
+  Sym *t = sym("t", 2);
+  k = cpu_kernel_compile(lam(1, x, NULL, let(t, p1(PRIM_SIN, var(x)), p2(PRIM_ADD, var(x), num(1)))));
+  ck_assert_int_eq(cpu_kernel_size(k), 1);
+  /* the cache answers the same kernel for the same term, NULL stays NULL */
+  Term *l = lam(1, x, NULL, p1(PRIM_EXP, var(x)));
+  ck_assert_ptr_eq(cpu_kernel_for(l), cpu_kernel_for(l));
+  ck_assert_ptr_null(cpu_kernel_for(lam(1, x, NULL, len)));
+  ck_assert_ptr_null(cpu_kernel_for(lam(1, x, NULL, len)));
+}
+END_TEST
+
+START_TEST(every_operation) {
+  enum { N = 3 * CPU_BLOCK + 17 };
+  static double xs[N], ys[N];
+  for (int i = 0; i < N; i++) {
+    xs[i] = data(i);
+    ys[i] = data(i + 1000);
+  }
+  xs[5] = ys[5]; /* some equal pairs for == and max/min */
+  xs[6] = -0.0;
+  ys[6] = 0.0;
+  Value frame[4] = {{0}};
+  Sym *x = sym("x", 0), *y = sym("y", 1);
+  for (int p = 0; p < PRIM__COUNT; p++) {
+    PrimClass c = fe_prims[p].cls;
+    if (c == P_ARRAY) continue;
+    Term *body;
+    if (c == P_SCALAR1) body = p1((Prim)p, var(x));
+    else if (c == P_SCALAR2 || c == P_CMP) body = p2((Prim)p, var(x), var(y));
+    else if (c == P_NOT) body = p1((Prim)p, p2(PRIM_LT, var(x), num(0)));
+    else body = p2((Prim)p, p2(PRIM_LT, var(x), num(0)), p2(PRIM_LT, var(y), num(1)));
+    const CpuKernel *k = cpu_kernel_compile(lam(2, x, y, body));
+    ck_assert_ptr_nonnull(k);
+    double *out = run_both(k, frame, xs, ys, N);
+    for (int i = 0; i < N; i++) {
+      double a = xs[i], b = ys[i], want;
+      switch (c) {
+      case P_SCALAR1: want = cpu_scalar1((Prim)p, a); break;
+      case P_SCALAR2: want = cpu_scalar2((Prim)p, a, b); break;
+      case P_CMP: want = cpu_compare((Prim)p, a, b); break;
+      case P_NOT: want = !(a < 0); break;
+      default: want = p == PRIM_AND ? (a < 0 && b < 1) : (a < 0 || b < 1); break;
+      }
+      ck_assert_msg(memcmp(&want, &out[i], sizeof want) == 0 || (want != want && out[i] != out[i]),
+                    "%s at %d: %.17g vs %.17g", fe_prims[p].name, i, out[i], want);
+    }
+  }
+}
+END_TEST
+
+START_TEST(select_let_and_free_variables) {
+  enum { N = 1000 };
+  static double xs[N];
+  for (int i = 0; i < N; i++) xs[i] = data(i);
+  Sym *x = sym("x", 0), *c = sym("c", 1), *t = sym("t", 2), *flag = sym_t("flag", fe_ty_bool(), 3);
+  Value frame[4] = {{0}};
+  frame[1] = val_real(2.5);
+  frame[3] = val_bool(true);
+  /* x. let t = x * c in if flag && t > 0 then log t else t - c */
+  Term *cond = p2(PRIM_AND, var(flag), p2(PRIM_GT, var(t), num(0)));
+  Term *body = let(t, p2(PRIM_MUL, var(x), var(c)), iff(cond, p1(PRIM_LOG, var(t)), p2(PRIM_SUB, var(t), var(c))));
+  const CpuKernel *k = cpu_kernel_compile(lam(1, x, NULL, body));
+  ck_assert_ptr_nonnull(k);
+  double *out = run_both(k, frame, xs, NULL, N);
+  for (int i = 0; i < N; i++) {
+    double tv = xs[i] * 2.5;
+    ck_assert(out[i] == (tv > 0 ? log(tv) : tv - 2.5));
+  }
+  /* free variables are read at bind time */
+  frame[1] = val_real(-1);
+  frame[3] = val_bool(false);
+  out = run_both(k, frame, xs, NULL, N);
+  for (int i = 0; i < N; i++) ck_assert(out[i] == -xs[i] + 1);
+}
+END_TEST
+
+START_TEST(partial_blocks) {
+  Sym *x = sym("x", 0), *y = sym("y", 1);
+  const CpuKernel *k = cpu_kernel_compile(lam(2, x, y, p2(PRIM_SUB, p2(PRIM_MUL, var(x), num(3)), var(y))));
+  Value frame[2] = {{0}};
+  size_t sizes[] = {0, 1, 255, 256, 257, 513};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    size_t n = sizes[s];
+    double *xs = NEW_ARRAY(double, n + 1), *ys = NEW_ARRAY(double, n + 1);
+    for (size_t i = 0; i < n; i++) {
+      xs[i] = (double)i;
+      ys[i] = (double)i / 7;
+    }
+    double *out = run_both(k, frame, xs, ys, n);
+    for (size_t i = 0; i < n; i++) ck_assert(out[i] == xs[i] * 3 - ys[i]);
+  }
+}
+END_TEST
+
+START_TEST(long_chains) {
+  /* ((x + 1) * 2 + 1) * 2 ... 500 deep: registers are reused */
+  Sym *x = sym("x", 0);
+  Term *b = var(x);
+  for (int i = 0; i < 500; i++) b = p2(i % 2 ? PRIM_MUL : PRIM_ADD, b, num(i % 2 ? 0.5 : 1));
+  const CpuKernel *k = cpu_kernel_compile(lam(1, x, NULL, b));
+  ck_assert_int_eq(cpu_kernel_size(k), 500);
+  double xs[300];
+  for (int i = 0; i < 300; i++) xs[i] = i;
+  Value frame[1] = {{0}};
+  double *out = run_both(k, frame, xs, NULL, 300);
+  for (int i = 0; i < 300; i++) {
+    double v = xs[i];
+    for (int j = 0; j < 500; j++) v = j % 2 ? v * 0.5 : v + 1;
+    ck_assert(out[i] == v);
+  }
+}
+END_TEST
+
+START_TEST(hoisting) {
+  /* x. x + length arr, arr a free array variable: length is evaluated once */
+  Sym *x = sym("x", 0), *arr = sym_t("arr", fe_ty_array(fe_ty_real()), 1);
+  Term *len = p1(PRIM_LENGTH, var(arr));
+  len->type = fe_ty_real();
+  const CpuKernel *k = cpu_kernel_compile(lam(1, x, NULL, p2(PRIM_ADD, var(x), len)));
+  ck_assert_ptr_nonnull(k);
+  ck_assert_int_eq(cpu_kernel_size(k), 1);
+  Value frame[2] = {{0}};
+  Array *a = val_new_real_array(3, sp);
+  frame[1] = val_array(a);
+  double xs[2] = {1, 2};
+  double *out = run_both(k, frame, xs, NULL, 2);
+  ck_assert(out[0] == 4 && out[1] == 5);
+
+  /* a hoisted part that fails makes bind answer false (the generic path
+     then raises the error where the element needs it) */
+  Term *io = p1(PRIM_IOTA, num(-1));
+  io->type = fe_ty_array(fe_ty_real());
+  Term *bad = p1(PRIM_LENGTH, io);
+  bad->type = fe_ty_real();
+  k = cpu_kernel_compile(lam(1, x, NULL, iff(p2(PRIM_LT, var(x), num(0)), bad, var(x))));
+  ck_assert_ptr_nonnull(k);
+  CpuKernelRun run;
+  ck_assert(!cpu_kernel_bind(k, frame, &run));
+
+  /* an interrupt while binding is raised again */
+  Term *io2 = p1(PRIM_IOTA, num(1e6));
+  io2->type = fe_ty_array(fe_ty_real());
+  Sym *z = sym("z", 1);
+  Term *m[2] = {lam(1, z, NULL, var(z)), io2};
+  Term *mp = fe_term_prim(sp, fe_ty_array(fe_ty_real()), PRIM_MAP, 2, m);
+  Term *ln = p1(PRIM_LENGTH, mp);
+  ln->type = fe_ty_real();
+  k = cpu_kernel_compile(lam(1, x, NULL, p2(PRIM_ADD, var(x), ln)));
+  ck_assert_ptr_nonnull(k);
+  fe_interrupted = 1;
+  FeTry t;
+  if (fe_try(&t)) {
+    cpu_kernel_bind(k, frame, &run);
+    fe_untry(&t);
+    ck_abort_msg("no interrupt");
+  }
+  ck_assert_str_eq(t.err.msg, "interrupted");
+  ck_assert_int_eq(fe_interrupted, 0);
+}
+END_TEST
+
+Suite *suite_kernel(void) {
+  Suite *s = suite_create("kernel");
+  TCase *tc = tcase_create("kernel");
+  tcase_add_test(tc, qualifies);
+  tcase_add_test(tc, every_operation);
+  tcase_add_test(tc, select_let_and_free_variables);
+  tcase_add_test(tc, partial_blocks);
+  tcase_add_test(tc, long_chains);
+  tcase_add_test(tc, hoisting);
+  suite_add_tcase(s, tc);
+  return s;
+}
