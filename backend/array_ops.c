@@ -288,7 +288,11 @@ static Value op_foldl(const Term *t, Value *frame) {
   return acc;
 }
 
-static Value op_scanl(const Term *t, Value *frame) {
+/* scanl (right = false) and scanr (right = true). Element k of the walk is
+   index i of the input, from the left for scanl and from the right for
+   scanr; the accumulator is the lambda's first argument in scanl and its
+   second in scanr (section 5). */
+static Value op_scan(const Term *t, Value *frame, bool right) {
   const Term *lam = t->kids[0];
   Value v = cpu_eval(t->kids[1], frame);
   Array *a = eval_array(t->kids[2], frame);
@@ -296,56 +300,29 @@ static Value op_scanl(const Term *t, Value *frame) {
   Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
   const MonoidFns *m = monoid_loops(lam);
   if (m) {
-    m->scanl(v.u.r, a->r, n, out->r, t->span);
+    (right ? m->scanr : m->scanl)(v.u.r, a->r, n, out->r, t->span);
     return val_array(out);
   }
   CpuKernelRun run;
   if (n > 0 && kernel_bind(lam, frame, &run)) {
     double acc = v.u.r;
-    out->r[0] = acc;
-    for (size_t i = 0; i < n; i++) {
-      if ((i & 4095) == 0) fe_poll_interrupt(t->span);
-      out->r[i + 1] = acc = cpu_kernel_call1(&run, acc, a->r[i]);
+    out->r[right ? n : 0] = acc;
+    for (size_t k = 0; k < n; k++) {
+      if ((k & 4095) == 0) fe_poll_interrupt(t->span);
+      size_t i = right ? n - 1 - k : k;
+      acc = right ? cpu_kernel_call1(&run, a->r[i], acc) : cpu_kernel_call1(&run, acc, a->r[i]);
+      out->r[right ? i : i + 1] = acc;
     }
     return val_array(out);
   }
   Value acc = v;
-  val_array_set(out, 0, acc);
-  for (size_t i = 0; i < n; i++) {
-    if ((i & 255) == 0) fe_poll_interrupt(t->span);
-    acc = apply2(lam, frame, acc, val_array_get(a, i));
-    val_array_set(out, i + 1, acc);
-  }
-  return val_array(out);
-}
-
-static Value op_scanr(const Term *t, Value *frame) {
-  const Term *lam = t->kids[0];
-  Value v = cpu_eval(t->kids[1], frame);
-  Array *a = eval_array(t->kids[2], frame);
-  size_t n = a->len;
-  Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
-  const MonoidFns *m = monoid_loops(lam);
-  if (m) {
-    m->scanr(v.u.r, a->r, n, out->r, t->span);
-    return val_array(out);
-  }
-  CpuKernelRun run;
-  if (n > 0 && kernel_bind(lam, frame, &run)) {
-    double acc = v.u.r;
-    out->r[n] = acc;
-    for (size_t i = n; i-- > 0;) {
-      if ((i & 4095) == 0) fe_poll_interrupt(t->span);
-      out->r[i] = acc = cpu_kernel_call1(&run, a->r[i], acc);
-    }
-    return val_array(out);
-  }
-  Value acc = v;
-  val_array_set(out, n, acc);
-  for (size_t i = n; i-- > 0;) {
-    if ((i & 255) == 0) fe_poll_interrupt(t->span);
-    acc = apply2(lam, frame, val_array_get(a, i), acc);
-    val_array_set(out, i, acc);
+  val_array_set(out, right ? n : 0, acc);
+  for (size_t k = 0; k < n; k++) {
+    if ((k & 255) == 0) fe_poll_interrupt(t->span);
+    size_t i = right ? n - 1 - k : k;
+    Value x = val_array_get(a, i);
+    acc = right ? apply2(lam, frame, x, acc) : apply2(lam, frame, acc, x);
+    val_array_set(out, right ? i : i + 1, acc);
   }
   return val_array(out);
 }
@@ -403,8 +380,8 @@ Value cpu_array_prim(const Term *t, Value *frame) {
   case PRIM_MAP2: return op_map2(t, frame);
   case PRIM_REDUCE: return op_reduce(t, frame);
   case PRIM_FOLDL: return op_foldl(t, frame);
-  case PRIM_SCANL: return op_scanl(t, frame);
-  case PRIM_SCANR: return op_scanr(t, frame);
+  case PRIM_SCANL: return op_scan(t, frame, false);
+  case PRIM_SCANR: return op_scan(t, frame, true);
   case PRIM_SHIFT1L:
   case PRIM_SHIFT1R: {
     Array *a = eval_array(t->kids[0], frame);

@@ -18,7 +18,9 @@
 
 enum { K_SELECT = PRIM__COUNT }; /* opcodes: the Prim of a scalar builtin, or this */
 enum { VK_PARAM, VK_CONST, VK_INPUT, VK_TEMP }; /* VK_CONST and VK_INPUT: inputs */
-enum { MAX_INSTR = 4096, MAX_INLINE_DEPTH = 32 };
+/* Limits: a body beyond them gets no kernel. MAX_VISITS bounds the work of
+   inlining (calls nested in calls can multiply). */
+enum { MAX_INSTR = 4096, MAX_INLINE_DEPTH = 32, MAX_VISITS = 200000 };
 
 typedef struct KInstr {
   int op;
@@ -112,6 +114,7 @@ typedef struct Compiler {
   int nctx, capctx;
   PMap globals; /* Global* -> vreg */
   int depth;
+  long visits;
 } Compiler;
 
 /* A compilation context: the lambda's body, or one inlined call. */
@@ -252,7 +255,7 @@ static int compile_var(Compiler *c, Ctx *x, const Sym *s) {
    cannot be compiled. */
 static int compile(Compiler *c, Ctx *x, const Term *t) {
   fe_stack_check(t->span);
-  if (!scalar_type(t->type)) return -1;
+  if (++c->visits > MAX_VISITS || !scalar_type(t->type)) return -1;
   switch (t->kind) {
   case T_NUM: return konst(c, t->num);
   case T_BOOL: return konst(c, t->b ? 1.0 : 0.0);

@@ -18,15 +18,21 @@ char *una_strndup(const char *s, size_t n) {
 
 char *una_strdup(const char *s) { return una_strndup(s, strlen(s)); }
 
+char *una_vsprintf(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  char *p = GC_MALLOC_ATOMIC((size_t)n + 1);
+  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+  vsnprintf(p, (size_t)n + 1, fmt, again);
+  va_end(again);
+  return p;
+}
+
 char *una_sprintf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *p = GC_MALLOC_ATOMIC((size_t)n + 1);
-  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
-  va_start(ap, fmt);
-  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  char *p = una_vsprintf(fmt, ap);
   va_end(ap);
   return p;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 
 /* GC-managed allocation: NEW for IR nodes (scanned), NEW_ATOMIC for data
@@ -20,6 +21,7 @@ void *una_alloc(size_t size);        /* GC_MALLOC, aborts only on internal OOM *
 char *una_strdup(const char *s);
 char *una_strndup(const char *s, size_t n);
 char *una_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *una_vsprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Internal invariants. A failed ASSERT is a bug in Una, never a user error. */
 _Noreturn void una_internal_error(const char *file, int line, const char *what);

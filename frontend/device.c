@@ -3,6 +3,7 @@
 #include "device.h"
 #include <dlfcn.h>
 
+/* The name of device d as the command line and :device write it. */
 const char *fe_device_name(FeDevice d) { return d == FE_DEVICE_GPU ? "gpu" : "cpu"; }
 
 typedef int (*CuInitFn)(unsigned int flags);
@@ -47,6 +48,7 @@ static void probe_once(void) {
   /* The library stays open: the GPU backend will use it. */
 }
 
+/* Probes once for a CUDA GPU; later calls return the cached answer. */
 bool fe_device_probe(const char **why) {
   if (!probed) {
     probe_once();

@@ -35,14 +35,8 @@ void fe_raise(FeError e) {
 void fe_error(Span s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  FeError e = {s, una_vsprintf(fmt, ap)};
   va_end(ap);
-  char *msg = GC_MALLOC_ATOMIC((size_t)n + 1);
-  if (!msg) una_internal_error(__FILE__, __LINE__, "out of memory for an error message");
-  va_start(ap, fmt);
-  vsnprintf(msg, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  FeError e = {s, msg};
   fe_raise(e);
 }
 

@@ -81,11 +81,13 @@ static int parse_args(int argc, char **argv, Job *job) {
     } else if (strcmp(a, "--device") == 0 || strncmp(a, "--device=", 9) == 0) {
       const char *d = a[8] == '=' ? a + 9 : NULL;
       if (!d) {
-        if (i + 1 >= argc) return bad_usage("option '--device' needs an argument (cpu, gpu or auto)");
+        if (i + 1 >= argc)
+          return bad_usage("option '--device' needs an argument (cpu, gpu or auto)");
         d = argv[++i];
       }
       if (!known_device(d))
-        return bad_usage(una_sprintf("unknown device '%s' for --device (expected cpu, gpu or auto)", d));
+        return bad_usage(
+            una_sprintf("unknown device '%s' for --device (expected cpu, gpu or auto)", d));
       job->device = d;
     } else if (strcmp(a, "--no-prelude") == 0) {
       job->no_prelude = true;
@@ -165,15 +167,22 @@ static void run_job(Job *job) {
   job->status = ok ? 0 : 1;
 }
 
-/* The worker thread: SIGINT is delivered here (main blocks it), the stack
-   guard knows this thread's stack. */
+/* The signals that the REPL handles (Ctrl-C, terminal resizing): main
+   blocks them so that they reach the worker thread. */
+static void interactive_signals(sigset_t *set) {
+  sigemptyset(set);
+  sigaddset(set, SIGINT);
+  sigaddset(set, SIGWINCH);
+}
+
+/* The worker thread: SIGINT and SIGWINCH are delivered here (main blocks
+   them), and the stack guard knows this thread's stack. */
 static void *job_thread(void *arg) {
   char base;
   fe_stack_init(&base, STACK_SIZE - STACK_SLACK);
-  sigset_t sigint;
-  sigemptyset(&sigint);
-  sigaddset(&sigint, SIGINT);
-  pthread_sigmask(SIG_UNBLOCK, &sigint, NULL);
+  sigset_t sigs;
+  interactive_signals(&sigs);
+  pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
   run_job(arg);
   return NULL;
 }
@@ -189,17 +198,21 @@ static size_t main_stack_size(void) {
 
 int main(int argc, char **argv) {
   GC_INIT();
+  /* Allocation failures are reported as located Una errors; the collector's
+     own warnings ("Out of Memory!", "Repeated allocation of very large
+     block") would only add noise on stderr. */
+  GC_set_warn_proc(GC_ignore_warn_proc);
   Job *job = NEW(Job);
   int status = parse_args(argc, argv, job);
   if (status >= 0) return status;
 
   pthread_attr_t attr;
   pthread_t th;
-  bool threaded = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, STACK_SIZE) == 0;
-  sigset_t sigint, old;
-  sigemptyset(&sigint);
-  sigaddset(&sigint, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigint, &old);
+  bool threaded =
+      pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, STACK_SIZE) == 0;
+  sigset_t sigs, old;
+  interactive_signals(&sigs);
+  pthread_sigmask(SIG_BLOCK, &sigs, &old);
   if (threaded && pthread_create(&th, &attr, job_thread, job) == 0) {
     pthread_join(th, NULL);
   } else {

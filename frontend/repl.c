@@ -13,13 +13,14 @@
 #define PROMPT_MORE "...> "
 #define HISTORY_KEEP 1000
 
-static Session *session;          /* the session being served (for completion) */
+static Session *session; /* the session being served (for completion) */
 static volatile sig_atomic_t got_sigint;
-static volatile sig_atomic_t running;  /* an input is being evaluated */
-static bool line_ready;           /* on_line was called */
-static char *ready_line;          /* its line (malloc'd by readline), NULL on EOF */
-static char *input;               /* the lines of the current input so far (GC) */
-static const char *history_path;  /* NULL: no history file */
+static volatile sig_atomic_t running; /* an input is being evaluated */
+static volatile sig_atomic_t got_sigwinch;
+static bool line_ready;          /* on_line was called */
+static char *ready_line;         /* its line (malloc'd by readline), NULL on EOF */
+static char *input;              /* the lines of the current input so far (GC) */
+static const char *history_path; /* NULL: no history file */
 
 /* SIGINT: abandon the input being typed, or interrupt the evaluation. */
 static void on_sigint(int sig) {
@@ -28,6 +29,12 @@ static void on_sigint(int sig) {
   fe_interrupted = 1;
   /* The terminal has echoed "^C"; the "interrupted" error goes below it. */
   if (running && write(STDOUT_FILENO, "\n", 1) < 0) got_sigint = 1;
+}
+
+/* SIGWINCH: the terminal changed size; readline is told in the main loop. */
+static void on_sigwinch(int sig) {
+  (void)sig;
+  got_sigwinch = 1;
 }
 
 /* readline's line handler: hands the line to the main loop. Removing the
@@ -75,9 +82,8 @@ static void history_add(const char *entry) {
 
 /* ---- completion ------------------------------------------------------- */
 
-static const char *const keywords[] = {"def",  "let",   "in",   "if",  "then", "else", "true",
-                                       "false", "grad", "wrt",  "inf", "nan",  "fst",  "snd",
-                                       NULL};
+static const char *const keywords[] = {"def",  "let", "in",  "if",  "then", "else", "true", "false",
+                                       "grad", "wrt", "inf", "nan", "fst",  "snd",  NULL};
 static const char *const devices[] = {"cpu", "gpu", "auto", NULL};
 
 static char **cands; /* malloc'd strings: the matches being offered */
@@ -117,7 +123,8 @@ static char **offer(const char *text) {
 /* True when the line starts with the command word cmd followed by a blank. */
 static bool line_is_command(const char *cmd) {
   size_t n = strlen(cmd);
-  return strncmp(rl_line_buffer, cmd, n) == 0 && (rl_line_buffer[n] == ' ' || rl_line_buffer[n] == '\t');
+  return strncmp(rl_line_buffer, cmd, n) == 0 &&
+         (rl_line_buffer[n] == ' ' || rl_line_buffer[n] == '\t');
 }
 
 #define NAME_BREAKS " \t\n\"()[],.+-*/^<>=!&|"
@@ -146,7 +153,8 @@ static char **complete(const char *text, int start, int end) {
     return NULL;
   }
   if (line_is_command(":device")) {
-    for (int i = 0; devices[i]; i++) add_cand(devices[i], NULL);
+    for (int i = 0; devices[i]; i++)
+      add_cand(devices[i], NULL);
     return offer(text);
   }
   if (rl_line_buffer[0] == ':' && !line_is_command(":type") && !line_is_command(":time"))
@@ -155,7 +163,8 @@ static char **complete(const char *text, int start, int end) {
   fe_env_each_name(session->env, add_cand, NULL);
   for (int i = 0; i < PRIM__COUNT; i++)
     if (fe_prim_lookup(fe_prims[i].name) == i) add_cand(fe_prims[i].name, NULL);
-  for (int i = 0; keywords[i]; i++) add_cand(keywords[i], NULL);
+  for (int i = 0; keywords[i]; i++)
+    add_cand(keywords[i], NULL);
   return offer(text);
 }
 
@@ -230,11 +239,13 @@ static bool take_line(const sigset_t *unblocked) {
   return !session->quit;
 }
 
+/* Runs the interactive loop on s until Ctrl-D or :quit (see repl.h). */
 int fe_repl(Session *s) {
   session = s;
   s->interactive = true;
   rl_readline_name = "una";
-  rl_catch_signals = 0; /* SIGINT is ours: see on_sigint */
+  rl_catch_signals = 0; /* SIGINT and SIGWINCH are ours: see on_sigint */
+  rl_catch_sigwinch = 0;
   rl_attempted_completion_function = complete;
   rl_completer_word_break_characters = NAME_BREAKS;
   rl_completion_word_break_hook = word_breaks;
@@ -246,13 +257,18 @@ int fe_repl(Session *s) {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0; /* no SA_RESTART: pselect must return EINTR */
   sigaction(SIGINT, &sa, NULL);
-  /* SIGINT stays blocked except inside pselect and while evaluating, so
-     that none slips in between testing got_sigint and waiting. */
-  sigset_t sigint, unblocked;
-  sigemptyset(&sigint);
-  sigaddset(&sigint, SIGINT);
-  sigprocmask(SIG_BLOCK, &sigint, &unblocked);
+  sa.sa_handler = on_sigwinch;
+  sigaction(SIGWINCH, &sa, NULL);
+  /* SIGINT and SIGWINCH stay blocked except inside pselect and while
+     evaluating, so that none slips in between testing the flags and
+     waiting. */
+  sigset_t ours, unblocked;
+  sigemptyset(&ours);
+  sigaddset(&ours, SIGINT);
+  sigaddset(&ours, SIGWINCH);
+  sigprocmask(SIG_BLOCK, &ours, &unblocked);
   sigdelset(&unblocked, SIGINT);
+  sigdelset(&unblocked, SIGWINCH);
 
   /* Bracketed paste off: a pasted block arrives line by line like typed
      input (continuation prompts and all), and readline's terminal
@@ -267,6 +283,10 @@ int fe_repl(Session *s) {
     if (got_sigint) {
       abandon_input();
       continue;
+    }
+    if (got_sigwinch) {
+      got_sigwinch = 0;
+      rl_resize_terminal();
     }
     int fd = fileno(rl_instream ? rl_instream : stdin);
     fd_set fds;
@@ -285,5 +305,6 @@ int fe_repl(Session *s) {
   rl_callback_handler_remove();
   sigprocmask(SIG_SETMASK, &unblocked, NULL);
   signal(SIGINT, SIG_DFL);
+  signal(SIGWINCH, SIG_DFL);
   return 0;
 }

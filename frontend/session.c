@@ -21,6 +21,7 @@ const FeCommandInfo fe_commands[] = {
     {NULL, NULL, NULL},
 };
 
+/* Makes a session on the CPU printing to stdout and stderr (see session.h). */
 Session *fe_session_new(void) {
   Session *s = NEW(Session);
   s->env = fe_env_new();
@@ -44,6 +45,8 @@ static void note(Session *s, const char *prefix, const char *msg) {
   fflush(s->err);
 }
 
+/* Sets s->device from "cpu", "gpu" or "auto"; this build always ends up on
+   the CPU and says why when the GPU was asked for. */
 bool fe_session_set_device(Session *s, const char *name, const char *prefix) {
   bool gpu = strcmp(name, "gpu") == 0, aut = strcmp(name, "auto") == 0;
   if (strcmp(name, "cpu") == 0) {
@@ -108,16 +111,16 @@ static Value *boxed_value(Value v) {
 static char *def_type_str(const Def *d) {
   if (d->nparams == 0) return fe_type_str(d->ret);
   const Type **ps = NEW_ARRAY(const Type *, d->nparams);
-  for (int i = 0; i < d->nparams; i++) ps[i] = d->params[i]->type;
+  for (int i = 0; i < d->nparams; i++)
+    ps[i] = d->params[i]->type;
   return fe_type_str(fe_ty_fun(d->nparams, ps, d->ret));
 }
 
-/* Prints a value on its own line and flushes, so that output keeps pace
-   with errors and with the user. */
+/* Prints a value on its own line. (s->out is flushed before any error
+   and at the end of each run, so that output and errors keep their order.) */
 static void print_value(Session *s, Value v) {
   val_print(s->out, v);
   fputc('\n', s->out);
-  fflush(s->out);
 }
 
 static double now_ms(void) {
@@ -142,7 +145,8 @@ static char *word_arg(const Item *it) {
       end = i;
       break;
     }
-  while (end > 0 && (a[end - 1] == ' ' || a[end - 1] == '\t' || a[end - 1] == '\r')) end--;
+  while (end > 0 && (a[end - 1] == ' ' || a[end - 1] == '\t' || a[end - 1] == '\r'))
+    end--;
   return una_strndup(a, end);
 }
 
@@ -184,14 +188,12 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     }
     fprintf(s->out, "Items: def f (x: R) : R = e, let x = e, or an expression e (its value is "
                     "printed).\n");
-    fflush(s->out);
     return true;
   }
   if (strcmp(name, "type") == 0) {
     Term *e = parse_arg(it, file);
     const Type *t = fe_check_type_of(s->env, e);
     fprintf(s->out, "%s\n", fe_type_str(t));
-    fflush(s->out);
     return true;
   }
   if (strcmp(name, "time") == 0) {
@@ -201,15 +203,16 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     Value v = cpu_call(d, NULL);
     double ms = now_ms() - t0;
     print_value(s, v);
-    fprintf(s->out, ms >= 100 ? "time: %.0f ms\n" : ms >= 1 ? "time: %.1f ms\n" : "time: %.3f ms\n",
+    fprintf(s->out,
+            ms >= 100 ? "time: %.0f ms\n"
+            : ms >= 1 ? "time: %.1f ms\n"
+                      : "time: %.3f ms\n",
             ms);
-    fflush(s->out);
     return true;
   }
   if (strcmp(name, "device") == 0) {
     if (!has_arg) {
       fprintf(s->out, "%s\n", fe_device_name(s->device));
-      fflush(s->out);
       return true;
     }
     if (!fe_session_set_device(s, arg, ""))
@@ -240,10 +243,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   case ITEM_DEF: {
     Def *d = fe_check_def(s->env, it);
     fe_env_bind_def(s->env, d);
-    if (echo) {
-      fprintf(s->out, "%s : %s\n", d->name, def_type_str(d));
-      fflush(s->out);
-    }
+    if (echo) fprintf(s->out, "%s : %s\n", d->name, def_type_str(d));
     return true;
   }
   case ITEM_LET: {
@@ -252,7 +252,8 @@ static bool run_item(Session *s, const Item *it, const char *file) {
     Value v = cpu_call(d, NULL);
     if (it->tuple_pattern) {
       ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
-      for (int i = 0; i < it->nnames; i++) gs[i]->value = boxed_value(v.u.t->items[i]);
+      for (int i = 0; i < it->nnames; i++)
+        gs[i]->value = boxed_value(v.u.t->items[i]);
     } else {
       ASSERT(it->nnames == 1);
       gs[0]->value = boxed_value(v);
@@ -261,7 +262,6 @@ static bool run_item(Session *s, const Item *it, const char *file) {
       fe_env_bind_global(s->env, gs[i]);
       if (echo) fprintf(s->out, "%s : %s\n", gs[i]->name, fe_type_str(gs[i]->type));
     }
-    fflush(s->out);
     return true;
   }
   case ITEM_EXPR: {
@@ -301,6 +301,7 @@ static bool parse_guarded(Session *s, const char *file, const char *text, size_t
   return false;
 }
 
+/* Parses text whole, then runs its items in order (see session.h). */
 bool fe_session_run_text(Session *s, const char *file, const char *text, size_t len,
                          bool stop_on_error) {
   if (s->quit) return true;
@@ -312,7 +313,8 @@ bool fe_session_run_text(Session *s, const char *file, const char *text, size_t 
   if (!parse_guarded(s, file, text, len, &pr)) return false;
   if (pr.nerrors > 0) {
     fflush(s->out);
-    for (int i = 0; i < pr.nerrors; i++) fe_error_print(s->err, pr.errors[i]);
+    for (int i = 0; i < pr.nerrors; i++)
+      fe_error_print(s->err, pr.errors[i]);
     return false;
   }
   bool ok = true;
@@ -326,6 +328,7 @@ bool fe_session_run_text(Session *s, const char *file, const char *text, size_t 
   return ok;
 }
 
+/* Reads the file at path and runs it, stopping at its first error. */
 bool fe_session_run_file(Session *s, const char *path) {
   size_t len = 0;
   char *text = read_file(path, &len);
@@ -337,6 +340,7 @@ bool fe_session_run_file(Session *s, const char *path) {
   return fe_session_run_text(s, path, text, len, true);
 }
 
+/* Runs the embedded prelude as "<prelude>", without echoing its defs. */
 bool fe_session_load_prelude(Session *s) {
   bool interactive = s->interactive;
   s->interactive = false;

@@ -9,14 +9,14 @@
 #include "device.h"
 
 typedef struct Session {
-  Env *env;          /* the top-level names bound so far */
-  FeDevice device;   /* where arrays live; only the CPU in this build */
-  bool optimize;     /* false under -O0 */
-  bool interactive;  /* REPL: a def or let echoes its name and type */
-  FILE *out;         /* values and command output (stdout by default) */
-  FILE *err;         /* errors and notes (stderr by default) */
-  bool quit;         /* set by :quit; nothing more runs once it is set */
-  int load_depth;    /* nesting of :load, bounded */
+  Env *env;         /* the top-level names bound so far */
+  FeDevice device;  /* where arrays live; only the CPU in this build */
+  bool optimize;    /* false under -O0 */
+  bool interactive; /* REPL: a def or let echoes its name and type */
+  FILE *out;        /* values and command output (stdout by default) */
+  FILE *err;        /* errors and notes (stderr by default) */
+  bool quit;        /* set by :quit; nothing more runs once it is set */
+  int load_depth;   /* nesting of :load, bounded */
 } Session;
 
 /* A new session with an empty environment, on the CPU, printing to stdout
@@ -49,8 +49,8 @@ bool fe_session_set_device(Session *s, const char *name, const char *prefix);
 /* The command words of section 8 that this build knows, NULL-terminated
    (for :help and tab completion), each with a one-line description. */
 typedef struct FeCommandInfo {
-  const char *name;  /* without ':' */
-  const char *args;  /* argument synopsis, "" when none */
+  const char *name; /* without ':' */
+  const char *args; /* argument synopsis, "" when none */
   const char *help;
 } FeCommandInfo;
 extern const FeCommandInfo fe_commands[];

@@ -413,6 +413,30 @@ END_TEST
 START_TEST(paths_100000) { paths_agree(100000); }
 END_TEST
 
+static CpuMonoid monoid(const char *expr, bool *swapped) {
+  const Term *t = check(expr)->body;
+  ck_assert(t->kind == T_PRIM);
+  return cpu_monoid_of(t->kids[0], swapped);
+}
+
+START_TEST(monoid_detection) {
+  bool sw;
+  ck_assert(monoid("reduce (+) 0 [1]", &sw) == CPU_M_ADD && !sw);
+  ck_assert(monoid("reduce (*) 1 [1]", &sw) == CPU_M_MUL && !sw);
+  ck_assert(monoid("reduce (max) 0 [1]", &sw) == CPU_M_MAX && !sw);
+  ck_assert(monoid("reduce (min) 0 [1]", &sw) == CPU_M_MIN && !sw);
+  ck_assert(monoid("reduce max 0 [1]", &sw) == CPU_M_MAX && !sw);
+  ck_assert(monoid("foldl (x, y. x + y) 0 [1]", &sw) == CPU_M_ADD && !sw);
+  ck_assert(monoid("scanl (x, y. y + x) 0 [1]", &sw) == CPU_M_ADD && sw);
+  ck_assert(monoid("scanr (a, b. max b a) 0 [1]", &sw) == CPU_M_MAX && sw);
+  ck_assert(monoid("reduce (x, y. x - y) 0 [1]", &sw) == CPU_M_NONE);
+  ck_assert(monoid("reduce (x, y. x + x) 0 [1]", &sw) == CPU_M_NONE);
+  ck_assert(monoid("reduce (x, y. x + y + 0) 0 [1]", &sw) == CPU_M_NONE);
+  ck_assert(monoid("reduce (x, y. x && y) true [true]", &sw) == CPU_M_NONE);
+  ck_assert(monoid("map (x. x + x) [1]", &sw) == CPU_M_NONE);
+}
+END_TEST
+
 /* The results against straightforward C loops. */
 START_TEST(reference_values) {
   enum { N = 100000 };
@@ -467,6 +491,7 @@ Suite *suite_eval(void) {
   tcase_add_test(tc, combinators);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, load_and_save);
+  tcase_add_test(tc, monoid_detection);
   tcase_add_test(tc, paths_0);
   tcase_add_test(tc, paths_1);
   tcase_add_test(tc, paths_255);

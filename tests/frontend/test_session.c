@@ -143,7 +143,8 @@ START_TEST(continue_after_error_when_asked) {
   Run r = run_in(bare(), "1\nfoo\n2\nbar\n3\n", false);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.out, "1\n2\n3\n");
-  ck_assert_str_eq(r.err, "t.una:2:1: error: unknown name 'foo'\nt.una:4:1: error: unknown name 'bar'\n");
+  ck_assert_str_eq(r.err,
+                   "t.una:2:1: error: unknown name 'foo'\nt.una:4:1: error: unknown name 'bar'\n");
 }
 END_TEST
 
@@ -171,8 +172,9 @@ END_TEST
 START_TEST(grad_evaluation_is_not_available_yet) {
   Run r = run_in(bare(), "def f (x: R) : R = x * x\ngrad f 3\n", true);
   ck_assert(!r.ok);
-  ck_assert_msg(strstr(r.err, "t.una:2:1: error: grad: gradient evaluation is not available in this "
-                              "build yet"),
+  ck_assert_msg(strstr(r.err,
+                       "t.una:2:1: error: grad: gradient evaluation is not available in this "
+                       "build yet"),
                 "%s", r.err);
 }
 END_TEST
@@ -270,7 +272,8 @@ START_TEST(command_arguments_may_end_in_comments) {
   char *path = temp_file("1 + 1\n");
   EXPECT_OUT(una_sprintf(":load %s -- two\n:load \"%s\" -- again\n", path, path), "2\n2\n");
   unlink(path);
-  EXPECT_ERR(":quit now -- or later\n", "", "t.una:1:7: error: ':quit' takes no argument, found 'now'\n");
+  EXPECT_ERR(":quit now -- or later\n", "",
+             "t.una:1:7: error: ':quit' takes no argument, found 'now'\n");
 }
 END_TEST
 
@@ -287,7 +290,8 @@ END_TEST
 START_TEST(command_device) {
   EXPECT_OUT(":device\n", "cpu\n");
   EXPECT_OUT(":device cpu\n:device\n", "cpu\n");
-  EXPECT_ERR(":device tpu\n", "", "t.una:1:9: error: unknown device 'tpu' (expected cpu, gpu or auto)\n");
+  EXPECT_ERR(":device tpu\n", "",
+             "t.una:1:9: error: unknown device 'tpu' (expected cpu, gpu or auto)\n");
   /* Asking for the GPU is not an error: this build stays on the CPU. */
   Run r = run_in(bare(), ":device gpu\n:device\n", true);
   ck_assert(r.ok);
@@ -315,7 +319,8 @@ START_TEST(run_file_reports_unreadable_files) {
   size_t el = 0;
   s->err = open_memstream(&eb, &el);
   ck_assert(!fe_session_run_file(s, "/nonexistent/y.una"));
-  ck_assert_str_eq(take(s->err, &eb), "/nonexistent/y.una: error: cannot open: No such file or directory\n");
+  ck_assert_str_eq(take(s->err, &eb),
+                   "/nonexistent/y.una: error: cannot open: No such file or directory\n");
 }
 END_TEST
 
