@@ -340,12 +340,11 @@ static Term *parse_atom(Parser *p) {
   }
 }
 
-/* postfix -> atom ('.' NUM)* */
+/* postfix -> atom ('.' NUM)*   (a projection's span is its '.') */
 static Term *parse_postfix(Parser *p) {
-  Span s = cur(p)->span;
   Term *e = parse_atom(p);
   while (cur(p)->kind == TK_DOT) {
-    next(p);
+    Span s = next(p)->span;
     const FeToken *n = cur(p);
     if (n->kind != TK_NUM || strspn(n->text, "0123456789") != strlen(n->text))
       expected(p, "a component number after '.'");

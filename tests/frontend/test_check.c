@@ -231,8 +231,8 @@ START_TEST(test_expressions) {
 
   err_is("if 1 then 1 else 2", "1:4: condition of if must be B, found R");
   err_is("if true then 1 else [1]", "1:1: if branches differ: then is R, else is [R]");
-  err_is("(1, 2).3", "1:1: tuple has 2 components; .3 is out of range");
-  err_is("let x = 1 in x.1", "1:14: projection of a non-tuple of type R");
+  err_is("(1, 2).3", "1:7: tuple has 2 components; .3 is out of range");
+  err_is("let x = 1 in x.1", "1:15: projection of a non-tuple of type R");
   err_is("fst 1", "1:1: projection of a non-tuple of type R");
   err_is("fst (1, 2) 3", "1:1: 'fst' expects 1 argument, found 2");
   err_is("[1, 2, true]", "1:8: array literal elements differ: element 1 is R, element 3 is B");

@@ -433,7 +433,7 @@ START_TEST(test_spans) {
   r = fe_parse_program("<t>", "[f (g y) z, -q, !b, (1, 2), (x. x), t.1, let a = 1 in a, if c then 1 else 2]", 76);
   e = r.items[0]->body;
   ck_assert_int_eq(e->kind, T_ARRAY);
-  int cols[] = {2, 13, 17, 21, 29, 37, 42, 58};
+  int cols[] = {2, 13, 17, 21, 29, 38, 42, 58};
   for (int i = 0; i < 8; i++) ck_assert_int_eq(e->kids[i]->span.col, cols[i]);
   ck_assert_int_eq(e->kids[0]->kids[0]->span.col, 5); /* g y: its head */
   ck_assert_int_eq(e->kids[4]->name_spans[0].col, 30);
