@@ -724,6 +724,7 @@ static Term *check(Ck *c, const Term *t) {
   case T_GLOBAL:
   case T_CALL:
   case T_GRAD:
+  case T_APP:
   case T__COUNT: break;
   }
   UNREACHABLE();

@@ -1,0 +1,307 @@
+/* build.c: typed constructors for checked and target Terms (see build.h). */
+#include "build.h"
+
+static const Type *R(void) { return fe_ty_real(); }
+
+Term *fe_mk_num(Span s, double v) { return fe_term_num(s, v); }
+Term *fe_mk_bool(Span s, bool v) { return fe_term_bool(s, v); }
+Term *fe_mk_var(Span s, Sym *x) { return fe_term_var(s, x); }
+
+Sym *fe_mk_sym(const char *name, const Type *type, Span s) {
+  return fe_sym_new(name, type, s);
+}
+
+static const Type *prim_result(Prim p) {
+  switch (fe_prims[p].cls) {
+  case P_SCALAR1:
+  case P_SCALAR2: return R();
+  case P_CMP:
+  case P_LOGIC:
+  case P_NOT: return fe_ty_bool();
+  case P_ARRAY: break;
+  }
+  UNREACHABLE();
+}
+
+Term *fe_mk_op1(Span s, Prim p, Term *a) {
+  ASSERT(fe_prims[p].arity == 1 && fe_prims[p].cls != P_ARRAY);
+  ASSERT(fe_type_eq(a->type, fe_prims[p].cls == P_NOT ? fe_ty_bool() : R()));
+  return fe_term_prim(s, prim_result(p), p, 1, &a);
+}
+
+Term *fe_mk_op2(Span s, Prim p, Term *a, Term *b) {
+  ASSERT(fe_prims[p].arity == 2 && fe_prims[p].cls != P_ARRAY);
+  ASSERT(fe_type_eq(a->type, b->type));
+  Term *args[2] = {a, b};
+  return fe_term_prim(s, prim_result(p), p, 2, args);
+}
+
+Term *fe_mk_add(Span s, Term *a, Term *b) { return fe_mk_op2(s, PRIM_ADD, a, b); }
+Term *fe_mk_mul(Span s, Term *a, Term *b) { return fe_mk_op2(s, PRIM_MUL, a, b); }
+
+Term *fe_mk_if(Span s, Term *c, Term *a, Term *b) {
+  ASSERT(c->type->kind == TY_BOOL && fe_type_eq(a->type, b->type));
+  Term *k[3] = {c, a, b};
+  return fe_term_kids(s, T_IF, a->type, 3, k);
+}
+
+Term *fe_mk_let(Span s, Sym *x, Term *rhs, Term *body) {
+  ASSERT(fe_type_eq(x->type, rhs->type));
+  Term *k[2] = {rhs, body};
+  Term *t = fe_term_kids(s, T_LET, body->type, 2, k);
+  t->sym = x;
+  t->str = x->name;
+  return t;
+}
+
+Term *fe_mk_lettup(Span s, int n, Sym **xs, Term *rhs, Term *body) {
+  ASSERT(rhs->type->kind == TY_TUPLE && rhs->type->n == n);
+  for (int i = 0; i < n; i++) ASSERT(fe_type_eq(xs[i]->type, rhs->type->elems[i]));
+  Term *k[2] = {rhs, body};
+  Term *t = fe_term_kids(s, T_LETTUP, body->type, 2, k);
+  t->syms = NEW_ARRAY(Sym *, n);
+  memcpy(t->syms, xs, sizeof(Sym *) * (size_t)n);
+  t->nsyms = n;
+  return t;
+}
+
+Term *fe_mk_tuple(Span s, int n, Term **items) {
+  ASSERT(n >= 2);
+  const Type **ts = NEW_ARRAY(const Type *, n);
+  for (int i = 0; i < n; i++) ts[i] = items[i]->type;
+  return fe_term_kids(s, T_TUPLE, fe_ty_tuple(n, ts), n, items);
+}
+
+Term *fe_mk_proj(Span s, Term *e, int index) {
+  ASSERT(e->type->kind == TY_TUPLE && index >= 0 && index < e->type->n);
+  Term *t = fe_term_kids(s, T_PROJ, e->type->elems[index], 1, &e);
+  t->index = index;
+  return t;
+}
+
+Term *fe_mk_lam(Span s, int n, Sym **xs, Term *body) {
+  const Type **pt = NEW_ARRAY(const Type *, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) pt[i] = xs[i]->type;
+  Term *t = fe_term_kids(s, T_LAM, fe_ty_fun(n, pt, body->type), 1, &body);
+  t->syms = NEW_ARRAY(Sym *, n > 0 ? n : 1);
+  if (n > 0) memcpy(t->syms, xs, sizeof(Sym *) * (size_t)n);
+  t->nsyms = n;
+  return t;
+}
+
+Term *fe_mk_app(Span s, Term *f, int n, Term **args) {
+  ASSERT(f->type->kind == TY_FUN && f->type->n == n);
+  for (int i = 0; i < n; i++) ASSERT(fe_type_eq(f->type->elems[i], args[i]->type));
+  Term **k = NEW_ARRAY(Term *, n + 1);
+  k[0] = f;
+  if (n > 0) memcpy(k + 1, args, sizeof(Term *) * (size_t)n);
+  return fe_term_kids(s, T_APP, f->type->elem, n + 1, k);
+}
+
+static Term *array_prim(Span s, Prim p, const Type *type, int n, Term **args) {
+  return fe_term_prim(s, type, p, n, args);
+}
+
+Term *fe_mk_map(Span s, Term *lam, Term *a) {
+  ASSERT(lam->kind == T_LAM && lam->nsyms == 1 && a->type->kind == TY_ARRAY);
+  ASSERT(fe_type_eq(lam->syms[0]->type, a->type->elem));
+  Term *k[2] = {lam, a};
+  return array_prim(s, PRIM_MAP, fe_ty_array(lam->kids[0]->type), 2, k);
+}
+
+Term *fe_mk_map2(Span s, Term *lam, Term *a, Term *b) {
+  ASSERT(lam->kind == T_LAM && lam->nsyms == 2);
+  ASSERT(a->type->kind == TY_ARRAY && b->type->kind == TY_ARRAY);
+  ASSERT(fe_type_eq(lam->syms[0]->type, a->type->elem));
+  ASSERT(fe_type_eq(lam->syms[1]->type, b->type->elem));
+  Term *k[3] = {lam, a, b};
+  return array_prim(s, PRIM_MAP2, fe_ty_array(lam->kids[0]->type), 3, k);
+}
+
+/* reduce, foldl, scanl: lambda (acc, elem); scanr: lambda (elem, acc). */
+static Term *fold_prim(Span s, Prim p, Term *lam, Term *v, Term *a) {
+  ASSERT(lam->kind == T_LAM && lam->nsyms == 2 && a->type->kind == TY_ARRAY);
+  int acc = p == PRIM_SCANR ? 1 : 0;
+  ASSERT(fe_type_eq(lam->syms[acc]->type, v->type));
+  ASSERT(fe_type_eq(lam->syms[1 - acc]->type, a->type->elem));
+  ASSERT(fe_type_eq(lam->kids[0]->type, v->type));
+  Term *k[3] = {lam, v, a};
+  bool scan = p == PRIM_SCANL || p == PRIM_SCANR;
+  return array_prim(s, p, scan ? fe_ty_array(v->type) : v->type, 3, k);
+}
+
+Term *fe_mk_reduce(Span s, Term *lam, Term *v, Term *a) { return fold_prim(s, PRIM_REDUCE, lam, v, a); }
+Term *fe_mk_foldl(Span s, Term *lam, Term *v, Term *a) { return fold_prim(s, PRIM_FOLDL, lam, v, a); }
+Term *fe_mk_scanl(Span s, Term *lam, Term *v, Term *a) { return fold_prim(s, PRIM_SCANL, lam, v, a); }
+Term *fe_mk_scanr(Span s, Term *lam, Term *v, Term *a) { return fold_prim(s, PRIM_SCANR, lam, v, a); }
+
+Term *fe_mk_shift(Span s, Prim p, Term *a) {
+  ASSERT((p == PRIM_SHIFT1L || p == PRIM_SHIFT1R) && a->type->kind == TY_ARRAY);
+  return array_prim(s, p, a->type, 1, &a);
+}
+
+Term *fe_mk_length(Span s, Term *a) {
+  ASSERT(a->type->kind == TY_ARRAY);
+  return array_prim(s, PRIM_LENGTH, R(), 1, &a);
+}
+
+Term *fe_mk_replicate(Span s, Term *n, Term *v) {
+  ASSERT(n->type->kind == TY_REAL);
+  Term *k[2] = {n, v};
+  return array_prim(s, PRIM_REPLICATE, fe_ty_array(v->type), 2, k);
+}
+
+Term *fe_mk_oplam(Span s, Prim op) {
+  Sym *xs[2] = {fe_mk_sym("x", R(), s), fe_mk_sym("y", R(), s)};
+  return fe_mk_lam(s, 2, xs, fe_mk_op2(s, op, fe_mk_var(s, xs[0]), fe_mk_var(s, xs[1])));
+}
+
+bool fe_type_is_ground(const Type *t) {
+  switch (t->kind) {
+  case TY_REAL: return true;
+  case TY_ARRAY: return fe_type_is_ground(t->elem);
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++)
+      if (!fe_type_is_ground(t->elems[i])) return false;
+    return true;
+  case TY_BOOL:
+  case TY_FUN: return false;
+  }
+  UNREACHABLE();
+}
+
+/* Binds e to a fresh variable unless it is already a variable or a
+   constant, so that it may be used several times; wrap() finishes the
+   binding around the term built from the returned use. */
+static Term *share(Span s, Term *e, Sym **bound) {
+  *bound = NULL;
+  if (e->kind == T_VAR || e->kind == T_NUM) return e;
+  *bound = fe_mk_sym("g", e->type, s);
+  return fe_mk_var(s, *bound);
+}
+
+static Term *wrap(Span s, Sym *bound, Term *rhs, Term *body) {
+  return bound ? fe_mk_let(s, bound, rhs, body) : body;
+}
+
+Term *fe_mk_zero_like(Span s, Term *like) {
+  const Type *t = like->type;
+  switch (t->kind) {
+  case TY_REAL: return fe_mk_num(s, 0);
+  case TY_ARRAY: {
+    Sym *x = fe_mk_sym("x", t->elem, s);
+    return fe_mk_map(s, fe_mk_lam(s, 1, &x, fe_mk_zero_like(s, fe_mk_var(s, x))), like);
+  }
+  case TY_TUPLE: {
+    Sym *b;
+    Term *v = share(s, like, &b);
+    Term **items = NEW_ARRAY(Term *, t->n);
+    for (int i = 0; i < t->n; i++) items[i] = fe_mk_zero_like(s, fe_mk_proj(s, v, i));
+    return wrap(s, b, like, fe_mk_tuple(s, t->n, items));
+  }
+  case TY_BOOL:
+  case TY_FUN: break;
+  }
+  UNREACHABLE();
+}
+
+Term *fe_mk_gadd(Span s, Term *a, Term *b) {
+  const Type *t = a->type;
+  ASSERT(fe_type_eq(t, b->type));
+  switch (t->kind) {
+  case TY_REAL: return fe_mk_add(s, a, b);
+  case TY_ARRAY: {
+    Sym *xs[2] = {fe_mk_sym("x", t->elem, s), fe_mk_sym("y", t->elem, s)};
+    Term *body = fe_mk_gadd(s, fe_mk_var(s, xs[0]), fe_mk_var(s, xs[1]));
+    return fe_mk_map2(s, fe_mk_lam(s, 2, xs, body), a, b);
+  }
+  case TY_TUPLE: {
+    Sym *ba, *bb;
+    Term *va = share(s, a, &ba), *vb = share(s, b, &bb);
+    Term **items = NEW_ARRAY(Term *, t->n);
+    for (int i = 0; i < t->n; i++)
+      items[i] = fe_mk_gadd(s, fe_mk_proj(s, va, i), fe_mk_proj(s, vb, i));
+    return wrap(s, ba, a, wrap(s, bb, b, fe_mk_tuple(s, t->n, items)));
+  }
+  case TY_BOOL:
+  case TY_FUN: break;
+  }
+  UNREACHABLE();
+}
+
+Term *fe_mk_gscale(Span s, Term *z, Term *e) {
+  const Type *t = e->type;
+  ASSERT(z->type->kind == TY_REAL);
+  switch (t->kind) {
+  case TY_REAL: return fe_mk_mul(s, z, e);
+  case TY_ARRAY: {
+    Sym *bz;
+    Term *vz = share(s, z, &bz);
+    Sym *x = fe_mk_sym("x", t->elem, s);
+    Term *m = fe_mk_map(s, fe_mk_lam(s, 1, &x, fe_mk_gscale(s, vz, fe_mk_var(s, x))), e);
+    return wrap(s, bz, z, m);
+  }
+  case TY_TUPLE: {
+    Sym *bz, *be;
+    Term *vz = share(s, z, &bz), *ve = share(s, e, &be);
+    Term **items = NEW_ARRAY(Term *, t->n);
+    for (int i = 0; i < t->n; i++) items[i] = fe_mk_gscale(s, vz, fe_mk_proj(s, ve, i));
+    return wrap(s, bz, z, wrap(s, be, e, fe_mk_tuple(s, t->n, items)));
+  }
+  case TY_BOOL:
+  case TY_FUN: break;
+  }
+  UNREACHABLE();
+}
+
+/* ---- slots ---- */
+
+static void bind_slot(Sym *x, int *n) {
+  if (x->slot < 0) x->slot = (*n)++;
+}
+
+static void reset_slots(Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_LET) t->sym->slot = -1;
+    if (t->kind == T_LETTUP || t->kind == T_LAM)
+      for (int i = 0; i < t->nsyms; i++) t->syms[i]->slot = -1;
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) reset_slots(t->kids[i]);
+    t = t->kids[t->nkids - 1]; /* the last child in a loop: let chains are long */
+  }
+}
+
+static void give_slots(Term *t, int *n) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_LET) bind_slot(t->sym, n);
+    if (t->kind == T_LETTUP || t->kind == T_LAM)
+      for (int i = 0; i < t->nsyms; i++) bind_slot(t->syms[i], n);
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) give_slots(t->kids[i], n);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+void fe_assign_slots(Def *d) {
+  for (int i = 0; i < d->nparams; i++) d->params[i]->slot = -1;
+  reset_slots(d->body);
+  int n = 0;
+  for (int i = 0; i < d->nparams; i++) bind_slot(d->params[i], &n);
+  give_slots(d->body, &n);
+  d->nslots = n;
+}
+
+Def *fe_mk_def(const char *name, Span s, int nparams, Sym **params, Term *body) {
+  Def *d = NEW(Def);
+  d->name = name;
+  d->span = s;
+  d->nparams = nparams;
+  d->params = NEW_ARRAY(Sym *, nparams > 0 ? nparams : 1);
+  if (nparams > 0) memcpy(d->params, params, sizeof(Sym *) * (size_t)nparams);
+  d->ret = body->type;
+  d->body = body;
+  fe_assign_slots(d);
+  return d;
+}

@@ -1,0 +1,69 @@
+/* build.h: typed constructors for checked and target Terms, used by every
+   pass that builds programs (AD, inliner, optimizer). Each constructor
+   computes the node's type from its children and ASSERTs that they fit, so
+   a pass cannot build an ill-typed tree without tripping an assertion.
+   Spans are taken from the argument `s` (the user's text that the new code
+   stands for). New binders get fresh Syms with slot -1; run
+   fe_assign_slots on the finished Def before evaluating it. */
+#ifndef UNA_BUILD_H
+#define UNA_BUILD_H
+
+#include "term.h"
+
+Term *fe_mk_num(Span s, double v);
+Term *fe_mk_bool(Span s, bool v);
+Term *fe_mk_var(Span s, Sym *x);
+/* A fresh variable of the given type (slot -1). */
+Sym *fe_mk_sym(const char *name, const Type *type, Span s);
+
+/* Scalar and comparison prims: fe_mk_op1(s, PRIM_SIN, a), fe_mk_op2(s,
+   PRIM_MUL, a, b). Types: R for P_SCALAR1/2, B for P_CMP/P_LOGIC/P_NOT. */
+Term *fe_mk_op1(Span s, Prim p, Term *a);
+Term *fe_mk_op2(Span s, Prim p, Term *a, Term *b);
+Term *fe_mk_add(Span s, Term *a, Term *b);
+Term *fe_mk_mul(Span s, Term *a, Term *b);
+
+Term *fe_mk_if(Span s, Term *c, Term *a, Term *b);
+Term *fe_mk_let(Span s, Sym *x, Term *rhs, Term *body);
+Term *fe_mk_lettup(Span s, int n, Sym **xs, Term *rhs, Term *body);
+/* n >= 2 */
+Term *fe_mk_tuple(Span s, int n, Term **items);
+/* 0-based index */
+Term *fe_mk_proj(Span s, Term *e, int index);
+
+/* A lambda over params xs (their types must be set); type TY_FUN. */
+Term *fe_mk_lam(Span s, int n, Sym **xs, Term *body);
+/* Application of a function-valued term (type TY_FUN) to n arguments. */
+Term *fe_mk_app(Span s, Term *f, int n, Term **args);
+
+/* Array builtins: the lambda (a LAM term) first, as in the source. */
+Term *fe_mk_map(Span s, Term *lam, Term *a);
+Term *fe_mk_map2(Span s, Term *lam, Term *a, Term *b);
+Term *fe_mk_reduce(Span s, Term *lam, Term *v, Term *a);
+Term *fe_mk_foldl(Span s, Term *lam, Term *v, Term *a);
+Term *fe_mk_scanl(Span s, Term *lam, Term *v, Term *a);
+Term *fe_mk_scanr(Span s, Term *lam, Term *v, Term *a);
+Term *fe_mk_shift(Span s, Prim p /* PRIM_SHIFT1L or PRIM_SHIFT1R */, Term *a);
+Term *fe_mk_length(Span s, Term *a);
+Term *fe_mk_replicate(Span s, Term *n, Term *v);
+/* The builtin-monoid lambda (x, y. x OP y) for OP in + * max min, over R. */
+Term *fe_mk_oplam(Span s, Prim op);
+
+/* Ground types G ::= R | (G, ..., G) | [R] (and arrays of ground types).
+   0_G shaped like the value of `like` (arrays take its length), and the
+   monoid sum a +^ b (element-wise on arrays, component-wise on tuples). */
+bool fe_type_is_ground(const Type *t);
+Term *fe_mk_zero_like(Span s, Term *like);
+Term *fe_mk_gadd(Span s, Term *a, Term *b);
+/* z *^ e: scales every real in e by the real z. */
+Term *fe_mk_gscale(Span s, Term *z, Term *e);
+
+/* Number of Sym-binding sites in t is counted and slots 0.. are handed
+   out afresh to d's parameters and to every binder in d's body (let,
+   let-tuple, lambda parameters), so that the Def can be evaluated. */
+void fe_assign_slots(Def *d);
+
+/* A Def named name with params and body, slots assigned. */
+Def *fe_mk_def(const char *name, Span s, int nparams, Sym **params, Term *body);
+
+#endif
