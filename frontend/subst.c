@@ -1,37 +1,91 @@
 /* subst.c: capture-free substitution, copying and free variables. */
 #include "subst.h"
 
-/* A small map from Sym to Term, scoped by truncation (binders push,
-   leaving a scope pops back to the saved length). Lookups scan from the
-   top, so inner bindings shadow outer ones. */
+/* A map from Sym to Term, scoped by truncation (binders push; leaving a
+   scope pops back to the saved length). A hash index on the Sym pointer
+   finds the newest entry for a Sym; each entry remembers the entry it
+   shadows, so popping restores the index. Linear in the term's size. */
 typedef struct {
   Sym **from;
   Term **to;
+  int *shadowed; /* index of the entry for the same Sym below, or -1 */
   int n, cap;
+  int *index; /* hash slots: entry index or -1 */
+  int nindex; /* power of two */
 } Map;
+
+static size_t hash_sym(const Sym *x, int nindex) {
+  return ((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull >> 7 & (size_t)(nindex - 1);
+}
+
+/* The hash slot that holds x, or the empty slot where x would go. */
+static int *slot_of(const Map *m, const Sym *x) {
+  size_t h = hash_sym(x, m->nindex);
+  for (;;) {
+    int *p = &m->index[h];
+    if (*p < 0 || m->from[*p] == x) return p;
+    h = (h + 1) & (size_t)(m->nindex - 1);
+  }
+}
+
+static void map_reindex(Map *m, int nindex) {
+  m->nindex = nindex;
+  m->index = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)nindex);
+  if (!m->index) una_internal_error(__FILE__, __LINE__, "out of memory");
+  for (int i = 0; i < nindex; i++) m->index[i] = -1;
+  for (int i = 0; i < m->n; i++) *slot_of(m, m->from[i]) = i; /* newest wins */
+}
 
 static void map_push(Map *m, Sym *from, Term *to) {
   if (m->n == m->cap) {
     int cap = m->cap ? m->cap * 2 : 16;
     Sym **f = NEW_ARRAY(Sym *, cap);
     Term **t = NEW_ARRAY(Term *, cap);
+    int *sh = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap);
+    if (!sh) una_internal_error(__FILE__, __LINE__, "out of memory");
     if (m->n) {
       memcpy(f, m->from, sizeof(Sym *) * (size_t)m->n);
       memcpy(t, m->to, sizeof(Term *) * (size_t)m->n);
+      memcpy(sh, m->shadowed, sizeof(int) * (size_t)m->n);
     }
     m->from = f;
     m->to = t;
+    m->shadowed = sh;
     m->cap = cap;
+    map_reindex(m, cap * 4);
   }
+  int *p = slot_of(m, from);
   m->from[m->n] = from;
   m->to[m->n] = to;
+  m->shadowed[m->n] = *p;
+  *p = m->n;
   m->n++;
 }
 
+/* Pops entries back to length n, restoring what they shadowed. */
+static void map_pop(Map *m, int n) {
+  while (m->n > n) {
+    m->n--;
+    int *p = slot_of(m, m->from[m->n]);
+    *p = m->shadowed[m->n];
+    if (*p < 0) {
+      /* Deleting from linear probing: re-insert the rest of the cluster. */
+      size_t h = (size_t)(p - m->index);
+      for (;;) {
+        h = (h + 1) & (size_t)(m->nindex - 1);
+        int e = m->index[h];
+        if (e < 0) break;
+        m->index[h] = -1;
+        *slot_of(m, m->from[e]) = e;
+      }
+    }
+  }
+}
+
 static Term *map_find(const Map *m, const Sym *x) {
-  for (int i = m->n - 1; i >= 0; i--)
-    if (m->from[i] == x) return m->to[i];
-  return NULL;
+  if (m->n == 0) return NULL;
+  int e = *slot_of(m, x);
+  return e < 0 ? NULL : m->to[e];
 }
 
 static Sym *rebind(Map *m, Span s, Sym *x) {
@@ -57,7 +111,7 @@ static Term *copy(const Term *t, Map *m) {
     c->kids[0] = copy(t->kids[0], m);
     c->sym = rebind(m, t->span, t->sym);
     c->kids[1] = copy(t->kids[1], m);
-    m->n = saved;
+    map_pop(m, saved);
     return c;
   case T_LETTUP:
     c->kids = NEW_ARRAY(Term *, 2);
@@ -65,14 +119,14 @@ static Term *copy(const Term *t, Map *m) {
     c->syms = NEW_ARRAY(Sym *, t->nsyms);
     for (int i = 0; i < t->nsyms; i++) c->syms[i] = rebind(m, t->span, t->syms[i]);
     c->kids[1] = copy(t->kids[1], m);
-    m->n = saved;
+    map_pop(m, saved);
     return c;
   case T_LAM:
     c->syms = NEW_ARRAY(Sym *, t->nsyms > 0 ? t->nsyms : 1);
     for (int i = 0; i < t->nsyms; i++) c->syms[i] = rebind(m, t->span, t->syms[i]);
     c->kids = NEW_ARRAY(Term *, 1);
     c->kids[0] = copy(t->kids[0], m);
-    m->n = saved;
+    map_pop(m, saved);
     return c;
   default:
     break;
