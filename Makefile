@@ -31,7 +31,7 @@ UNA      := $(B)/una
 endif
 CHECK_BIN := $(B)/check_una
 
-.PHONY: all deps demo check test asan install uninstall clean
+.PHONY: all deps demo check test asan bench-grad install uninstall clean
 all: $(UNA)
 
 deps:
@@ -77,6 +77,15 @@ test: check
 # The whole suite built and run with AddressSanitizer and UBSan.
 asan: deps
 	@$(MAKE) --no-print-directory SAN=1 check
+
+# The scaling benchmark of reverse mode (bench/grad_scale/README.md).
+$(B)/bench/grad_scale: bench/grad_scale/grad_scale.c $(B)/libuna.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+bench-grad: deps
+	@$(MAKE) --no-print-directory $(B)/bench/grad_scale
+	$(B)/bench/grad_scale
 
 install: $(UNA)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/una $(DESTDIR)$(PREFIX)/share/doc/una

@@ -1,13 +1,22 @@
-/* eval.c: the tree evaluator for checked terms: scalars, let, if, tuples,
-   calls and globals here; array builtins in array_ops.c. */
+/* eval.c: the tree evaluator for checked and target terms: scalars, let,
+   if, tuples, calls, globals, closures and their application here; array
+   builtins in array_ops.c.
+
+   cpu_eval's own C frame is kept small (buffers live in NOINLINE helpers)
+   and applications in tail position run in its loop, because the AD
+   pipeline's continuations nest as deep as the program is long. */
 #include "eval.h"
 #include "array_ops.h"
 #include "scalar.h"
 
-/* Frames of up to this many slots live on the C stack. */
-enum { SMALL_FRAME = 16 };
+/* Frames of up to this many slots live on the C stack; tuples and argument
+   lists of up to SMALL_ARGS items are gathered there (kept small: those
+   helpers stay on the C stack while their items are evaluated). */
+enum { SMALL_FRAME = 16, SMALL_ARGS = 4 };
 
-static Value eval_prim(const Term *t, Value *frame) {
+#define NOINLINE __attribute__((noinline))
+
+static NOINLINE Value eval_prim(const Term *t, Value *frame) {
   const PrimInfo *pi = &fe_prims[t->prim];
   switch (pi->cls) {
   case P_SCALAR1: return val_real(cpu_scalar1(t->prim, cpu_eval(t->kids[0], frame).u.r));
@@ -36,11 +45,48 @@ static Value eval_prim(const Term *t, Value *frame) {
   UNREACHABLE();
 }
 
-static Value eval_call(const Term *t, Value *frame) {
-  Value small[SMALL_FRAME];
-  Value *args = t->nkids <= SMALL_FRAME ? small : NEW_ARRAY(Value, t->nkids);
+static NOINLINE Value eval_call(const Term *t, Value *frame) {
+  Value small[SMALL_ARGS];
+  Value *args = t->nkids <= SMALL_ARGS ? small : NEW_ARRAY(Value, t->nkids);
   for (int i = 0; i < t->nkids; i++) args[i] = cpu_eval(t->kids[i], frame);
   return cpu_call(t->def, args);
+}
+
+static NOINLINE Value eval_tuple(const Term *t, Value *frame) {
+  Value small[SMALL_ARGS];
+  Value *items = t->nkids <= SMALL_ARGS ? small : NEW_ARRAY(Value, t->nkids);
+  for (int i = 0; i < t->nkids; i++) items[i] = cpu_eval(t->kids[i], frame);
+  return val_tuple(t->nkids, items);
+}
+
+static NOINLINE Value eval_array_literal(const Term *t, Value *frame) {
+  Array *a = val_new_array_of(t->type->elem, (size_t)t->nkids, t->span);
+  for (int i = 0; i < t->nkids; i++) val_array_set(a, (size_t)i, cpu_eval(t->kids[i], frame));
+  return val_array(a);
+}
+
+/* Evaluates the arguments of the application t (kids[1..]) in frame, then
+   stores them in the parameter slots of the closure's frame; all are
+   evaluated before any is stored. Returns the closure's LAM term and sets
+   *cframe to its frame. */
+static NOINLINE const Term *bind_app(const Term *t, Value *frame, Value **cframe) {
+  Value f = cpu_eval(t->kids[0], frame);
+  ASSERT(f.kind == V_CLOSURE);
+  const Term *lam = f.u.c->lam;
+  Value *cf = f.u.c->frame;
+  int n = t->nkids - 1;
+  ASSERT(lam->nsyms == n);
+  if (n == 1) {
+    Value a = cpu_eval(t->kids[1], frame);
+    cf[lam->syms[0]->slot] = a;
+  } else if (n > 1) {
+    Value small[SMALL_ARGS];
+    Value *args = n <= SMALL_ARGS ? small : NEW_ARRAY(Value, n);
+    for (int i = 0; i < n; i++) args[i] = cpu_eval(t->kids[i + 1], frame);
+    for (int i = 0; i < n; i++) cf[lam->syms[i]->slot] = args[i];
+  }
+  *cframe = cf;
+  return lam;
 }
 
 Value cpu_eval(const Term *t, Value *frame) {
@@ -67,27 +113,24 @@ Value cpu_eval(const Term *t, Value *frame) {
     case T_IF:
       t = cpu_eval(t->kids[0], frame).u.b ? t->kids[1] : t->kids[2];
       continue;
-    case T_TUPLE: {
-      Value small[SMALL_FRAME];
-      Value *items = t->nkids <= SMALL_FRAME ? small : NEW_ARRAY(Value, t->nkids);
-      for (int i = 0; i < t->nkids; i++) items[i] = cpu_eval(t->kids[i], frame);
-      return val_tuple(t->nkids, items);
-    }
+    case T_TUPLE: return eval_tuple(t, frame);
     case T_PROJ: {
       Value v = cpu_eval(t->kids[0], frame);
       ASSERT(v.kind == V_TUPLE && t->index >= 0 && t->index < v.u.t->n);
       return v.u.t->items[t->index];
     }
-    case T_ARRAY: {
-      Array *a = val_new_array_of(t->type->elem, (size_t)t->nkids, t->span);
-      for (int i = 0; i < t->nkids; i++) val_array_set(a, (size_t)i, cpu_eval(t->kids[i], frame));
-      return val_array(a);
-    }
+    case T_ARRAY: return eval_array_literal(t, frame);
     case T_PRIM: return eval_prim(t, frame);
     case T_CALL: return eval_call(t, frame);
     case T_GRAD: fe_error(t->span, "grad: gradient evaluation is not available in this build yet");
+    case T_LAM: return val_closure(t, frame); /* a lambda as a value */
+    case T_APP: {
+      /* A tail call: the closure's body replaces t, its frame replaces frame. */
+      const Term *lam = bind_app(t, frame, &frame);
+      t = lam->kids[0];
+      continue;
+    }
     case T_STR:
-    case T_LAM:
     case T_NAME:
     case T_APPLY:
     case T_OPREF:

@@ -396,8 +396,29 @@ static CpuKernel *finish(Compiler *c, const Term *lam, int result) {
   return k;
 }
 
+/* Whether t holds a function value (a LAM that is not a combinator's
+   argument) or an application: such bodies (target terms of the AD
+   pipeline, whose continuations write into the frame) are left to the tree
+   evaluator, never hoisted or compiled. */
+static bool has_closure(const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_APP || t->kind == T_LAM) return true;
+    if (t->nkids == 0) return false;
+    bool combinator = t->kind == T_PRIM && fe_prims[t->prim].cls == P_ARRAY;
+    for (int i = 0; i + 1 < t->nkids; i++) {
+      const Term *k = t->kids[i];
+      if (combinator && i == 0 && k->kind == T_LAM) k = k->kids[0];
+      if (has_closure(k)) return true;
+    }
+    t = t->kids[t->nkids - 1]; /* the last child in a loop: let chains are long */
+  }
+  return false;
+}
+
 const CpuKernel *cpu_kernel_compile(const Term *lam) {
   if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1) return NULL;
+  if (has_closure(lam->kids[0])) return NULL;
   for (int i = 0; i < lam->nsyms; i++)
     if (!lam->syms[i]->type || lam->syms[i]->type->kind != TY_REAL) return NULL;
   if (!scalar_type(lam->kids[0]->type)) return NULL;

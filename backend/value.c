@@ -1,4 +1,5 @@
-/* value.c: value constructors, checked array allocation, views, deep equality. */
+/* value.c: value constructors (closures too), checked array allocation,
+   views, deep equality. */
 #include "value.h"
 #include <unistd.h>
 
@@ -17,6 +18,16 @@ Value val_array(Array *a) {
   Value v;
   v.kind = V_ARRAY;
   v.u.a = a;
+  return v;
+}
+
+Value val_closure(const struct Term *lam, Value *frame) {
+  Closure *c = NEW(Closure);
+  c->lam = lam;
+  c->frame = frame;
+  Value v;
+  v.kind = V_CLOSURE;
+  v.u.c = c;
   return v;
 }
 
@@ -104,6 +115,7 @@ bool val_equal(Value a, Value b) {
       if (!val_equal(val_array_get(x, i), val_array_get(y, i))) return false;
     return true;
   }
+  case V_CLOSURE: return a.u.c->lam == b.u.c->lam && a.u.c->frame == b.u.c->frame;
   }
   UNREACHABLE();
 }

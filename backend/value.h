@@ -2,17 +2,21 @@
    arrays are GC-allocated. An array of reals is a flat double buffer from
    GC_MALLOC_ATOMIC (never scanned); any other array (booleans, tuples,
    nested arrays) holds boxed Values. Arrays are immutable once built, so a
-   view (shift1L/shift1R) may point into another array's buffer. */
+   view (shift1L/shift1R) may point into another array's buffer. A closure
+   (only in target programs of the AD pipeline) is a LAM term with the frame
+   it was created in, captured by reference. */
 #ifndef UNA_VALUE_H
 #define UNA_VALUE_H
 
 #include "../frontend/error.h"
 #include "../frontend/type.h"
 
-typedef enum { V_REAL, V_BOOL, V_TUPLE, V_ARRAY } ValueKind;
+typedef enum { V_REAL, V_BOOL, V_TUPLE, V_ARRAY, V_CLOSURE } ValueKind;
 
 typedef struct Tuple Tuple;
 typedef struct Array Array;
+typedef struct Closure Closure;
+struct Term; /* frontend/term.h */
 
 typedef struct Value {
   ValueKind kind;
@@ -21,6 +25,7 @@ typedef struct Value {
     bool b;
     Tuple *t;
     Array *a;
+    Closure *c;
   } u;
 } Value;
 
@@ -48,8 +53,20 @@ static inline Value val_bool(bool b) {
   v.u.b = b;
   return v;
 }
+/* A function value: the LAM term lam and the frame (of the enclosing Def's
+   activation) it was created in. Applying it stores the arguments in the
+   frame slots of lam's parameters and evaluates lam's body in that frame;
+   the frame is shared, not copied, which is correct because every binder
+   of a Def has its own slot and the AD pipeline uses each continuation
+   linearly, within the activation that created it. */
+struct Closure {
+  const struct Term *lam;
+  struct Value *frame;
+};
+
 Value val_tuple(int n, const Value *items);
 Value val_array(Array *a);
+Value val_closure(const struct Term *lam, struct Value *frame);
 
 /* Allocation of array payloads. Sizes are checked: a request too large for
    memory raises a located FeError at span s ("cannot allocate ..."). */
@@ -76,11 +93,12 @@ static inline void val_array_set(Array *a, size_t i, Value v) {
 }
 
 /* Value printing as LANGUAGE.md section 7: reals shortest round-trip,
-   true/false, [1, 2, 3], (1, [2, 3]). */
+   true/false, [1, 2, 3], (1, [2, 3]); a closure prints as <function>. */
 void val_print(FILE *out, Value v);
 char *val_to_string(Value v);
 
-/* Deep equality (reals compared with ==, so nan != nan). */
+/* Deep equality (reals compared with ==, so nan != nan; closures are equal
+   when they are the same LAM term in the same frame). */
 bool val_equal(Value a, Value b);
 
 #endif

@@ -1,5 +1,5 @@
 /* value_print.c: values as text (LANGUAGE.md section 7): shortest round-trip
-   reals, true/false, [1, 2, 3], (1, [2, 3]). */
+   reals, true/false, [1, 2, 3], (1, [2, 3]), <function>. */
 #include "value.h"
 
 /* Output goes either to a FILE or to a growing GC string. */
@@ -57,6 +57,7 @@ static void show(Sink *k, Value v) {
     put(k, "]");
     return;
   }
+  case V_CLOSURE: put(k, "<function>"); return;
   }
   UNREACHABLE();
 }

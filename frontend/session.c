@@ -3,6 +3,7 @@
 #include "session.h"
 #include "../backend/eval.h"
 #include "../backend/value.h"
+#include "../reverse/reverse.h"
 #include <errno.h>
 #include <time.h>
 
@@ -18,6 +19,7 @@ const FeCommandInfo fe_commands[] = {
     {"type", "e", "prints the type of e (an expression or a function name)"},
     {"time", "e", "prints the value of e, then how long evaluating it took"},
     {"device", "[cpu|gpu|auto]", "shows or sets where arrays live and array builtins run"},
+    {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target or direct"},
     {NULL, NULL, NULL},
 };
 
@@ -167,6 +169,65 @@ static char *load_path(const Item *it, const char *a) {
   return una_strdup(a);
 }
 
+/* The stages of :show. */
+static const char *const show_stages[] = {"source", "unf", "dunf", "target", "direct", NULL};
+
+/* :show STAGE f  or  :show STAGE (grad f wrt p q): prints the gradient of
+   f at a stage of the pipeline (reverse.h's rev_show). */
+static bool show_command(Session *s, const Item *it, const char *file) {
+  const char *a = word_arg(it);
+  Span at = it->arg_span.file ? it->arg_span : it->span;
+  if (!at.file) at.file = file;
+  size_t k = strcspn(a, " \t");
+  char *stage = una_strndup(a, k);
+  if (!stage[0])
+    fe_error(it->span, "':show' needs a stage and a function: :show STAGE f (stages: source, unf, "
+                       "dunf, target, direct)");
+  bool known = false;
+  for (int i = 0; show_stages[i]; i++) known |= strcmp(stage, show_stages[i]) == 0;
+  if (!known)
+    fe_error(at, "unknown stage '%s' (expected source, unf, dunf, target or direct)", stage);
+  const char *rest = a + k;
+  size_t skip = strspn(rest, " \t");
+  rest += skip;
+  if (!rest[0]) fe_error(at, "':show %s' needs a function name", stage);
+  Span fat = at;
+  fat.col += (int)(k + skip);
+  Term *e = fe_parse_expr(fat.file, rest, strlen(rest), fat.line, fat.col);
+  const char *fname = NULL;
+  if (e->kind == T_NAME) fname = e->str;
+  else if (e->kind == T_GRADREF && e->nkids == 0) fname = e->str;
+  else fe_error(e->span, "':show' expects a function name or (grad f wrt p ...), found '%s'", rest);
+  Def *f = fe_env_find_def(s->env, fname);
+  if (!f) fe_error(e->span, "unknown function '%s'", fname);
+  int *wrt = NEW_ARRAY(int, f->nparams > 0 ? f->nparams : 1);
+  int nwrt = 0;
+  if (e->kind == T_NAME || e->nnames == 0) {
+    for (int i = 0; i < f->nparams; i++)
+      if (f->params[i]->type->kind != TY_BOOL) wrt[nwrt++] = i;
+  } else {
+    for (int j = 0; j < e->nnames; j++) {
+      Span ws = e->name_spans ? e->name_spans[j] : e->span;
+      int i = 0;
+      while (i < f->nparams && strcmp(f->params[i]->name, e->names[j]) != 0) i++;
+      if (i == f->nparams) fe_error(ws, "'%s' is not a parameter of '%s'", e->names[j], fname);
+      if (f->params[i]->type->kind == TY_BOOL)
+        fe_error(ws, "cannot differentiate with respect to '%s': it has type B", e->names[j]);
+      for (int m = 0; m < nwrt; m++)
+        if (wrt[m] == i) fe_error(ws, "'%s' is named twice after wrt", e->names[j]);
+      wrt[nwrt++] = i;
+    }
+  }
+  if (nwrt == 0)
+    fe_error(e->span, "grad needs a function with a parameter of a type other than B; '%s' has none",
+             fname);
+  if (f->ret->kind != TY_REAL)
+    fe_error(e->span, "grad needs a function returning R; '%s' returns %s", fname,
+             fe_type_str(f->ret));
+  fprintf(s->out, "%s\n", rev_show(f, wrt, nwrt, stage));
+  return true;
+}
+
 /* Runs one command item. Returns false when a nested run failed (its
    errors are already printed); raises FeError for the command's own errors. */
 static bool run_command(Session *s, const Item *it, const char *file) {
@@ -198,7 +259,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   }
   if (strcmp(name, "time") == 0) {
     Term *e = parse_arg(it, file);
-    Def *d = fe_check_expr(s->env, e);
+    Def *d = rev_expand_grads(fe_check_expr(s->env, e));
     double t0 = now_ms();
     Value v = cpu_call(d, NULL);
     double ms = now_ms() - t0;
@@ -219,6 +280,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
       fe_error(arg_at, "unknown device '%s' (expected cpu, gpu or auto)", arg);
     return true;
   }
+  if (strcmp(name, "show") == 0) return show_command(s, it, file);
   if (strcmp(name, "load") == 0) {
     char *path = load_path(it, arg);
     size_t len = 0;
@@ -241,14 +303,14 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   bool echo = s->interactive && s->load_depth == 0;
   switch (it->kind) {
   case ITEM_DEF: {
-    Def *d = fe_check_def(s->env, it);
+    Def *d = rev_expand_grads(fe_check_def(s->env, it));
     fe_env_bind_def(s->env, d);
     if (echo) fprintf(s->out, "%s : %s\n", d->name, def_type_str(d));
     return true;
   }
   case ITEM_LET: {
     Global **gs = NULL;
-    Def *d = fe_check_let(s->env, it, &gs);
+    Def *d = rev_expand_grads(fe_check_let(s->env, it, &gs));
     Value v = cpu_call(d, NULL);
     if (it->tuple_pattern) {
       ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
@@ -265,7 +327,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
     return true;
   }
   case ITEM_EXPR: {
-    Def *d = fe_check_expr(s->env, it->body);
+    Def *d = rev_expand_grads(fe_check_expr(s->env, it->body));
     print_value(s, cpu_call(d, NULL));
     return true;
   }

@@ -1,4 +1,6 @@
-/* term_print.c: Terms, Defs and items -> Una source text (see term_print.h). */
+/* term_print.c: Terms, Defs and items -> Una source text (see term_print.h).
+   Target terms of the AD pipeline add two forms that are not Una source:
+   a lambda as a value, `fun (y1, y2) -> e`, and an application `k (a, b)`. */
 #include "term_print.h"
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@ typedef struct Buf {
   char *s;
   size_t n, cap;
   int flags;
+  const Term *comb_arg; /* the combinator argument about to be printed */
 } Buf;
 
 static void put(Buf *b, const char *s, size_t n) {
@@ -114,6 +117,10 @@ static int level_of(const Term *t) {
     return t->nkids > 0 ? L_APP : L_ATOM;
   case T_APPLY: case T_GRAD: case T_CALL:
     return t->nkids > 0 || t->kind == T_GRAD ? L_APP : L_ATOM;
+  case T_APP:
+    return L_APP;
+  case T_LAM: /* a typed lambda as a value: fun (x) -> e extends right */
+    return t->type ? L_LET : L_ATOM;
   case T_GRADREF:
     return t->nkids > 0 || t->nnames == 0 ? L_APP : L_ATOM;
   default:
@@ -131,6 +138,17 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail);
 static void emit_args(Buf *b, const Term *t) {
   for (int i = 0; i < t->nkids; i++) {
     puts_(b, " ");
+    emit(b, t->kids[i], L_POST, false);
+  }
+}
+
+/* A builtin's arguments; the function argument of a combinator (a LAM) is
+   printed as (x. e), every other LAM as a value. */
+static void emit_prim_args(Buf *b, const Term *t) {
+  for (int i = 0; i < t->nkids; i++) {
+    puts_(b, " ");
+    if (i == 0 && fe_prims[t->prim].cls == P_ARRAY && t->kids[0]->kind == T_LAM)
+      b->comb_arg = t->kids[0];
     emit(b, t->kids[i], L_POST, false);
   }
 }
@@ -179,7 +197,9 @@ static void emit_chain(Buf *b, const Term *t, int lv, bool tail) {
    stay unparenthesized. */
 static void emit(Buf *b, const Term *t, int ctx, bool tail) {
   fe_stack_check(t->span);
-  int lv = level_of(t);
+  bool comb_arg = b->comb_arg == t;
+  b->comb_arg = NULL;
+  int lv = comb_arg ? L_ATOM : level_of(t);
   bool paren = lv == L_LET ? !tail : lv < ctx;
   if (paren) {
     puts_(b, "(");
@@ -256,17 +276,27 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
     break;
   }
   case T_LAM: {
-    puts_(b, "(");
     int n = nbinders(t);
+    bool value = lv == L_LET; /* fun (x, y) -> e; else (x, y. e) */
+    puts_(b, value ? "fun (" : "(");
     for (int i = 0; i < n; i++) {
       if (i) puts_(b, ", ");
       put_binder(b, t, i);
     }
-    puts_(b, ". ");
-    emit(b, t->kids[0], L_LET, true);
-    puts_(b, ")");
+    puts_(b, value ? ") -> " : ". ");
+    emit(b, t->kids[0], L_LET, value ? tail : true);
+    if (!value) puts_(b, ")");
     break;
   }
+  case T_APP:
+    emit(b, t->kids[0], L_POST, false);
+    puts_(b, " (");
+    for (int i = 1; i < t->nkids; i++) {
+      if (i > 1) puts_(b, ", ");
+      emit(b, t->kids[i], L_LET, true);
+    }
+    puts_(b, ")");
+    break;
   case T_OPREF:
     putf(b, "(%s)", fe_prims[t->prim].infix ? fe_prims[t->prim].infix : fe_prims[t->prim].name);
     break;
@@ -291,7 +321,7 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
       emit(b, e, L_UNARY, tail);
     } else {
       puts_(b, fe_prims[t->prim].name);
-      emit_args(b, t);
+      emit_prim_args(b, t);
     }
     break;
   case T_APPLY:
@@ -333,7 +363,7 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
 }
 
 char *fe_term_str_opts(const Term *t, int flags) {
-  Buf b = {NULL, 0, 0, flags};
+  Buf b = {NULL, 0, 0, flags, NULL};
   puts_(&b, "");
   emit(&b, t, L_LET, true);
   return b.s;
@@ -370,7 +400,7 @@ static void emit_body(Buf *b, const Term *body) {
 }
 
 char *fe_def_str_opts(const Def *d, int flags) {
-  Buf b = {NULL, 0, 0, flags};
+  Buf b = {NULL, 0, 0, flags, NULL};
   putf(&b, "def %s", d->name);
   for (int i = 0; i < d->nparams; i++) {
     puts_(&b, " (");
@@ -386,7 +416,7 @@ char *fe_def_str_opts(const Def *d, int flags) {
 char *fe_def_str(const Def *d) { return fe_def_str_opts(d, 0); }
 
 char *fe_item_str(const Item *it) {
-  Buf b = {NULL, 0, 0, 0};
+  Buf b = {NULL, 0, 0, 0, NULL};
   puts_(&b, "");
   switch (it->kind) {
   case ITEM_DEF:

@@ -84,6 +84,7 @@ static bool same(Value a, Value b) {
     for (size_t i = 0; i < a.u.a->len; i++)
       if (!same(val_array_get(a.u.a, i), val_array_get(b.u.a, i))) return false;
     return true;
+  case V_CLOSURE: return val_equal(a, b);
   }
   return false;
 }

@@ -2,6 +2,7 @@
    (frontend/term_print.c): fewest parentheses, print-then-reparse round
    trips (listed and random trees), checked terms, defs, long chains. */
 #include "../../frontend/term_print.h"
+#include "../../frontend/build.h"
 #include "../suites.h"
 #include <math.h>
 #include <pthread.h>
@@ -367,6 +368,20 @@ START_TEST(test_checked_terms) {
 }
 END_TEST
 
+/* Regression: a builtin whose first argument is not a lambda (shift1R,
+   length) printed a nested application as if it were a combinator's
+   function argument, without parentheses: `shift1R scanl (...) 0 v`. */
+START_TEST(test_nested_builtin_args) {
+  Span s = fe_span("<c>", 1, 1);
+  Sym *v = fe_sym_new("v", fe_ty_array(fe_ty_real()), s);
+  Term *scan = fe_mk_scanl(s, fe_mk_oplam(s, PRIM_ADD), fe_mk_num(s, 0), fe_mk_var(s, v));
+  ck_assert_str_eq(fe_term_str(fe_mk_shift(s, PRIM_SHIFT1R, scan)),
+                   "shift1R (scanl (x, y. x + y) 0 v)");
+  ck_assert_str_eq(fe_term_str(fe_mk_length(s, fe_mk_shift(s, PRIM_SHIFT1L, fe_mk_var(s, v)))),
+                   "length (shift1L v)");
+}
+END_TEST
+
 START_TEST(test_items) {
   const char *src =
       "def f (x: R) (v: [(R, B)]) : [R] = v\n"
@@ -481,6 +496,7 @@ Suite *suite_term_print(void) {
   tcase_add_test(tc, test_round_trips);
   tcase_add_test(tc, test_random_round_trips);
   tcase_add_test(tc, test_checked_terms);
+  tcase_add_test(tc, test_nested_builtin_args);
   tcase_add_test(tc, test_items);
   tcase_add_test(tc, test_long_chain);
   suite_add_tcase(s, tc);

@@ -1,0 +1,445 @@
+/* retype.c: the re-checker of checked and target Defs (see retype.h). Each
+   node's type is compared with the type its kids' (already stored) types
+   give by the checker's rules; the kids are then checked in turn. Let
+   chains are walked in a loop, so long straight-line bodies need no deep
+   recursion. */
+#include "retype.h"
+
+/* Binder states in the table. */
+enum { IN_SCOPE = 1, OUT_OF_SCOPE = 2 };
+
+typedef struct Rt {
+  const Def *def;
+  const Sym **keys; /* open addressing on the Sym pointer */
+  char *state;
+  size_t cap, n;
+  int *slot_owner_id; /* per slot: id of the Sym holding it, 0 = free */
+} Rt;
+
+static _Noreturn void bad(const Term *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static _Noreturn void bad(const Term *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = una_vsprintf(fmt, ap);
+  va_end(ap);
+  fe_error(t->span, "internal: '%s' node at %d:%d: %s", fe_term_kind_names[t->kind], t->span.line,
+           t->span.col, msg);
+}
+
+static const char *ty(const Type *t) { return t ? fe_type_str(t) : "no type"; }
+
+static bool eq(const Type *a, const Type *b) { return a && b && fe_type_eq(a, b); }
+
+static size_t slot_of(const Rt *r, const Sym *x) {
+  size_t i = ((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull >> 17 & (r->cap - 1);
+  while (r->keys[i] && r->keys[i] != x) i = (i + 1) & (r->cap - 1);
+  return i;
+}
+
+static void grow(Rt *r) {
+  Rt g = *r;
+  g.cap = r->cap ? r->cap * 2 : 64;
+  g.keys = NEW_ARRAY(const Sym *, g.cap);
+  g.state = una_alloc(g.cap);
+  for (size_t i = 0; i < r->cap; i++)
+    if (r->keys[i]) {
+      size_t j = slot_of(&g, r->keys[i]);
+      g.keys[j] = r->keys[i];
+      g.state[j] = r->state[i];
+    }
+  *r = g;
+}
+
+static int state_of(const Rt *r, const Sym *x) {
+  if (!r->cap) return 0;
+  size_t i = slot_of(r, x);
+  return r->keys[i] ? r->state[i] : 0;
+}
+
+static void set_state(Rt *r, const Sym *x, int st) {
+  if ((r->n + 1) * 2 > r->cap) grow(r);
+  size_t i = slot_of(r, x);
+  if (!r->keys[i]) {
+    r->keys[i] = x;
+    r->n++;
+  }
+  r->state[i] = (char)st;
+}
+
+/* Brings the binder x (bound by node t) into scope: it must be typed, not
+   bound before in the Def, and own a slot of its own. */
+static void bind(Rt *r, const Term *t, const Sym *x) {
+  if (!x) bad(t, "binder missing");
+  if (!x->type) bad(t, "binder '%s' (#%d) has no type", x->name, x->id);
+  if (state_of(r, x)) bad(t, "'%s' (#%d) is bound twice in '%s'", x->name, x->id, r->def->name);
+  if (x->slot < 0 || x->slot >= r->def->nslots)
+    bad(t, "'%s' (#%d) has slot %d outside the frame of %d", x->name, x->id, x->slot,
+        r->def->nslots);
+  if (r->slot_owner_id[x->slot])
+    bad(t, "'%s' (#%d) shares slot %d with #%d", x->name, x->id, x->slot,
+        r->slot_owner_id[x->slot]);
+  r->slot_owner_id[x->slot] = x->id ? x->id : -1;
+  set_state(r, x, IN_SCOPE);
+}
+
+static void unbind(Rt *r, const Sym *x) { set_state(r, x, OUT_OF_SCOPE); }
+
+static void check(Rt *r, const Term *t);
+
+/* The node's stored type must be want. */
+static void expect_type(const Term *t, const Type *want) {
+  if (!eq(t->type, want)) bad(t, "has type %s, its parts give %s", ty(t->type), ty(want));
+}
+
+static void expect_kid(const Term *t, int i, const Type *want, const char *what) {
+  if (!eq(t->kids[i]->type, want))
+    bad(t, "%s must be %s, found %s", what, ty(want), ty(t->kids[i]->type));
+}
+
+static void expect_nkids(const Term *t, int n) {
+  if (t->nkids != n || (n > 0 && !t->kids)) bad(t, "has %d children, expected %d", t->nkids, n);
+  for (int i = 0; i < n; i++)
+    if (!t->kids[i]) bad(t, "child %d is missing", i + 1);
+}
+
+static const Type *R(void) { return fe_ty_real(); }
+static const Type *Bt(void) { return fe_ty_bool(); }
+
+/* A combinator's function argument: a LAM with n parameters of the given
+   types whose body has type ret (when ret is not NULL). Returns the body
+   type. */
+static const Type *check_fun_arg(Rt *r, const Term *t, int n, const Type *p0, const Type *p1,
+                                 const Type *ret) {
+  const Term *f = t->kids[0];
+  const char *who = fe_prims[t->prim].name;
+  if (f->kind != T_LAM) bad(t, "%s's function must be a lambda, found a '%s' node", who,
+                            fe_term_kind_names[f->kind]);
+  if (f->nsyms != n) bad(t, "%s's function takes %d parameters, expected %d", who, f->nsyms, n);
+  const Type *ps[2] = {p0, p1};
+  for (int i = 0; i < n; i++)
+    if (!f->syms || !f->syms[i] || !eq(f->syms[i]->type, ps[i]))
+      bad(t, "parameter %d of %s's function must be %s, found %s", i + 1, who, ty(ps[i]),
+          f->syms && f->syms[i] ? ty(f->syms[i]->type) : "nothing");
+  if (f->nkids != 1 || !f->kids || !f->kids[0]) bad(f, "lambda without a body");
+  const Type *bt = f->kids[0]->type;
+  if (ret && !eq(bt, ret)) bad(t, "%s's function must return %s, found %s", who, ty(ret), ty(bt));
+  if (!bt) bad(f, "lambda body has no type");
+  return bt;
+}
+
+static void check_file_arg(const Term *t, int i) {
+  const Term *k = t->kids[i];
+  if (k->kind != T_STR || !k->str) bad(t, "argument %d must be a file name, found a '%s' node",
+                                       i + 1, fe_term_kind_names[k->kind]);
+}
+
+static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
+
+static void check_array_prim(Rt *r, const Term *t) {
+  const Type *a, *v, *type = NULL;
+  switch (t->prim) {
+  case PRIM_MAP:
+    a = t->kids[1]->type;
+    if (!is_array(a)) bad(t, "argument 2 of map must be an array, found %s", ty(a));
+    type = fe_ty_array(check_fun_arg(r, t, 1, a->elem, NULL, NULL));
+    break;
+  case PRIM_MAP2: {
+    a = t->kids[1]->type;
+    const Type *b = t->kids[2]->type;
+    if (!is_array(a) || !is_array(b)) bad(t, "map2 needs two arrays, found %s and %s", ty(a), ty(b));
+    type = fe_ty_array(check_fun_arg(r, t, 2, a->elem, b->elem, NULL));
+    break;
+  }
+  case PRIM_REDUCE:
+    v = t->kids[1]->type;
+    if (!v) bad(t, "initial value has no type");
+    expect_kid(t, 2, fe_ty_array(v), "the array of reduce");
+    check_fun_arg(r, t, 2, v, v, v);
+    type = v;
+    break;
+  case PRIM_FOLDL:
+  case PRIM_SCANL:
+  case PRIM_SCANR:
+    v = t->kids[1]->type;
+    a = t->kids[2]->type;
+    if (!v) bad(t, "initial value has no type");
+    if (!is_array(a)) bad(t, "argument 3 must be an array, found %s", ty(a));
+    if (t->prim == PRIM_SCANR) check_fun_arg(r, t, 2, a->elem, v, v);
+    else check_fun_arg(r, t, 2, v, a->elem, v);
+    type = t->prim == PRIM_FOLDL ? v : fe_ty_array(v);
+    break;
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R:
+    if (!is_array(t->kids[0]->type)) bad(t, "argument must be an array, found %s", ty(t->kids[0]->type));
+    type = t->kids[0]->type;
+    break;
+  case PRIM_LENGTH:
+    if (!is_array(t->kids[0]->type)) bad(t, "argument must be an array, found %s", ty(t->kids[0]->type));
+    type = R();
+    break;
+  case PRIM_IOTA:
+    expect_kid(t, 0, R(), "the size");
+    type = fe_ty_array(R());
+    break;
+  case PRIM_REPLICATE:
+    expect_kid(t, 0, R(), "the size");
+    if (!t->kids[1]->type) bad(t, "the value has no type");
+    type = fe_ty_array(t->kids[1]->type);
+    break;
+  case PRIM_RAND:
+    expect_kid(t, 0, R(), "the size");
+    expect_kid(t, 1, R(), "the seed");
+    type = fe_ty_array(R());
+    break;
+  case PRIM_LOAD:
+    check_file_arg(t, 0);
+    type = fe_ty_array(R());
+    break;
+  case PRIM_SAVE:
+    check_file_arg(t, 0);
+    expect_kid(t, 1, fe_ty_array(R()), "the saved array");
+    type = t->kids[1]->type;
+    break;
+  default: bad(t, "unknown array builtin %d", (int)t->prim);
+  }
+  expect_type(t, type);
+}
+
+static void check_prim(Rt *r, const Term *t) {
+  if ((int)t->prim < 0 || t->prim >= PRIM__COUNT) bad(t, "unknown builtin %d", (int)t->prim);
+  const PrimInfo *pi = &fe_prims[t->prim];
+  expect_nkids(t, pi->arity);
+  switch (pi->cls) {
+  case P_SCALAR1:
+  case P_SCALAR2:
+    for (int i = 0; i < t->nkids; i++) expect_kid(t, i, R(), una_sprintf("operand %d of '%s'", i + 1, pi->name));
+    expect_type(t, R());
+    return;
+  case P_CMP:
+    if (t->prim == PRIM_EQ || t->prim == PRIM_NE) {
+      const Type *a = t->kids[0]->type;
+      if (!eq(a, R()) && !eq(a, Bt())) bad(t, "operands of '%s' must be R or B, found %s", pi->name, ty(a));
+      expect_kid(t, 1, a, una_sprintf("operand 2 of '%s'", pi->name));
+    } else {
+      for (int i = 0; i < 2; i++) expect_kid(t, i, R(), una_sprintf("operand %d of '%s'", i + 1, pi->name));
+    }
+    expect_type(t, Bt());
+    return;
+  case P_LOGIC:
+  case P_NOT:
+    for (int i = 0; i < t->nkids; i++) expect_kid(t, i, Bt(), una_sprintf("operand %d of '%s'", i + 1, pi->name));
+    expect_type(t, Bt());
+    return;
+  case P_ARRAY: check_array_prim(r, t); return;
+  }
+  UNREACHABLE();
+}
+
+/* Checks a function's arguments (kids[first..]) against its parameters. */
+static void check_args(const Term *t, const Def *d, int first) {
+  if (!d) bad(t, "no function");
+  if (t->nkids - first != d->nparams)
+    bad(t, "'%s' takes %d arguments, found %d", d->name, d->nparams, t->nkids - first);
+  for (int i = 0; i < d->nparams; i++)
+    if (!eq(t->kids[first + i]->type, d->params[i]->type))
+      bad(t, "argument %d of '%s' must be %s, found %s", i + 1, d->name, ty(d->params[i]->type),
+          ty(t->kids[first + i]->type));
+}
+
+static void check_grad(const Term *t) {
+  const Def *d = t->def;
+  check_args(t, d, 0);
+  if (!eq(d->ret, R())) bad(t, "grad of '%s', which returns %s", d->name, ty(d->ret));
+  if (t->nwrt < 1 || !t->wrt) bad(t, "grad with no parameter to differentiate");
+  const Type **gt = NEW_ARRAY(const Type *, t->nwrt);
+  for (int k = 0; k < t->nwrt; k++) {
+    int i = t->wrt[k];
+    if (i < 0 || i >= d->nparams) bad(t, "wrt index %d out of range", i);
+    for (int j = 0; j < k; j++)
+      if (t->wrt[j] == i) bad(t, "wrt names parameter %d twice", i + 1);
+    gt[k] = d->params[i]->type;
+  }
+  expect_type(t, t->nwrt == 1 ? gt[0] : fe_ty_tuple(t->nwrt, gt));
+}
+
+/* A lambda (a value or a combinator's argument): binds its parameters over
+   its body; its type is params -> body. */
+static void check_lam(Rt *r, const Term *t) {
+  expect_nkids(t, 1);
+  if (t->nsyms < 0 || (t->nsyms > 0 && !t->syms)) bad(t, "bad parameter list");
+  const Type **pt = NEW_ARRAY(const Type *, t->nsyms > 0 ? t->nsyms : 1);
+  for (int i = 0; i < t->nsyms; i++) {
+    bind(r, t, t->syms[i]);
+    pt[i] = t->syms[i]->type;
+  }
+  if (!t->kids[0]->type) bad(t, "body has no type");
+  expect_type(t, fe_ty_fun(t->nsyms, pt, t->kids[0]->type));
+  check(r, t->kids[0]);
+  for (int i = 0; i < t->nsyms; i++) unbind(r, t->syms[i]);
+}
+
+static void check_app(Rt *r, const Term *t) {
+  if (t->nkids < 1 || !t->kids || !t->kids[0]) bad(t, "application without a function");
+  const Type *f = t->kids[0]->type;
+  if (!f || f->kind != TY_FUN) bad(t, "applies a non-function of type %s", ty(f));
+  if (f->n != t->nkids - 1) bad(t, "function of %d parameters applied to %d arguments", f->n, t->nkids - 1);
+  for (int i = 0; i < f->n; i++) {
+    if (!t->kids[i + 1]) bad(t, "argument %d is missing", i + 1);
+    if (!eq(t->kids[i + 1]->type, f->elems[i]))
+      bad(t, "argument %d must be %s, found %s", i + 1, ty(f->elems[i]), ty(t->kids[i + 1]->type));
+  }
+  expect_type(t, f->elem);
+  for (int i = 0; i < t->nkids; i++) check(r, t->kids[i]);
+}
+
+/* One let or let-tuple of a spine: its right-hand side is checked (outside
+   the binders' scope), then its binders come into scope. */
+static void check_let_head(Rt *r, const Term *t) {
+  expect_nkids(t, 2);
+  check(r, t->kids[0]);
+  const Type *rt = t->kids[0]->type;
+  if (t->kind == T_LET) {
+    if (!t->sym) bad(t, "let without a binder");
+    if (!eq(t->sym->type, rt))
+      bad(t, "'%s' (#%d) has type %s, its right-hand side %s", t->sym->name, t->sym->id,
+          ty(t->sym->type), ty(rt));
+    bind(r, t, t->sym);
+  } else {
+    if (!rt || rt->kind != TY_TUPLE || rt->n != t->nsyms || !t->syms)
+      bad(t, "pattern of %d names for a value of type %s", t->nsyms, ty(rt));
+    for (int i = 0; i < t->nsyms; i++) {
+      if (!t->syms[i]) bad(t, "binder %d missing", i + 1);
+      if (!eq(t->syms[i]->type, rt->elems[i]))
+        bad(t, "'%s' (#%d) has type %s, component %d is %s", t->syms[i]->name, t->syms[i]->id,
+            ty(t->syms[i]->type), i + 1, ty(rt->elems[i]));
+      bind(r, t, t->syms[i]);
+    }
+  }
+  if (!eq(t->type, t->kids[1]->type))
+    bad(t, "has type %s, its body %s", ty(t->type), ty(t->kids[1]->type));
+}
+
+static void check(Rt *r, const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_LET || t->kind == T_LETTUP) {
+    /* the spine in a loop; the binders leave scope at its end */
+    size_t n = 0, cap = 16;
+    const Term **spine = NEW_ARRAY(const Term *, cap);
+    while (t->kind == T_LET || t->kind == T_LETTUP) {
+      if (n == cap) {
+        const Term **ns = NEW_ARRAY(const Term *, cap * 2);
+        memcpy(ns, spine, sizeof(Term *) * n);
+        spine = ns;
+        cap *= 2;
+      }
+      spine[n++] = t;
+      check_let_head(r, t);
+      t = t->kids[1];
+      fe_stack_check(t->span);
+    }
+    check(r, t);
+    for (size_t i = n; i-- > 0;) {
+      if (spine[i]->kind == T_LET) unbind(r, spine[i]->sym);
+      else
+        for (int j = 0; j < spine[i]->nsyms; j++) unbind(r, spine[i]->syms[j]);
+    }
+    return;
+  }
+  if (t->kind != T_STR && !t->type) bad(t, "has no type");
+  switch (t->kind) {
+  case T_NUM: expect_nkids(t, 0); expect_type(t, R()); return;
+  case T_BOOL: expect_nkids(t, 0); expect_type(t, Bt()); return;
+  case T_STR: bad(t, "a file name outside load or save");
+  case T_VAR: {
+    const Sym *x = t->sym;
+    if (!x) bad(t, "variable without a symbol");
+    int st = state_of(r, x);
+    if (st != IN_SCOPE)
+      bad(t, "'%s' (#%d) is %s", x->name, x->id, st == OUT_OF_SCOPE ? "used outside its scope" : "not bound in the Def");
+    if (!eq(t->type, x->type)) bad(t, "'%s' (#%d) has type %s, the use %s", x->name, x->id, ty(x->type), ty(t->type));
+    return;
+  }
+  case T_GLOBAL:
+    if (!t->global) bad(t, "no global");
+    expect_type(t, t->global->type);
+    return;
+  case T_IF:
+    expect_nkids(t, 3);
+    expect_kid(t, 0, Bt(), "the condition");
+    if (!eq(t->kids[1]->type, t->kids[2]->type))
+      bad(t, "branches differ: then is %s, else is %s", ty(t->kids[1]->type), ty(t->kids[2]->type));
+    expect_type(t, t->kids[1]->type);
+    break;
+  case T_TUPLE: {
+    if (t->nkids < 2) bad(t, "a tuple of %d components", t->nkids);
+    expect_nkids(t, t->nkids);
+    const Type **ts = NEW_ARRAY(const Type *, t->nkids);
+    for (int i = 0; i < t->nkids; i++) {
+      if (!t->kids[i]->type) bad(t, "component %d has no type", i + 1);
+      ts[i] = t->kids[i]->type;
+    }
+    expect_type(t, fe_ty_tuple(t->nkids, ts));
+    break;
+  }
+  case T_PROJ: {
+    expect_nkids(t, 1);
+    const Type *a = t->kids[0]->type;
+    if (!a || a->kind != TY_TUPLE) bad(t, "projection of a non-tuple of type %s", ty(a));
+    if (t->index < 0 || t->index >= a->n) bad(t, "projection .%d of a %d-tuple", t->index + 1, a->n);
+    expect_type(t, a->elems[t->index]);
+    break;
+  }
+  case T_ARRAY:
+    expect_nkids(t, t->nkids);
+    if (!is_array(t->type)) bad(t, "array literal of type %s", ty(t->type));
+    for (int i = 0; i < t->nkids; i++)
+      if (!eq(t->kids[i]->type, t->type->elem))
+        bad(t, "element %d is %s, the array's elements are %s", i + 1, ty(t->kids[i]->type),
+            ty(t->type->elem));
+    break;
+  case T_PRIM:
+    check_prim(r, t);
+    if (fe_prims[t->prim].cls == P_ARRAY) {
+      for (int i = 0; i < t->nkids; i++)
+        if (t->kids[i]->kind != T_STR) check(r, t->kids[i]);
+      return;
+    }
+    break;
+  case T_LAM: check_lam(r, t); return;
+  case T_APP: check_app(r, t); return;
+  case T_CALL:
+    check_args(t, t->def, 0);
+    expect_type(t, t->def->ret);
+    break;
+  case T_GRAD: check_grad(t); break;
+  case T_LET:
+  case T_LETTUP: UNREACHABLE();
+  case T_NAME:
+  case T_APPLY:
+  case T_OPREF:
+  case T_GRADREF:
+  case T__COUNT: bad(t, "a surface node in a checked term");
+  }
+  for (int i = 0; i < t->nkids; i++) check(r, t->kids[i]);
+}
+
+void fe_retype(const Def *d) {
+  Rt r = {d, NULL, NULL, 0, 0, NULL};
+  r.slot_owner_id = una_alloc(sizeof(int) * (size_t)(d->nslots > 0 ? d->nslots : 1));
+  if (!d->body) fe_error(d->span, "internal: def '%s' has no body", d->name);
+  for (int i = 0; i < d->nparams; i++) {
+    const Sym *x = d->params[i];
+    if (!x || !x->type) fe_error(d->span, "internal: parameter %d of '%s' has no type", i + 1, d->name);
+    if (state_of(&r, x)) fe_error(d->span, "internal: parameter '%s' of '%s' is listed twice", x->name, d->name);
+    if (x->slot < 0 || x->slot >= d->nslots || r.slot_owner_id[x->slot])
+      fe_error(d->span, "internal: parameter '%s' of '%s' has slot %d (frame of %d, or shared)",
+               x->name, d->name, x->slot, d->nslots);
+    r.slot_owner_id[x->slot] = x->id ? x->id : -1;
+    set_state(&r, x, IN_SCOPE);
+  }
+  check(&r, d->body);
+  if (!eq(d->ret, d->body->type))
+    fe_error(d->span, "internal: def '%s' returns %s, its body has type %s", d->name, ty(d->ret),
+             ty(d->body->type));
+}

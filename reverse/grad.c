@@ -1,0 +1,175 @@
+/* grad.c: the gradient of a function (figure 4's assembly): inline its
+   calls, check that everything can be differentiated, take the gradient
+   body on one of the two paths, wrap it as the Def grad_NAME; and ∇ of a
+   term for the transpose Jacobians of lambda bodies. Gradients are cached
+   per (function, wrt, path). */
+#include "grad.h"
+#include "paths.h"
+#include "../frontend/build.h"
+#include "../frontend/inline.h"
+
+/* ---- the cache (also the registry of gradient Defs) ---- */
+
+typedef struct CacheEntry {
+  const Def *f;
+  int *wrt;
+  int nwrt;
+  RevPath path;
+  Def *grad;
+  struct CacheEntry *next;
+} CacheEntry;
+
+#define CACHE_SLOTS 256
+static CacheEntry *cache[CACHE_SLOTS]; /* static: a root for the collector */
+
+static size_t cache_slot(const Def *f) {
+  return (size_t)(((uintptr_t)f >> 4) * 0x9E3779B97F4A7C15ull >> 20) % CACHE_SLOTS;
+}
+
+static Def *cache_find(const Def *f, const int *wrt, int nwrt, RevPath path) {
+  for (CacheEntry *e = cache[cache_slot(f)]; e; e = e->next)
+    if (e->f == f && e->path == path && e->nwrt == nwrt &&
+        memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0)
+      return e->grad;
+  return NULL;
+}
+
+static void cache_add(const Def *f, const int *wrt, int nwrt, RevPath path, Def *g) {
+  CacheEntry *e = NEW(CacheEntry);
+  e->f = f;
+  e->wrt = NEW_ARRAY(int, nwrt > 0 ? nwrt : 1);
+  memcpy(e->wrt, wrt, sizeof(int) * (size_t)nwrt);
+  e->nwrt = nwrt;
+  e->path = path;
+  e->grad = g;
+  size_t h = cache_slot(f);
+  e->next = cache[h];
+  cache[h] = e;
+}
+
+/* True when d is a gradient Def made by rev_grad. */
+static bool is_gradient(const Def *d) {
+  for (size_t h = 0; h < CACHE_SLOTS; h++)
+    for (CacheEntry *e = cache[h]; e; e = e->next)
+      if (e->grad == d) return true;
+  return false;
+}
+
+/* ---- nested gradients ---- */
+
+typedef struct {
+  const Def **seen;
+  int n, cap;
+} Visited;
+
+static bool visit(Visited *v, const Def *d) {
+  for (int i = 0; i < v->n; i++)
+    if (v->seen[i] == d) return false;
+  if (v->n == v->cap) {
+    v->cap = v->cap ? v->cap * 2 : 16;
+    const Def **a = NEW_ARRAY(const Def *, v->cap);
+    if (v->n) memcpy(a, v->seen, sizeof(Def *) * (size_t)v->n);
+    v->seen = a;
+  }
+  v->seen[v->n++] = d;
+  return true;
+}
+
+/* Raises at the first grad (or call of a gradient) in t or in the bodies
+   of the functions it calls. */
+static void no_nested_grad(const Term *t, Visited *v) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_GRAD || (t->kind == T_CALL && is_gradient(t->def)))
+      fe_error(t->span, "grad of a function that itself computes a gradient is not supported yet");
+    if (t->kind == T_CALL && visit(v, t->def)) no_nested_grad(t->def->body, v);
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) no_nested_grad(t->kids[i], v);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+/* ---- parameter types ---- */
+
+/* What is wrong with a parameter type under grad, or NULL. */
+static const char *param_problem(const Type *t) {
+  switch (t->kind) {
+  case TY_REAL:
+  case TY_BOOL: return NULL;
+  case TY_ARRAY:
+    if (t->elem->kind == TY_REAL) return NULL;
+    if (t->elem->kind == TY_TUPLE) return "arrays of tuples are";
+    if (t->elem->kind == TY_ARRAY) return "nested arrays are";
+    return "arrays of booleans are";
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++) {
+      if (t->elems[i]->kind == TY_BOOL) return "tuples with boolean components are";
+      const char *p = param_problem(t->elems[i]);
+      if (p) return p;
+    }
+    return NULL;
+  case TY_FUN: break;
+  }
+  return "functions are";
+}
+
+/* ---- gradients ---- */
+
+Term *rev_nabla(Sym **ctx, int n, const Term *body, RevPath path) {
+  int *wrt = NEW_ARRAY(int, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) wrt[i] = i;
+  return path == REV_UNF ? rev_unf_gradient(ctx, n, wrt, n, body)
+                         : rev_direct_gradient(ctx, n, wrt, n, body);
+}
+
+/* The inlined f, checked for what grad supports; *ctx gets its non-B
+   parameters and wrt_ctx the positions of wrt in ctx. */
+static Def *prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nctx, int **wrt_ctx) {
+  Visited v = {0};
+  visit(&v, f);
+  no_nested_grad(f->body, &v);
+  for (int i = 0; i < f->nparams; i++) {
+    const char *p = param_problem(f->params[i]->type);
+    if (p)
+      fe_error(f->params[i]->span, "grad: %s not supported under grad yet (parameter '%s' has type %s)",
+               p, f->params[i]->name, fe_type_str(f->params[i]->type));
+  }
+  Def *inl = fe_inline(f);
+  rev_check_supported(inl->body);
+  *ctx = NEW_ARRAY(Sym *, inl->nparams > 0 ? inl->nparams : 1);
+  int *where = NEW_ARRAY(int, inl->nparams > 0 ? inl->nparams : 1);
+  *nctx = 0;
+  for (int i = 0; i < inl->nparams; i++) {
+    where[i] = -1;
+    if (inl->params[i]->type->kind == TY_BOOL) continue;
+    where[i] = *nctx;
+    (*ctx)[(*nctx)++] = inl->params[i];
+  }
+  *wrt_ctx = NEW_ARRAY(int, nwrt > 0 ? nwrt : 1);
+  for (int k = 0; k < nwrt; k++) {
+    ASSERT(wrt[k] >= 0 && wrt[k] < inl->nparams && where[wrt[k]] >= 0);
+    (*wrt_ctx)[k] = where[wrt[k]];
+  }
+  return inl;
+}
+
+Def *rev_grad(const Def *f, const int *wrt, int nwrt, RevPath path) {
+  ASSERT(nwrt >= 1);
+  Def *g = cache_find(f, wrt, nwrt, path);
+  if (g) return g;
+  Sym **ctx;
+  int nctx, *wrt_ctx;
+  Def *inl = prepare(f, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
+  Term *body = path == REV_UNF ? rev_unf_gradient_top(ctx, nctx, wrt_ctx, nwrt, inl->body)
+                               : rev_direct_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body);
+  /* The gradient takes f's parameters (the same Syms: their slots are
+     0..nparams-1 in f, in the inlined f and here alike). */
+  g = fe_mk_def(una_sprintf("grad_%s", f->name), f->span, inl->nparams, inl->params, body);
+  for (int i = 0; i < g->nparams; i++) ASSERT(g->params[i]->slot == i);
+  cache_add(f, wrt, nwrt, path, g);
+  return g;
+}
+
+Def *rev_prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nctx, int **wrt_ctx) {
+  return prepare(f, wrt, nwrt, ctx, nctx, wrt_ctx);
+}

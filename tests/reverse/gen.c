@@ -1,0 +1,704 @@
+/* gen.c: the random program generator for the gradient tests (see gen.h).
+   Programs are produced as text, every compound expression in parentheses,
+   so that the text is an atom wherever it is pasted. */
+#include "gen.h"
+
+#include "../../frontend/common.h"
+
+GenRng gen_rng(uint64_t seed) {
+  GenRng r = {seed * 0x2545F4914F6CDD1DULL + 0x632BE59BD9B4E019ULL};
+  return r;
+}
+
+uint64_t gen_next(GenRng *r) {
+  uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+double gen_unit(GenRng *r) { return (double)(gen_next(r) >> 11) * 0x1p-53; }
+
+int gen_below(GenRng *r, int n) { return (int)(gen_next(r) % (uint64_t)n); }
+
+GenOptions gen_default_options(void) {
+  GenOptions o = {.size = 40, .depth = 5, .max_helpers = 2, .max_params = 3,
+                  .prelude = true, .nested = true};
+  return o;
+}
+
+/* ---- generator types: R, B, [R] with a length class, tuples ---- */
+
+typedef enum { G_R, G_B, G_ARR, G_TUP } GKind;
+
+/* Length classes: CLS_N is the common length of the def's array
+   parameters; k >= 0 is a literal length. Arrays combine (map2, if) only
+   within one class. */
+#define CLS_N (-1)
+#define CLS_ANY 99 /* for ty_has_arr: an array of any class */
+#define MAX_LIT 4
+
+typedef struct GTy {
+  GKind kind;
+  int cls;                  /* G_ARR */
+  int n;                    /* G_TUP */
+  const struct GTy *el[3];  /* G_TUP */
+} GTy;
+
+static const GTy ty_r = {G_R, 0, 0, {NULL}};
+static const GTy ty_b = {G_B, 0, 0, {NULL}};
+
+static const GTy *ty_arr(int cls) {
+  GTy *t = NEW(GTy);
+  t->kind = G_ARR;
+  t->cls = cls;
+  return t;
+}
+
+static const GTy *ty_tup(int n, const GTy *a, const GTy *b, const GTy *c) {
+  GTy *t = NEW(GTy);
+  t->kind = G_TUP;
+  t->n = n;
+  t->el[0] = a;
+  t->el[1] = b;
+  t->el[2] = c;
+  return t;
+}
+
+static bool ty_eq(const GTy *a, const GTy *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == G_ARR) return a->cls == b->cls;
+  if (a->kind != G_TUP) return true;
+  if (a->n != b->n) return false;
+  for (int i = 0; i < a->n; i++)
+    if (!ty_eq(a->el[i], b->el[i])) return false;
+  return true;
+}
+
+/* t with its class-N arrays given class c (a helper's result at a call). */
+static const GTy *ty_at(const GTy *t, int c) {
+  if (t->kind == G_ARR) return t->cls == CLS_N ? ty_arr(c) : t;
+  if (t->kind != G_TUP) return t;
+  return ty_tup(t->n, ty_at(t->el[0], c), ty_at(t->el[1], c), t->n > 2 ? ty_at(t->el[2], c) : NULL);
+}
+
+static bool ty_has_arr(const GTy *t, int cls) {
+  if (t->kind == G_ARR) return cls == CLS_ANY || t->cls == cls;
+  if (t->kind != G_TUP) return false;
+  for (int i = 0; i < t->n; i++)
+    if (ty_has_arr(t->el[i], cls)) return true;
+  return false;
+}
+
+static char *ty_text(const GTy *t) {
+  switch (t->kind) {
+  case G_R: return "R";
+  case G_B: return "B";
+  case G_ARR: return "[R]";
+  case G_TUP: {
+    char *s = una_sprintf("(%s", ty_text(t->el[0]));
+    for (int i = 1; i < t->n; i++) s = una_sprintf("%s, %s", s, ty_text(t->el[i]));
+    return una_sprintf("%s)", s);
+  }
+  }
+  return "?";
+}
+
+/* ---- generator state ---- */
+
+typedef struct Var {
+  const char *name;
+  const GTy *ty;
+} Var;
+
+typedef struct Helper {
+  const char *name;
+  int n;
+  const GTy *params[4];
+  const GTy *ret;
+} Helper;
+
+#define MAX_VARS 256
+#define MAX_HELPERS 6
+#define MAX_ACCESS 64
+
+typedef struct Gen {
+  GenRng r;
+  const GenOptions *o;
+  Var vars[MAX_VARS];
+  int nvars;
+  Helper helpers[MAX_HELPERS];
+  int nhelpers;
+  int budget;
+  int fresh;
+  int lam; /* lambda nesting */
+} Gen;
+
+static char *gen(Gen *G, const GTy *t, int d);
+
+static const char *fresh(Gen *G, const char *prefix) {
+  return una_sprintf("%s%d", prefix, ++G->fresh);
+}
+
+static void push(Gen *G, const char *name, const GTy *t) {
+  ASSERT(G->nvars < MAX_VARS);
+  G->vars[G->nvars].name = name;
+  G->vars[G->nvars].ty = t;
+  G->nvars++;
+}
+
+static bool chance(Gen *G, double p) { return gen_unit(&G->r) < p; }
+
+/* Collects into out the texts that access a value of type t: variables of
+   type t and projections of tuple variables (v.1, v.2.1). */
+static void access_in(const GTy *vt, const char *text, const GTy *t, char **out, int *n) {
+  if (*n >= MAX_ACCESS) return;
+  if (ty_eq(vt, t)) out[(*n)++] = (char *)text;
+  if (vt->kind == G_TUP)
+    for (int i = 0; i < vt->n; i++)
+      access_in(vt->el[i], una_sprintf("%s.%d", text, i + 1), t, out, n);
+}
+
+static char *get_access(Gen *G, const GTy *t) {
+  char *out[MAX_ACCESS];
+  int n = 0;
+  for (int i = 0; i < G->nvars; i++) access_in(G->vars[i].ty, G->vars[i].name, t, out, &n);
+  if (n == 0) return NULL;
+  /* the later bound (a let's own variable, a lambda's parameters) are
+     more likely, so that fewer bindings are dead */
+  int k = gen_below(&G->r, n * (n + 1) / 2), i = 0;
+  while (k >= i + 1) k -= ++i;
+  char *s = out[i];
+  /* fst/snd spell the projections of a pair variable now and then */
+  size_t len = strlen(s);
+  if (len > 2 && s[len - 2] == '.' && strchr(s, '.') == s + len - 2 && chance(G, 0.2)) {
+    const char *fn = s[len - 1] == '1' ? "fst" : s[len - 1] == '2' ? "snd" : NULL;
+    if (fn) return una_sprintf("(%s %.*s)", fn, (int)(len - 2), s);
+  }
+  return s;
+}
+
+/* True when some variable holds an array of class cls. */
+static bool has_cls(Gen *G, int cls) {
+  for (int i = 0; i < G->nvars; i++)
+    if (ty_has_arr(G->vars[i].ty, cls)) return true;
+  return false;
+}
+
+/* A class for a new array: mostly N when an N array is in scope. */
+static int pick_cls(Gen *G) {
+  if (has_cls(G, CLS_N) && chance(G, 0.85)) return CLS_N;
+  return 1 + gen_below(&G->r, 3);
+}
+
+static char *constant(Gen *G) {
+  static const char *const k[] = {"0.5", "1", "2", "0.25", "1.5", "3", "0.1", "0.75",
+                                  "(-1)", "(-0.5)", "(-2)", "(-1.25)"};
+  if (chance(G, 0.3)) {
+    double v = (gen_below(&G->r, 601) - 300) / 100.0;
+    char buf[32];
+    una_format_real(buf, sizeof buf, v);
+    return v < 0 ? una_sprintf("(%s)", buf) : una_strdup(buf);
+  }
+  return (char *)k[gen_below(&G->r, (int)(sizeof k / sizeof k[0]))];
+}
+
+/* A constant added to one side of a comparison, max or min: two sides
+   that are equal as functions (x and reduce (x, y. x + y + c) (-c) [x],
+   or the same variable twice) then never tie, and a tie is where finite
+   differences and the gradient's branch disagree. */
+static char *offset(Gen *G) {
+  double k = (0.05 + 0.45 * gen_unit(&G->r)) * (chance(G, 0.5) ? 1 : -1);
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.3f", k);
+  return k < 0 ? una_sprintf("(%s)", buf) : una_strdup(buf);
+}
+
+static const GTy *random_tuple_type(Gen *G) {
+  int c = pick_cls(G);
+  switch (gen_below(&G->r, 5)) {
+  case 0: return ty_tup(2, &ty_r, ty_arr(c), NULL);
+  case 1: return ty_tup(2, ty_arr(c), &ty_r, NULL);
+  case 2: return ty_tup(3, &ty_r, &ty_r, &ty_r);
+  case 3: return ty_tup(2, ty_tup(2, &ty_r, &ty_r, NULL), &ty_r, NULL);
+  default: return ty_tup(2, &ty_r, &ty_r, NULL);
+  }
+}
+
+/* A type for a let-bound value. */
+static const GTy *random_let_type(Gen *G) {
+  int k = gen_below(&G->r, 20);
+  if (k < 11) return &ty_r;
+  if (k < 16) return ty_arr(pick_cls(G));
+  if (k < 19) return random_tuple_type(G);
+  return &ty_b;
+}
+
+static char *leaf(Gen *G, const GTy *t) {
+  char *a = NULL;
+  switch (t->kind) {
+  case G_R:
+    if (chance(G, 0.85) && (a = get_access(G, t))) return a;
+    return constant(G);
+  case G_B: {
+    if (chance(G, 0.5) && (a = get_access(G, t))) return a;
+    if (chance(G, 0.2)) return chance(G, 0.5) ? "true" : "false";
+    a = leaf(G, &ty_r);
+    const char *op = chance(G, 0.5) ? "<" : ">";
+    return una_sprintf("(%s %s %s)", a, op, constant(G));
+  }
+  case G_ARR:
+    if ((t->cls == CLS_N || chance(G, 0.6)) && (a = get_access(G, t))) return a;
+    ASSERT(t->cls >= 0);
+    switch (gen_below(&G->r, 10)) {
+    case 0: return una_sprintf("(iota %d)", t->cls);
+    case 1: return una_sprintf("(rand %d %d)", t->cls, gen_below(&G->r, 100));
+    case 2:
+    case 3:
+    case 4: return una_sprintf("(replicate %d %s)", t->cls, leaf(G, &ty_r));
+    default: {
+      char *s = "[";
+      for (int i = 0; i < t->cls; i++) s = una_sprintf("%s%s%s", s, i ? ", " : "", leaf(G, &ty_r));
+      return una_sprintf("%s]", s);
+    }
+    }
+  case G_TUP: {
+    if (chance(G, 0.5) && (a = get_access(G, t))) return a;
+    char *s = una_sprintf("(%s", leaf(G, t->el[0]));
+    for (int i = 1; i < t->n; i++) s = una_sprintf("%s, %s", s, leaf(G, t->el[i]));
+    return una_sprintf("%s)", s);
+  }
+  }
+  return NULL;
+}
+
+/* ---- forms shared by every type ---- */
+
+static char *gen_if(Gen *G, const GTy *t, int d) {
+  char *c = gen(G, &ty_b, d - 1);
+  char *a = gen(G, t, d - 1);
+  return una_sprintf("(if %s then %s else %s)", c, a, gen(G, t, d - 1));
+}
+
+static char *gen_let(Gen *G, const GTy *t, int d) {
+  const GTy *xt = random_let_type(G);
+  char *rhs = gen(G, xt, d - 1);
+  const char *x = fresh(G, "v");
+  int mark = G->nvars;
+  push(G, x, xt);
+  char *body = gen(G, t, d - 1);
+  G->nvars = mark;
+  return una_sprintf("(let %s = %s in %s)", x, rhs, body);
+}
+
+static char *gen_lettup(Gen *G, const GTy *t, int d) {
+  const GTy *xt = random_tuple_type(G);
+  char *rhs = gen(G, xt, d - 1);
+  int mark = G->nvars;
+  char *pat = "(";
+  for (int i = 0; i < xt->n; i++) {
+    const char *x = fresh(G, "v");
+    push(G, x, xt->el[i]);
+    pat = una_sprintf("%s%s%s", pat, i ? ", " : "", x);
+  }
+  char *body = gen(G, t, d - 1);
+  G->nvars = mark;
+  return una_sprintf("(let %s) = %s in %s)", pat, rhs, body);
+}
+
+/* A call of a helper whose result (or a component of it) has type t, or
+   NULL when no helper fits. */
+static char *gen_call(Gen *G, const GTy *t, int d) {
+  struct {
+    int h, cls, proj;
+  } cand[64];
+  int n = 0;
+  for (int h = 0; h < G->nhelpers; h++) {
+    const Helper *hp = &G->helpers[h];
+    bool arrays = false;
+    for (int i = 0; i < hp->n; i++) arrays |= ty_has_arr(hp->params[i], CLS_ANY);
+    for (int c = CLS_N; c <= (arrays ? 3 : CLS_N); c++) {
+      if (c == CLS_N && arrays && !has_cls(G, CLS_N)) continue;
+      const GTy *rt = ty_at(hp->ret, c);
+      if (ty_eq(rt, t) && n < 64) cand[n].h = h, cand[n].cls = c, cand[n++].proj = 0;
+      if (rt->kind == G_TUP)
+        for (int i = 0; i < rt->n; i++)
+          if (ty_eq(rt->el[i], t) && n < 64) cand[n].h = h, cand[n].cls = c, cand[n++].proj = i + 1;
+    }
+  }
+  if (n == 0) return NULL;
+  int k = gen_below(&G->r, n);
+  const Helper *hp = &G->helpers[cand[k].h];
+  char *s = una_sprintf("(%s", hp->name);
+  for (int i = 0; i < hp->n; i++) s = una_sprintf("%s %s", s, gen(G, ty_at(hp->params[i], cand[k].cls), d - 1));
+  s = una_sprintf("%s)", s);
+  return cand[k].proj ? una_sprintf("(%s.%d)", s, cand[k].proj) : s;
+}
+
+/* ---- lambdas ---- */
+
+/* (x. body) over R, or (x, y. body) when two. */
+static char *gen_lam(Gen *G, int nparams, const char *p1, const char *p2, int d) {
+  const char *x = fresh(G, p1), *y = nparams == 2 ? fresh(G, p2) : NULL;
+  int mark = G->nvars;
+  push(G, x, &ty_r);
+  if (y) push(G, y, &ty_r);
+  G->lam++;
+  char *body = gen(G, &ty_r, d - 1);
+  G->lam--;
+  G->nvars = mark;
+  return y ? una_sprintf("(%s, %s. %s)", x, y, body) : una_sprintf("(%s. %s)", x, body);
+}
+
+/* An R -> R helper for `map h A`, or NULL. */
+static const char *unary_helper(Gen *G) {
+  for (int h = 0; h < G->nhelpers; h++)
+    if (G->helpers[h].n == 1 && G->helpers[h].params[0]->kind == G_R && G->helpers[h].ret->kind == G_R)
+      return G->helpers[h].name;
+  return NULL;
+}
+
+/* ---- R ---- */
+
+static char *gen_reduce(Gen *G, int d) {
+  char *a = gen(G, ty_arr(pick_cls(G)), d - 1);
+  switch (gen_below(&G->r, 12)) {
+  case 0: return una_sprintf("(reduce (+) 0 %s)", a);
+  case 1: return una_sprintf("(reduce (x, y. x + y) 0 %s)", a);
+  case 2: return una_sprintf("(reduce (x, y. y + x) 0 %s)", a);
+  case 3: return una_sprintf("(reduce (*) 1 %s)", a);
+  case 4: return una_sprintf("(reduce (x, y. x * y) 1 %s)", a);
+  case 5: return una_sprintf("(max (reduce (max) (-inf) %s) %s)", a, gen(G, &ty_r, d - 1));
+  case 6: return una_sprintf("(min (reduce (min) inf %s) %s)", a, gen(G, &ty_r, d - 1));
+  case 7: return una_sprintf("(max (reduce (x, y. max x y) (-inf) %s) %s)", a, gen(G, &ty_r, d - 1));
+  case 8:
+    /* log (exp x + exp y) over bounded elements: exp never underflows to
+       0 or overflows (where the body's derivative would be 0/0) */
+    return una_sprintf("(max (reduce (x, y. log (exp x + exp y)) (-inf) (map (t. 3 * tanh t) %s)) %s)", a,
+                       gen(G, &ty_r, d - 1));
+  case 9: {
+    /* a free variable in the body: x + y + c has the unit -c */
+    const char *c = fresh(G, "c");
+    char *e = gen(G, &ty_r, d - 1);
+    return una_sprintf("(let %s = %s in reduce (x, y. x + y + %s) (-%s) %s)", c, e, c, c, a);
+  }
+  case 10: {
+    /* x * y * c has the unit 1 / c (c > 0) */
+    const char *c = fresh(G, "c");
+    char *e = gen(G, &ty_r, d - 1);
+    return una_sprintf("(let %s = exp (tanh %s) in reduce (x, y. x * y * %s) (1 / %s) %s)", c, e, c,
+                       c, a);
+  }
+  default: return una_sprintf("(reduce (x, y. x + y) (0 * %s) %s)", gen(G, &ty_r, d - 1), a);
+  }
+}
+
+static char *gen_foldl(Gen *G, int d) {
+  char *a = gen(G, ty_arr(pick_cls(G)), d - 1);
+  char *init = gen(G, &ty_r, d - 1);
+  char *lam;
+  switch (gen_below(&G->r, 4)) {
+  case 0: {
+    /* Horner's rule in a free variable (of size below 1: no overflow,
+       even when the variable is an outer accumulator) */
+    char *x = leaf(G, &ty_r);
+    const char *acc = fresh(G, "acc"), *c = fresh(G, "e");
+    lam = una_sprintf("(%s, %s. %s * sin %s + %s)", acc, c, acc, x, c);
+    break;
+  }
+  case 1: lam = "(+)"; break;
+  default: {
+    /* an arbitrary body kept bounded, so that products of accumulators
+       cannot grow without bound over the fold (and overflow) */
+    char *body = gen_lam(G, 2, "acc", "e", d);
+    char *dot = strchr(body, '.');
+    lam = una_sprintf("%.*s. tanh %.*s)", (int)(dot - body), body, (int)strlen(dot + 2) - 1, dot + 2);
+    break;
+  }
+  }
+  return una_sprintf("(foldl %s %s %s)", lam, init, a);
+}
+
+static char *gen_prelude_real(Gen *G, int d) {
+  int c = pick_cls(G);
+  char *a = gen(G, ty_arr(c), d - 1);
+  switch (gen_below(&G->r, 8)) {
+  case 0: return una_sprintf("(sum %s)", a);
+  case 1: return una_sprintf("(prod %s)", a);
+  case 2: return una_sprintf("(dot %s %s)", a, gen(G, ty_arr(c), d - 1));
+  case 3: return una_sprintf("(max (maximum %s) %s)", a, gen(G, &ty_r, d - 1));
+  case 4: return una_sprintf("(min (minimum %s) %s)", a, gen(G, &ty_r, d - 1));
+  case 5: return una_sprintf("(max (logsumexp %s) %s)", a, gen(G, &ty_r, d - 1));
+  case 6: return una_sprintf("(sumsq %s)", a);
+  default: return una_sprintf("(relu %s)", gen(G, &ty_r, d - 1));
+  }
+}
+
+static char *gen_real(Gen *G, int d) {
+  /* array operations: fewer inside lambda bodies, none two lambdas deep */
+  int arrw = G->lam == 0 ? 3 : (G->o->nested && G->lam == 1) ? 1 : 0;
+  int w[] = {6, 18, 4, 10, 4, 6, 4, 2, 1, 5, 8, 3, 3 * arrw, 2 * arrw, arrw / 2 + (arrw > 0),
+             G->nhelpers ? 5 : 0, G->o->prelude ? 2 * arrw : 0, 2};
+  int total = 0, n = (int)(sizeof w / sizeof w[0]);
+  for (int i = 0; i < n; i++) total += w[i];
+  int k = gen_below(&G->r, total), form = 0;
+  while (k >= w[form]) k -= w[form++];
+  char *a, *b;
+  const char *op;
+  switch (form) {
+  case 0: return leaf(G, &ty_r);
+  case 1: {
+    static const char *const ops[] = {"+", "-", "*"};
+    a = gen(G, &ty_r, d - 1);
+    b = gen(G, &ty_r, d - 1);
+    return una_sprintf("(%s %s %s)", a, ops[gen_below(&G->r, 3)], b);
+  }
+  case 2:
+    a = gen(G, &ty_r, d - 1);
+    b = gen(G, &ty_r, d - 1);
+    return chance(G, 0.5) ? una_sprintf("(%s / (1 + %s ^ 2))", a, b)
+                          : una_sprintf("(%s / (2 + sin %s))", a, b);
+  case 3: {
+    static const char *const f1[] = {"sin", "cos", "tanh", "sigmoid", "neg", "-"};
+    const char *f = f1[gen_below(&G->r, 6)];
+    a = gen(G, &ty_r, d - 1);
+    return f[0] == '-' ? una_sprintf("(-%s)", a) : una_sprintf("(%s %s)", f, a);
+  }
+  case 4:
+    a = gen(G, &ty_r, d - 1);
+    /* bounded arguments: exp cannot overflow, even iterated in a foldl */
+    switch (gen_below(&G->r, 4)) {
+    case 0: return una_sprintf("(exp (tanh %s))", a);
+    case 1: return una_sprintf("(exp (sin %s))", a);
+    case 2: return una_sprintf("(exp (%s / (1 + %s ^ 2)))", a, a);
+    default: return una_sprintf("(exp (2 * sigmoid %s))", a);
+    }
+  case 5:
+    a = gen(G, &ty_r, d - 1);
+    switch (gen_below(&G->r, 8)) {
+    case 0: return una_sprintf("(log (1 + %s ^ 2))", a);
+    case 1: return una_sprintf("(log (exp (tanh %s) + 1))", a);
+    case 2: return una_sprintf("(sqrt (1 + %s ^ 2))", a);
+    case 3: return una_sprintf("(sqrt (exp (sin %s)))", a);
+    case 4: {
+      char *x = leaf(G, &ty_r);
+      return una_sprintf("(%s ^ %d)", x, 2 + gen_below(&G->r, 2));
+    }
+    case 5: return una_sprintf("(pow (1 + %s ^ 2) (sin %s))", a, gen(G, &ty_r, d - 1));
+    case 6: return una_sprintf("((1 + %s * %s) ^ 0.5)", a, a);
+    default: return una_sprintf("(tan (0.5 * tanh %s))", a);
+    }
+  case 6:
+    a = gen(G, &ty_r, d - 1);
+    b = gen(G, &ty_r, d - 1);
+    op = chance(G, 0.5) ? "max" : "min";
+    return una_sprintf("(%s %s (%s + %s))", op, a, b, offset(G));
+  case 7: return una_sprintf("(abs %s)", gen(G, &ty_r, d - 1));
+  case 8:
+    /* of a bounded value: a few jumps that finite differences see, not a
+       fine staircase that they would take for a slope */
+    return una_sprintf("(floor (3 * sin %s))", gen(G, &ty_r, d - 1));
+  case 9: return gen_if(G, &ty_r, d);
+  case 10: return gen_let(G, &ty_r, d);
+  case 11: return gen_lettup(G, &ty_r, d);
+  case 12: return gen_reduce(G, d);
+  case 13: return gen_foldl(G, d);
+  case 14:
+    a = gen(G, &ty_r, d - 1);
+    return una_sprintf("(%s * length %s)", a, gen(G, ty_arr(pick_cls(G)), 0));
+  case 15:
+    if ((a = gen_call(G, &ty_r, d))) return a;
+    return leaf(G, &ty_r);
+  case 16: return gen_prelude_real(G, d);
+  default: {
+    const GTy *tt = random_tuple_type(G);
+    int i = 0;
+    while (tt->el[i]->kind != G_R && i + 1 < tt->n) i++;
+    if (tt->el[i]->kind != G_R) return leaf(G, &ty_r);
+    return una_sprintf("(%s.%d)", gen(G, tt, d - 1), i + 1);
+  }
+  }
+}
+
+/* ---- [R] of class cls ---- */
+
+static char *gen_arr(Gen *G, int cls, int d) {
+  const GTy *t = ty_arr(cls);
+  int w[] = {3, 10, 8, 3, cls >= 0 && cls <= MAX_LIT ? 3 : 0, 3, 4, 1, G->nhelpers ? 3 : 0,
+             G->o->prelude ? 1 : 0};
+  int total = 0, n = (int)(sizeof w / sizeof w[0]);
+  for (int i = 0; i < n; i++) total += w[i];
+  int k = gen_below(&G->r, total), form = 0;
+  while (k >= w[form]) k -= w[form++];
+  char *a;
+  switch (form) {
+  case 0: return leaf(G, t);
+  case 1: {
+    a = gen(G, t, d - 1);
+    const char *h = unary_helper(G);
+    int v = gen_below(&G->r, 10);
+    if (v == 0) return una_sprintf("(map %s %s)", chance(G, 0.5) ? "sin" : "tanh", a);
+    if (v == 1 && h) return una_sprintf("(map %s %s)", h, a);
+    return una_sprintf("(map %s %s)", gen_lam(G, 1, "x", NULL, d), a);
+  }
+  case 2: {
+    a = gen(G, t, d - 1);
+    char *b = gen(G, t, d - 1);
+    static const char *const secs[] = {"(+)", "(*)", "(-)", "(max)", "(min)", "max"};
+    if (chance(G, 0.3)) return una_sprintf("(map2 %s %s %s)", secs[gen_below(&G->r, 6)], a, b);
+    return una_sprintf("(map2 %s %s %s)", gen_lam(G, 2, "x", "y", d), a, b);
+  }
+  case 3:
+    if (cls == CLS_N) {
+      a = leaf(G, t);
+      return una_sprintf("(replicate (length %s) %s)", a, gen(G, &ty_r, d - 1));
+    }
+    return una_sprintf("(replicate %d %s)", cls, gen(G, &ty_r, d - 1));
+  case 4: {
+    char *s = "[";
+    for (int i = 0; i < cls; i++) s = una_sprintf("%s%s%s", s, i ? ", " : "", gen(G, &ty_r, d - 1));
+    return una_sprintf("%s]", s);
+  }
+  case 5: return gen_if(G, t, d);
+  case 6: return gen_let(G, t, d);
+  case 7: return gen_lettup(G, t, d);
+  case 8:
+    if ((a = gen_call(G, t, d))) return a;
+    return leaf(G, t);
+  default: return una_sprintf("(softmax %s)", gen(G, t, d - 1));
+  }
+}
+
+/* ---- B ---- */
+
+static char *gen_bool(Gen *G, int d) {
+  char *a, *b;
+  const char *op;
+  switch (gen_below(&G->r, 14)) {
+  case 0:
+  case 1:
+    if ((a = get_access(G, &ty_b))) return a;
+    return leaf(G, &ty_b);
+  case 2: return una_sprintf("(!%s)", gen(G, &ty_b, d - 1));
+  case 3:
+    a = gen(G, &ty_b, d - 1);
+    op = chance(G, 0.5) ? "&&" : "||";
+    return una_sprintf("(%s %s %s)", a, op, gen(G, &ty_b, d - 1));
+  case 4:
+    a = gen(G, &ty_b, d - 1);
+    op = chance(G, 0.5) ? "==" : "!=";
+    return una_sprintf("(%s %s %s)", a, op, gen(G, &ty_b, d - 1));
+  case 5:
+    a = gen(G, &ty_r, d - 1);
+    op = chance(G, 0.5) ? "==" : "!=";
+    b = gen(G, &ty_r, d - 1);
+    return una_sprintf("(%s %s (%s + %s))", a, op, b, offset(G));
+  default: {
+    static const char *const cmp[] = {"<", "<=", ">", ">="};
+    a = gen(G, &ty_r, d - 1);
+    op = cmp[gen_below(&G->r, 4)];
+    b = gen(G, &ty_r, d - 1);
+    return una_sprintf("(%s %s (%s + %s))", a, op, b, offset(G));
+  }
+  }
+}
+
+/* ---- tuples ---- */
+
+static char *gen_tuple(Gen *G, const GTy *t, int d) {
+  char *a;
+  switch (gen_below(&G->r, 10)) {
+  case 0:
+  case 1:
+    if ((a = get_access(G, t))) return a;
+    break;
+  case 2: return gen_if(G, t, d);
+  case 3: return gen_let(G, t, d);
+  case 4:
+    if ((a = gen_call(G, t, d))) return a;
+    break;
+  default: break;
+  }
+  char *s = una_sprintf("(%s", gen(G, t->el[0], d - 1));
+  for (int i = 1; i < t->n; i++) s = una_sprintf("%s, %s", s, gen(G, t->el[i], d - 1));
+  return una_sprintf("%s)", s);
+}
+
+static char *gen(Gen *G, const GTy *t, int d) {
+  G->budget--;
+  if (d <= 0 || G->budget <= 0) return leaf(G, t);
+  switch (t->kind) {
+  case G_R: return gen_real(G, d);
+  case G_B: return gen_bool(G, d);
+  case G_ARR: return gen_arr(G, t->cls, d);
+  case G_TUP: return gen_tuple(G, t, d);
+  }
+  return NULL;
+}
+
+/* ---- defs ---- */
+
+static const GTy *random_param_type(Gen *G, bool allow_bool) {
+  int k = gen_below(&G->r, 100);
+  if (k < 45) return &ty_r;
+  if (k < 75) return ty_arr(CLS_N);
+  if (k < 83) return ty_tup(2, &ty_r, ty_arr(CLS_N), NULL);
+  if (k < 90) return ty_tup(2, &ty_r, &ty_r, NULL);
+  if (k < 93) return ty_tup(2, ty_tup(2, &ty_r, &ty_r, NULL), ty_arr(CLS_N), NULL);
+  return allow_bool ? &ty_b : &ty_r;
+}
+
+/* Writes "def NAME (p: T) ... : RET =\n  BODY\n" and records the params. */
+static char *gen_def(Gen *G, const char *name, int nparams, const GTy **params, const GTy *ret) {
+  G->nvars = 0;
+  G->budget = G->o->size;
+  char *head = una_sprintf("def %s", name);
+  for (int i = 0; i < nparams; i++) {
+    const char *p = fresh(G, "p");
+    push(G, p, params[i]);
+    head = una_sprintf("%s (%s: %s)", head, p, ty_text(params[i]));
+  }
+  char *body = gen(G, ret, G->o->depth);
+  return una_sprintf("%s : %s =\n  %s\n", head, ty_text(ret), body);
+}
+
+GenProgram gen_program(uint64_t seed, const GenOptions *o) {
+  GenOptions def = gen_default_options();
+  if (!o) o = &def;
+  Gen *G = NEW(Gen);
+  G->r = gen_rng(seed);
+  G->o = o;
+  char *text = "";
+  int nh = o->max_helpers > 0 ? gen_below(&G->r, o->max_helpers + 1) : 0;
+  if (nh > MAX_HELPERS) nh = MAX_HELPERS;
+  for (int h = 0; h < nh; h++) {
+    Helper *hp = &G->helpers[h];
+    hp->name = una_sprintf("h%d", h + 1);
+    hp->n = 1 + gen_below(&G->r, o->max_params < 4 ? o->max_params : 4);
+    bool arrays = false;
+    for (int i = 0; i < hp->n; i++) {
+      hp->params[i] = random_param_type(G, true);
+      arrays |= ty_has_arr(hp->params[i], CLS_N);
+    }
+    int k = gen_below(&G->r, 10);
+    hp->ret = k < 6 ? &ty_r
+              : k < 8 && arrays ? ty_arr(CLS_N)
+              : k < 9 && arrays ? ty_tup(2, &ty_r, ty_arr(CLS_N), NULL)
+                                : ty_tup(2, &ty_r, &ty_r, NULL);
+    /* the helper is generated before it is visible to itself */
+    G->nhelpers = h;
+    text = una_sprintf("%s%s", text, gen_def(G, hp->name, hp->n, hp->params, hp->ret));
+  }
+  G->nhelpers = nh;
+  const GTy *params[8];
+  int np = 1 + gen_below(&G->r, o->max_params < 8 ? o->max_params : 8);
+  bool any = false;
+  for (int i = 0; i < np; i++) {
+    params[i] = random_param_type(G, true);
+    any |= params[i]->kind != G_B;
+  }
+  if (!any) params[0] = &ty_r;
+  text = una_sprintf("%s%s", text, gen_def(G, "f", np, params, &ty_r));
+  GenProgram p = {text, "f", seed};
+  return p;
+}

@@ -1,0 +1,277 @@
+/* test_random.c: random programs from the generator (gen.h) through the
+   gradient harness (gradcheck.h): on every program both differentiation
+   paths agree and match finite differences. `make check` runs
+   RANDOM_PROGRAMS programs from the fixed seed RANDOM_BASE, in batches.
+
+   Environment (limit the run to this suite with CK_RUN_SUITE=random):
+     UNA_GEN_SEED=N     checks program N only, printing it and its counts
+     UNA_GEN_PRINT=N    prints N programs (from the base seed), checks none
+     UNA_GEN_COUNT=N    checks N programs instead of RANDOM_PROGRAMS
+     UNA_GEN_BASE=N     starts at seed N instead of RANDOM_BASE
+     UNA_GEN_VERBOSE=1  prints each batch's counts and times
+     UNA_GEN_ALL=1      prints the report of every failing program
+   for example: UNA_GEN_SEED=20261500 CK_RUN_SUITE=random build/check_una.
+   Programs are checked in child processes, so an internal error (an
+   abort) is reported with its seed and message, and the batch goes on. */
+#include <check.h>
+#include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../backend/eval.h"
+#include "../suites.h"
+#include "gen.h"
+#include "gradcheck.h"
+
+#define RANDOM_BASE 20261121u
+#if defined(__SANITIZE_ADDRESS__)
+#define RANDOM_PROGRAMS 1000 /* make asan: the sanitizers make each program several times slower */
+#else
+#define RANDOM_PROGRAMS 4000
+#endif
+#define RANDOM_BATCHES 20
+
+static uint64_t env_u64(const char *name, uint64_t dflt) {
+  const char *s = getenv(name);
+  return s && *s ? strtoull(s, NULL, 10) : dflt;
+}
+
+static GcOptions random_options(void) {
+  GcOptions o = gc_default_options();
+  o.points = 1;
+  o.lenient = true;
+  return o;
+}
+
+/* What the checking child sends per program: the seed, whether it
+   failed, the report's length (the report follows), and the counts so far. */
+typedef struct Record {
+  uint64_t seed;
+  int failed;
+  size_t len;
+  GcStats st;
+} Record;
+
+static bool write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n > 0) {
+    ssize_t w = write(fd, c, n);
+    if (w <= 0) return false;
+    c += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+static bool read_all(int fd, void *p, size_t n) {
+  char *c = p;
+  while (n > 0) {
+    ssize_t r = read(fd, c, n);
+    if (r <= 0) return false;
+    c += r;
+    n -= (size_t)r;
+  }
+  return true;
+}
+
+/* The child: checks [from, to), one Record per program. */
+static _Noreturn void check_child(uint64_t from, uint64_t to, int fd) {
+  GenOptions go = gen_default_options();
+  GcOptions o = random_options();
+  GcStats st = {0};
+  for (uint64_t seed = from; seed < to; seed++) {
+    GenProgram p = gen_program(seed, &go);
+    char *rep = gc_check("<gen>", p.text, p.fname, seed, &o, &st);
+    Record r = {seed, rep != NULL, rep ? strlen(rep) : 0, st};
+    if (!write_all(fd, &r, sizeof r) || (rep && !write_all(fd, rep, r.len))) _exit(3);
+  }
+  _exit(0);
+}
+
+/* The last lines (at most 600 bytes) of the file f. */
+static char *tail_of(FILE *f) {
+  char buf[601];
+  fflush(f);
+  long end = ftell(f);
+  long from = end > 600 ? end - 600 : 0;
+  fseek(f, from, SEEK_SET);
+  size_t n = fread(buf, 1, 600, f);
+  buf[n] = '\0';
+  return una_strdup(buf);
+}
+
+/* Checks programs [from, to) in child processes, so that a crash (an
+   internal error aborts) is reported with its seed and message and the
+   remaining programs still run. Fails with the first report and the
+   failing seeds. */
+static void check_range(uint64_t from, uint64_t to, bool verbose) {
+  GcStats total = {0};
+  char *first = NULL;
+  uint64_t bad[8];
+  int nbad = 0;
+  uint64_t next = from;
+  bool all = getenv("UNA_GEN_ALL") != NULL;
+  while (next < to) {
+    int fd[2];
+    ck_assert(pipe(fd) == 0);
+    FILE *err = tmpfile();
+    ck_assert(err != NULL);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+      close(fd[0]);
+      dup2(fileno(err), 2);
+      check_child(next, to, fd[1]);
+    }
+    close(fd[1]);
+    GcStats st = {0};
+    Record r;
+    while (read_all(fd[0], &r, sizeof r)) {
+      char *rep = NULL;
+      if (r.len) {
+        rep = una_alloc(r.len + 1);
+        if (!read_all(fd[0], rep, r.len)) break;
+      }
+      st = r.st;
+      if (r.failed && all) fprintf(stderr, "%s\n", rep);
+      if (r.failed) {
+        if (!first) first = rep;
+        if (nbad < 8) bad[nbad] = r.seed;
+        nbad++;
+      }
+      next = r.seed + 1;
+    }
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    total.programs += st.programs;
+    total.points += st.points;
+    total.points_skipped += st.points_skipped;
+    total.components += st.components;
+    total.fd_checked += st.fd_checked;
+    total.fd_skipped += st.fd_skipped;
+    total.nonzero += st.nonzero;
+    total.derive_s += st.derive_s;
+    total.eval_s += st.eval_s;
+    if (next < to && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      /* the child died while checking program `next` */
+      GenOptions go = gen_default_options();
+      char *why = WIFSIGNALED(status) ? una_sprintf("signal %d", WTERMSIG(status))
+                                      : una_sprintf("exit status %d", WEXITSTATUS(status));
+      char *rep = una_sprintf("gradient check crashed (%s); its stderr ended with:\n%s\n  seed: %llu\n  program:\n%s",
+                              why, tail_of(err), (unsigned long long)next, gen_program(next, &go).text);
+      if (all) fprintf(stderr, "%s\n", rep);
+      if (!first) first = rep;
+      if (nbad < 8) bad[nbad] = next;
+      nbad++;
+      next++;
+    }
+    fclose(err);
+  }
+  if (verbose)
+    fprintf(stderr,
+            "random [%llu, %llu): %ld programs, %ld points (%ld skipped: f not finite), %ld components, "
+            "%ld checked by finite differences (%ld of them not 0), %ld skipped (unstable); derive %.2f s, "
+            "evaluate %.2f s\n",
+            (unsigned long long)from, (unsigned long long)to, total.programs, total.points,
+            total.points_skipped, total.components, total.fd_checked, total.nonzero, total.fd_skipped,
+            total.derive_s, total.eval_s);
+  if (nbad) {
+    char *seeds = "";
+    for (int i = 0; i < nbad && i < 8; i++) seeds = una_sprintf("%s %llu", seeds, (unsigned long long)bad[i]);
+    ck_abort_msg("%d of %llu generated programs failed (seeds%s%s); the first:\n%s\nreplay one with "
+                 "UNA_GEN_SEED=%llu CK_RUN_SUITE=random",
+                 nbad, (unsigned long long)(to - from), seeds, nbad > 8 ? " ..." : "", first,
+                 (unsigned long long)bad[0]);
+  }
+}
+
+START_TEST(test_random_programs) {
+  const char *one = getenv("UNA_GEN_SEED");
+  if (one && *one) {
+    if (_i != 0) return;
+    uint64_t seed = env_u64("UNA_GEN_SEED", 0);
+    GenOptions go = gen_default_options();
+    GenProgram p = gen_program(seed, &go);
+    fprintf(stderr, "-- generated program %llu\n%s", (unsigned long long)seed, p.text);
+    check_range(seed, seed + 1, true);
+    return;
+  }
+  if (getenv("UNA_GEN_PRINT")) return;
+  uint64_t base = env_u64("UNA_GEN_BASE", RANDOM_BASE);
+  uint64_t count = env_u64("UNA_GEN_COUNT", RANDOM_PROGRAMS);
+  uint64_t from = base + count * (uint64_t)_i / RANDOM_BATCHES;
+  uint64_t to = base + count * (uint64_t)(_i + 1) / RANDOM_BATCHES;
+  check_range(from, to, getenv("UNA_GEN_VERBOSE") != NULL);
+}
+END_TEST
+
+/* UNA_GEN_PRINT=N: the programs themselves, for debugging the generator. */
+START_TEST(test_print_programs) {
+  uint64_t n = env_u64("UNA_GEN_PRINT", 0);
+  uint64_t base = env_u64("UNA_GEN_BASE", RANDOM_BASE);
+  GenOptions go = gen_default_options();
+  for (uint64_t i = 0; i < n; i++) {
+    GenProgram p = gen_program(base + i, &go);
+    printf("-- generated program %llu\n%s", (unsigned long long)p.seed, p.text);
+  }
+  fflush(stdout);
+}
+END_TEST
+
+/* f at args into *out; NULL, or the error text. */
+static char *eval_at(const Def *f, const Value *args, double *out) {
+  FeTry t;
+  if (fe_try(&t)) {
+    *out = cpu_call(f, args).u.r;
+    fe_untry(&t);
+    return NULL;
+  }
+  return fe_error_text(t.err);
+}
+
+/* The generator itself: deterministic, and every program checks and
+   evaluates without error at every kind of point (no gradient involved). */
+START_TEST(test_generator_wellformed) {
+  if (getenv("UNA_GEN_SEED") || getenv("UNA_GEN_PRINT")) return;
+  GenOptions go = gen_default_options();
+  ck_assert_str_eq(gen_program(7, &go).text, gen_program(7, &go).text);
+  ck_assert_str_ne(gen_program(7, &go).text, gen_program(8, &go).text);
+  GcOptions o = random_options();
+  long finite = 0, total = 0;
+  for (uint64_t seed = RANDOM_BASE; seed < RANDOM_BASE + 1000; seed++) {
+    GenProgram p = gen_program(seed, &go);
+    char *err = NULL;
+    GcProgram *g = gc_load("<gen>", p.text, true, p.fname, &err);
+    ck_assert_msg(g != NULL, "generated program %llu does not check: %s\n%s", (unsigned long long)seed, err,
+                  p.text);
+    for (int li = 0; li < o.nlengths; li++) {
+      GenRng r = gen_rng(seed + (uint64_t)li);
+      Value *args = NEW_ARRAY(Value, g->f->nparams + 1);
+      for (int i = 0; i < g->f->nparams; i++)
+        args[i] = gc_random_value(&r, g->f->params[i]->type, (size_t)o.lengths[li], o.lo, o.hi);
+      double v = 0;
+      char *err2 = eval_at(g->f, args, &v);
+      ck_assert_msg(err2 == NULL, "generated program %llu fails at array length %d: %s\n%s",
+                    (unsigned long long)seed, o.lengths[li], err2, p.text);
+      total++;
+      finite += isfinite(v) != 0;
+    }
+  }
+  /* the domains are kept: almost every value is finite */
+  ck_assert_msg(finite >= total * 99 / 100, "%ld of %ld values finite", finite, total);
+}
+END_TEST
+
+Suite *suite_random(void) {
+  Suite *s = suite_create("random");
+  TCase *tc = tcase_create("random");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_print_programs);
+  tcase_add_test(tc, test_generator_wellformed);
+  tcase_add_loop_test(tc, test_random_programs, 0, RANDOM_BATCHES);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,315 @@
+/* of_term.c: UNF, checked source Term -> Source UNF (the paper's figure 9).
+
+   Every subterm is generated in the current context, which grows by one
+   entry per value computed, so the weakening (e~)_A of the paper is
+   implicit: the second operand of e1 op2 e2 is generated in the context
+   Gamma, A where A is e1's value. After each construct, proj hides the
+   intermediate values, keeping the invariant of lemma 4.4:
+   Gamma |- UNF(e) : Gamma, B.
+
+     UNF(c)                 = c[G]                      (a 0-ary operator)
+     UNF(x)                 = var[G;i]                  (x the i-th in G)
+     UNF(let x = e1 in e2)  = UNF(e1); UNF(e2); proj[G;A;B]
+     UNF(let (x1..xk) = e1 in e2)
+                            = UNF(e1); (var; pi_i; proj[..;A;A_i]) for each i;
+                              UNF(e2); proj[G;A,A1..Ak;B]
+     UNF((e1, ..., en))     = UNF(e1); ...; UNF(en); pair[G;A1x..xAn]
+     UNF(e.i)               = UNF(e); pi_i; proj[G;A;A_i]
+     UNF(op e1 .. en)       = UNF(e1); ...; UNF(en); op[G]; proj[G;R^n;R]
+     UNF(map (x.e) e1)      = UNF(e1); map[G;x.e]; proj[G;[R];[R]]
+     UNF(map2 f e1 e2)      = UNF(e1); UNF(e2); map2[G;f]; proj[G;[R],[R];[R]]
+     UNF(reduce f e1 e2)    = UNF(e1); UNF(e2); reduce[G;f]; proj[G;R,[R];R]
+                              (the initial value is UNF'd like foldl's: it
+                              may depend on the context and gets a
+                              cotangent; the paper keeps it as an index)
+     UNF(foldl f e1 e2)     = likewise
+     UNF(if c then a else b)= UNF(c); if[G;a;b]; proj[G;B;A]
+                              (the branches are source terms over G)
+     UNF(replicate n v), UNF([e1..en]), comparisons, !, length, iota, rand:
+                              their operands, the primitive, proj
+     &&, ||, load, globals, free constants: cst[G;e] (no derivative) */
+#include "unf.h"
+#include "../frontend/subst.h"
+
+/* A map from Sym (by pointer) to its position in the context. */
+typedef struct {
+  Sym **keys;
+  int *vals;
+  int n, cap; /* cap: a power of two */
+} PosMap;
+
+static size_t hash_ptr(const void *p, int cap) {
+  return (size_t)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 11) & (size_t)(cap - 1);
+}
+
+static void pos_put(PosMap *m, Sym *x, int pos);
+
+static void pos_grow(PosMap *m) {
+  PosMap old = *m;
+  m->cap = old.cap ? old.cap * 2 : 64;
+  m->n = 0;
+  m->keys = NEW_ARRAY(Sym *, m->cap);
+  m->vals = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)m->cap);
+  if (!m->vals) una_internal_error(__FILE__, __LINE__, "out of memory");
+  for (int i = 0; i < old.cap; i++)
+    if (old.keys[i]) pos_put(m, old.keys[i], old.vals[i]);
+}
+
+static void pos_put(PosMap *m, Sym *x, int pos) {
+  if (2 * (m->n + 1) > m->cap) pos_grow(m);
+  size_t h = hash_ptr(x, m->cap);
+  while (m->keys[h] && m->keys[h] != x) h = (h + 1) & (size_t)(m->cap - 1);
+  if (!m->keys[h]) m->n++;
+  m->keys[h] = x;
+  m->vals[h] = pos;
+}
+
+static int pos_get(const PosMap *m, const Sym *x) {
+  if (m->cap == 0) return -1;
+  size_t h = hash_ptr(x, m->cap);
+  while (m->keys[h]) {
+    if (m->keys[h] == x) return m->vals[h];
+    h = (h + 1) & (size_t)(m->cap - 1);
+  }
+  return -1;
+}
+
+typedef struct {
+  const UnfCtx *cur; /* the current context */
+  Unf **steps;       /* the primitives generated so far, in order */
+  int n, cap;
+  PosMap pos;
+} Gen;
+
+static void emit(Gen *g, Unf *u) {
+  ASSERT(unf_ctx_eq(g->cur, u->in));
+  if (g->n == g->cap) {
+    g->cap = g->cap ? g->cap * 2 : 64;
+    Unf **a = NEW_ARRAY(Unf *, g->cap);
+    if (g->n) memcpy(a, g->steps, sizeof(Unf *) * (size_t)g->n);
+    g->steps = a;
+  }
+  g->steps[g->n++] = u;
+  g->cur = u->out;
+}
+
+/* proj[base; n2 entries; 1]: hides the n2 values below the top one. */
+static void hide(Gen *g, Span s, int n2) {
+  if (n2 > 0) emit(g, unf_proj(s, g->cur, n2, 1));
+}
+
+/* Names the top entry x (a let binding) and records its position. */
+static void bind_top(Gen *g, Sym *x) {
+  ASSERT(fe_type_eq(g->cur->type, x->type));
+  g->cur = unf_ctx_push(g->cur->prev, x->type, x);
+  pos_put(&g->pos, x, g->cur->len - 1);
+  int i = g->n - 1; /* the step that computed the value: the last one but proj */
+  while (i > 0 && g->steps[i]->kind == U_PROJ) i--;
+  Unf *last = g->steps[i];
+  if (last->kind != U_VAR && last->kind != U_PROJ && !last->hint) last->hint = x->name;
+}
+
+/* The free variables of t1 and t2 (t2 may be NULL) that have a position
+   in the context, each once, in order of first occurrence. */
+static int free_in_ctx(Gen *g, const Term *t1, const Term *t2, Sym ***fv, int **fv_pos) {
+  Sym **a = NULL, **b = NULL;
+  int na = fe_free_vars(t1, &a);
+  int nb = t2 ? fe_free_vars(t2, &b) : 0;
+  *fv = NEW_ARRAY(Sym *, na + nb > 0 ? na + nb : 1);
+  *fv_pos = NEW_ARRAY(int, na + nb > 0 ? na + nb : 1);
+  int m = 0;
+  for (int i = 0; i < na + nb; i++) {
+    Sym *x = i < na ? a[i] : b[i - na];
+    int p = pos_get(&g->pos, x);
+    if (p < 0) continue;
+    bool seen = false;
+    for (int k = 0; k < m && !seen; k++) seen = (*fv)[k] == x;
+    if (seen) continue;
+    (*fv)[m] = x;
+    (*fv_pos)[m] = p;
+    m++;
+  }
+  return m;
+}
+
+static void cst(Gen *g, const Term *t) {
+  Sym **fv;
+  int *fv_pos;
+  int nfv = free_in_ctx(g, t, NULL, &fv, &fv_pos);
+  emit(g, unf_cst(t->span, g->cur, t, nfv, fv, fv_pos));
+}
+
+static void unf_term(Gen *g, const Term *t);
+
+static void operands(Gen *g, const Term *t, int from) {
+  for (int i = from; i < t->nkids; i++) unf_term(g, t->kids[i]);
+}
+
+static void combinator(Gen *g, const Term *t, UnfKind k) {
+  int nops = t->nkids - 1;
+  operands(g, t, 1);
+  Sym **fv;
+  int *fv_pos;
+  int nfv = free_in_ctx(g, t->kids[0], NULL, &fv, &fv_pos);
+  emit(g, unf_combinator(t->span, k, g->cur, t->kids[0], nfv, fv, fv_pos));
+  hide(g, t->span, nops);
+}
+
+static void unf_prim(Gen *g, const Term *t) {
+  Span s = t->span;
+  switch (fe_prims[t->prim].cls) {
+  case P_SCALAR1:
+  case P_SCALAR2:
+    operands(g, t, 0);
+    emit(g, unf_op(s, g->cur, t->prim));
+    hide(g, s, t->nkids);
+    return;
+  case P_CMP:
+  case P_NOT:
+    operands(g, t, 0);
+    emit(g, unf_ndop(s, g->cur, t, t->nkids));
+    hide(g, s, t->nkids);
+    return;
+  case P_LOGIC: /* short-circuit: the right operand may not be evaluated */
+    cst(g, t);
+    return;
+  case P_ARRAY: break;
+  }
+  switch (t->prim) {
+  case PRIM_MAP: combinator(g, t, U_MAP); return;
+  case PRIM_MAP2: combinator(g, t, U_MAP2); return;
+  case PRIM_REDUCE: combinator(g, t, U_REDUCE); return;
+  case PRIM_FOLDL: combinator(g, t, U_FOLDL); return;
+  case PRIM_LENGTH:
+  case PRIM_IOTA:
+  case PRIM_RAND:
+    operands(g, t, 0);
+    emit(g, unf_ndop(s, g->cur, t, t->nkids));
+    hide(g, s, t->nkids);
+    return;
+  case PRIM_REPLICATE:
+    operands(g, t, 0);
+    emit(g, unf_replicate(s, g->cur));
+    hide(g, s, 2);
+    return;
+  case PRIM_LOAD: cst(g, t); return;
+  case PRIM_SAVE:
+    unf_term(g, t->kids[1]);
+    emit(g, unf_save(s, g->cur, t));
+    hide(g, s, 1);
+    return;
+  case PRIM_SCANL:
+  case PRIM_SCANR:
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R:
+    fe_error(s, "grad: %s is not supported under grad yet", fe_prims[t->prim].name);
+  default: break;
+  }
+  UNREACHABLE();
+}
+
+/* A term that is not a let. */
+static void unf_nonlet(Gen *g, const Term *t) {
+  Span s = t->span;
+  switch (t->kind) {
+  case T_NUM:
+  case T_BOOL: emit(g, unf_const(s, g->cur, t)); return;
+  case T_VAR: {
+    int p = pos_get(&g->pos, t->sym);
+    if (p >= 0)
+      emit(g, unf_var(s, g->cur, p));
+    else
+      cst(g, t);
+    return;
+  }
+  case T_GLOBAL:
+  case T_STR: cst(g, t); return;
+  case T_IF: {
+    unf_term(g, t->kids[0]);
+    Sym **fv;
+    int *fv_pos;
+    int nfv = free_in_ctx(g, t->kids[1], t->kids[2], &fv, &fv_pos);
+    emit(g, unf_if(s, g->cur, t, nfv, fv, fv_pos));
+    hide(g, s, 1);
+    return;
+  }
+  case T_TUPLE:
+    operands(g, t, 0);
+    emit(g, unf_pair(s, g->cur, t->nkids));
+    return;
+  case T_PROJ:
+    unf_term(g, t->kids[0]);
+    emit(g, unf_pi(s, g->cur, t->index));
+    hide(g, s, 1);
+    return;
+  case T_ARRAY:
+    if (t->type->elem->kind != TY_REAL) { /* [B]: data without derivative */
+      cst(g, t);
+      return;
+    }
+    operands(g, t, 0);
+    emit(g, unf_array(s, g->cur, t->nkids));
+    hide(g, s, t->nkids);
+    return;
+  case T_PRIM: unf_prim(g, t); return;
+  case T_GRAD: fe_error(s, "grad of a function that itself computes a gradient is not supported yet");
+  case T_CALL: fe_error(s, "grad: internal: the call of '%s' was not inlined", t->def->name);
+  default: break;
+  }
+  fe_error(s, "grad: internal: unexpected %s node in a source term", fe_term_kind_names[t->kind]);
+}
+
+/* Let chains are walked in a loop (a program may have thousands of lets);
+   the projections that hide the let-bound values are emitted innermost
+   first once the final body is done. */
+static void unf_term(Gen *g, const Term *t) {
+  fe_stack_check(t->span);
+  Span *spans = NULL;
+  int *drops = NULL;
+  int nlets = 0, cap = 0;
+  while (t->kind == T_LET || t->kind == T_LETTUP) {
+    unf_term(g, t->kids[0]);
+    int drop = 1;
+    if (t->kind == T_LET) {
+      bind_top(g, t->sym);
+    } else {
+      int p = g->cur->len - 1; /* the tuple */
+      for (int i = 0; i < t->nsyms; i++) {
+        emit(g, unf_var(t->span, g->cur, p));
+        emit(g, unf_pi(t->span, g->cur, i));
+        hide(g, t->span, 1);
+        bind_top(g, t->syms[i]);
+      }
+      drop += t->nsyms;
+    }
+    if (nlets == cap) {
+      cap = cap ? cap * 2 : 16;
+      Span *ns = NEW_ARRAY(Span, cap);
+      int *nd = NEW_ARRAY(int, cap);
+      if (nlets) {
+        memcpy(ns, spans, sizeof(Span) * (size_t)nlets);
+        memcpy(nd, drops, sizeof(int) * (size_t)nlets);
+      }
+      spans = ns;
+      drops = nd;
+    }
+    spans[nlets] = t->span;
+    drops[nlets] = drop;
+    nlets++;
+    t = t->kids[1];
+  }
+  unf_nonlet(g, t);
+  while (nlets > 0) {
+    nlets--;
+    hide(g, spans[nlets], drops[nlets]);
+  }
+}
+
+Unf *unf_of_term(Sym **ctx, int n, const Term *body) {
+  Gen g = {0};
+  g.cur = unf_ctx_of_syms(ctx, n);
+  for (int i = 0; i < n; i++) pos_put(&g.pos, ctx[i], i);
+  unf_term(&g, body);
+  ASSERT(g.cur->len == n + 1 && fe_type_eq(g.cur->type, body->type));
+  return unf_seq(g.n, g.steps);
+}
