@@ -146,46 +146,44 @@ static void lam_str(Buf *b, const Term *lam) {
   put(b, ")");
 }
 
+/* Opens a primitive's brackets: NAME[CTX, then ';' when more of its
+   parameters follow. */
+static void open_prim(Buf *b, const char *name, const UnfCtx *c, bool more) {
+  put(b, name);
+  put(b, "[");
+  ctx_put(b, c);
+  if (more) put(b, ";");
+}
+
 static void prim_str(Buf *b, const Unf *e) {
   switch (e->kind) {
   case U_VAR:
-    put(b, "var[");
-    ctx_put(b, e->in);
-    put(b, una_sprintf(";%d]", e->index + 1));
+    open_prim(b, "var", e->in, true);
+    put(b, una_sprintf("%d]", e->index + 1));
     return;
   case U_CONST:
-    put(b, fe_term_str(e->term));
-    put(b, "[");
-    ctx_put(b, e->in);
+    open_prim(b, fe_term_str(e->term), e->in, false);
     put(b, "]");
     return;
   case U_CST:
-    put(b, "cst[");
-    ctx_put(b, e->in);
-    put(b, ";");
+    open_prim(b, "cst", e->in, true);
     put(b, fe_term_str(e->term));
     put(b, "]");
     return;
   case U_OP:
   case U_NDOP:
   case U_REPLICATE:
-    put(b, e->kind == U_REPLICATE ? "replicate" : fe_prims[e->prim].name);
-    put(b, "[");
-    ctx_put(b, e->base);
+    open_prim(b, e->kind == U_REPLICATE ? "replicate" : fe_prims[e->prim].name, e->base, false);
     put(b, "]");
     return;
   case U_PAIR:
-    put(b, "pair[");
-    ctx_put(b, e->base);
-    put(b, ";");
+    open_prim(b, "pair", e->base, true);
     type_str(b, e->out->type);
     put(b, "]");
     return;
   case U_PROJ: {
     int l1 = unf_ctx_len(e->base);
-    put(b, "proj[");
-    ctx_put(b, e->base);
-    put(b, ";");
+    open_prim(b, "proj", e->base, true);
     ctx_range(b, e->in, l1, l1 + e->index);
     put(b, ";");
     ctx_range(b, e->in, l1 + e->index, l1 + e->index + e->n);
@@ -193,9 +191,7 @@ static void prim_str(Buf *b, const Unf *e) {
     return;
   }
   case U_PI:
-    put(b, una_sprintf("pi%d[", e->index + 1));
-    ctx_put(b, e->base);
-    put(b, ";");
+    open_prim(b, una_sprintf("pi%d", e->index + 1), e->base, true);
     type_str(b, e->in->type);
     put(b, "]");
     return;
@@ -203,31 +199,24 @@ static void prim_str(Buf *b, const Unf *e) {
   case U_MAP2:
   case U_REDUCE:
   case U_FOLDL:
-    put(b, unf_kind_names[e->kind]);
-    put(b, "[");
-    ctx_put(b, e->base);
-    put(b, ";");
+    open_prim(b, unf_kind_names[e->kind], e->base, true);
     lam_str(b, e->term);
     put(b, "]");
     return;
   case U_IF:
-    put(b, "if[");
-    ctx_put(b, e->base);
-    put(b, ";then ");
+    open_prim(b, "if", e->base, true);
+    put(b, "then ");
     put(b, fe_term_str(e->term->kids[1]));
     put(b, " else ");
     put(b, fe_term_str(e->term->kids[2]));
     put(b, "]");
     return;
   case U_ARRAY:
-    put(b, "array[");
-    ctx_put(b, e->base);
-    put(b, una_sprintf(";%d]", e->n));
+    open_prim(b, "array", e->base, true);
+    put(b, una_sprintf("%d]", e->n));
     return;
   case U_SAVE:
-    put(b, "save[");
-    ctx_put(b, e->base);
-    put(b, ";");
+    open_prim(b, "save", e->base, true);
     put(b, fe_term_str(e->term->kids[0]));
     put(b, "]");
     return;

@@ -244,17 +244,16 @@ static const UEnv *forward(St *st, const Unf *u, const UEnv *env) {
     v = bind(st, s, name, fe_mk_map(s, subst_fv(u, env, u->term), operand(u, env, 0)));
     break;
   case U_MAP2:
-    v = bind(st, s, name,
-             fe_mk_map2(s, subst_fv(u, env, u->term), operand(u, env, 0), operand(u, env, 1)));
-    break;
   case U_REDUCE:
-    v = bind(st, s, name,
-             fe_mk_reduce(s, subst_fv(u, env, u->term), operand(u, env, 0), operand(u, env, 1)));
+  case U_FOLDL: {
+    /* the lambda and two operands (map2's arrays; the initial value and
+       the array) */
+    Term *(*mk)(Span, Term *, Term *, Term *) = u->kind == U_MAP2     ? fe_mk_map2
+                                                : u->kind == U_REDUCE ? fe_mk_reduce
+                                                                      : fe_mk_foldl;
+    v = bind(st, s, name, mk(s, subst_fv(u, env, u->term), operand(u, env, 0), operand(u, env, 1)));
     break;
-  case U_FOLDL:
-    v = bind(st, s, name,
-             fe_mk_foldl(s, subst_fv(u, env, u->term), operand(u, env, 0), operand(u, env, 1)));
-    break;
+  }
   case U_IF:
     v = bind(st, s, name,
              fe_mk_if(s, operand(u, env, 0), subst_fv(u, env, u->term->kids[1]),

@@ -7,13 +7,13 @@
    printed notation of target terms (fun (y) -> e, k (a, b)). */
 #include <check.h>
 #include <math.h>
-#include <pthread.h>
 
 #include "../../backend/eval.h"
 #include "../../backend/kernel.h"
 #include "../../frontend/build.h"
 #include "../../frontend/term_print.h"
 #include "../suites.h"
+#include "../testlib.h"
 
 static Span S0;
 
@@ -24,18 +24,7 @@ static Sym *sym(const char *n, const Type *t) { return fe_mk_sym(n, t, S0); }
 static Term *app1(Term *f, Term *a) { return fe_mk_app(S0, f, 1, &a); }
 
 /* The value of a closed target term (a Def without parameters). */
-static Value run0(Term *body) {
-  Def *d = fe_mk_def("t", S0, 0, NULL, body);
-  FeTry t;
-  Value v = val_real(0);
-  if (fe_try(&t)) {
-    v = cpu_call(d, NULL);
-    fe_untry(&t);
-  } else {
-    ck_abort_msg("%s", fe_error_text(t.err));
-  }
-  return v;
-}
+static Value run0(Term *body) { return tl_call(fe_mk_def("t", S0, 0, NULL, body), NULL); }
 
 START_TEST(simple) {
   /* let k = fun (y) -> y * 2 in k (3) */
@@ -124,13 +113,10 @@ typedef struct Job {
   Term *body;
   Value v;
   const char *err;
-  size_t stack;
 } Job;
 
-static void *job_main(void *arg) {
+static void job_main(void *arg) {
   Job *j = arg;
-  char base;
-  fe_stack_init(&base, j->stack - ((size_t)64 << 10));
   Def *d = fe_mk_def("t", S0, 0, NULL, j->body);
   FeTry t;
   if (fe_try(&t)) {
@@ -139,19 +125,12 @@ static void *job_main(void *arg) {
   } else {
     j->err = t.err.msg;
   }
-  return NULL;
 }
 
 /* Evaluates body in a thread with a stack of the given size. */
 static Job run_on_stack(Term *body, size_t stack) {
-  Job j = {body, val_real(0), NULL, stack};
-  pthread_attr_t attr;
-  ck_assert_int_eq(pthread_attr_init(&attr), 0);
-  ck_assert_int_eq(pthread_attr_setstacksize(&attr, stack), 0);
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, &attr, job_main, &j), 0);
-  ck_assert_int_eq(pthread_join(th, NULL), 0);
-  pthread_attr_destroy(&attr);
+  Job j = {body, val_real(0), NULL};
+  tl_on_stack(stack, job_main, &j);
   return j;
 }
 
@@ -208,21 +187,14 @@ START_TEST(ad_like_chain) {
   body = fe_mk_let(S0, k[0], l0, body);
   Def *d = fe_mk_def("g", S0, 1, x, body);
   Value arg = val_real(0.7);
-  Job j = {NULL, val_real(0), NULL, 0};
-  FeTry t;
-  if (fe_try(&t)) {
-    j.v = cpu_call(d, &arg);
-    fe_untry(&t);
-  } else {
-    ck_abort_msg("%s", t.err.msg);
-  }
+  Value v = tl_call(d, &arg);
   double xv = 0.7, want = 1;
   for (int i = 1; i <= n; i++) {
     want *= cos(xv);
     xv = sin(xv);
   }
   /* the chain multiplies the same factors in the opposite order */
-  ck_assert_double_eq_tol(j.v.u.r, want, 1e-12 * fabs(want) + 1e-300);
+  ck_assert_double_eq_tol(v.u.r, want, 1e-12 * fabs(want) + 1e-300);
 }
 END_TEST
 

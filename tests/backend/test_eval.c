@@ -13,47 +13,19 @@
 #include "../../backend/kernel.h"
 #include "../../frontend/session.h"
 #include "../suites.h"
-
-static Session *S;
+#include "../testlib.h"
 
 static void setup(void) {
-  S = fe_session_new();
-  S->out = tmpfile();
-  S->err = tmpfile();
-  ck_assert(fe_session_load_prelude(S));
+  tl_setup();
   cpu_set_fast_paths(true, true);
 }
 
 static void teardown(void) {
   cpu_set_fast_paths(true, true);
-  fclose(S->out);
-  fclose(S->err);
+  tl_teardown();
 }
 
-/* Runs defs and lets through the session; they must succeed. */
-static void run(const char *text) {
-  ck_assert_msg(fe_session_run_text(S, "t.una", text, strlen(text), true), "failed: %s", text);
-}
-
-static Def *check(const char *text) {
-  Term *e = fe_parse_expr("t.una", text, strlen(text), 1, 1);
-  return fe_check_expr(S->env, e);
-}
-
-/* The value of expression text; a raised error fails the test. */
-static Value ev(const char *text) {
-  FeTry t;
-  Value v = val_real(0);
-  if (fe_try(&t)) {
-    v = cpu_call(check(text), NULL);
-    fe_untry(&t);
-  } else {
-    ck_abort_msg("%s: %s", text, fe_error_text(t.err));
-  }
-  return v;
-}
-
-static const char *show(const char *text) { return val_to_string(ev(text)); }
+static const char *show(const char *text) { return val_to_string(tl_ev(text)); }
 
 #define EXPECT(text, want) ck_assert_str_eq(show(text), want)
 
@@ -61,32 +33,11 @@ static const char *show(const char *text) { return val_to_string(ev(text)); }
 static const char *err(const char *text) {
   FeTry t;
   if (fe_try(&t)) {
-    cpu_call(check(text), NULL);
+    cpu_call(tl_check(text), NULL);
     fe_untry(&t);
     return "";
   }
   return fe_error_text(t.err);
-}
-
-/* Bitwise equality (nan equals nan). */
-static bool same(Value a, Value b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-  case V_REAL: return memcmp(&a.u.r, &b.u.r, sizeof(double)) == 0 || (a.u.r != a.u.r && b.u.r != b.u.r);
-  case V_BOOL: return a.u.b == b.u.b;
-  case V_TUPLE:
-    if (a.u.t->n != b.u.t->n) return false;
-    for (int i = 0; i < a.u.t->n; i++)
-      if (!same(a.u.t->items[i], b.u.t->items[i])) return false;
-    return true;
-  case V_ARRAY:
-    if (a.u.a->len != b.u.a->len || a.u.a->boxed != b.u.a->boxed) return false;
-    for (size_t i = 0; i < a.u.a->len; i++)
-      if (!same(val_array_get(a.u.a, i), val_array_get(b.u.a, i))) return false;
-    return true;
-  case V_CLOSURE: return val_equal(a, b);
-  }
-  return false;
 }
 
 START_TEST(scalars) {
@@ -94,23 +45,23 @@ START_TEST(scalars) {
   for (size_t i = 0; i < sizeof xs / sizeof *xs; i++) {
     double x = xs[i];
     char *n = una_sprintf("(%.17g)", x);
-    ck_assert(ev(una_sprintf("sin %s", n)).u.r == sin(x));
-    ck_assert(ev(una_sprintf("cos %s", n)).u.r == cos(x));
-    ck_assert(ev(una_sprintf("tan %s", n)).u.r == tan(x));
-    ck_assert(ev(una_sprintf("exp %s", n)).u.r == exp(x));
-    ck_assert(ev(una_sprintf("tanh %s", n)).u.r == tanh(x));
-    ck_assert(ev(una_sprintf("abs %s", n)).u.r == fabs(x));
-    ck_assert(ev(una_sprintf("floor %s", n)).u.r == floor(x));
-    ck_assert(ev(una_sprintf("neg %s", n)).u.r == -x);
-    ck_assert(ev(una_sprintf("-%s", n)).u.r == -x);
-    ck_assert(ev(una_sprintf("sigmoid %s", n)).u.r == 1 / (1 + exp(-x)) ||
-              fabs(ev(una_sprintf("sigmoid %s", n)).u.r - 1 / (1 + exp(-x))) < 1e-16);
+    ck_assert(tl_ev(una_sprintf("sin %s", n)).u.r == sin(x));
+    ck_assert(tl_ev(una_sprintf("cos %s", n)).u.r == cos(x));
+    ck_assert(tl_ev(una_sprintf("tan %s", n)).u.r == tan(x));
+    ck_assert(tl_ev(una_sprintf("exp %s", n)).u.r == exp(x));
+    ck_assert(tl_ev(una_sprintf("tanh %s", n)).u.r == tanh(x));
+    ck_assert(tl_ev(una_sprintf("abs %s", n)).u.r == fabs(x));
+    ck_assert(tl_ev(una_sprintf("floor %s", n)).u.r == floor(x));
+    ck_assert(tl_ev(una_sprintf("neg %s", n)).u.r == -x);
+    ck_assert(tl_ev(una_sprintf("-%s", n)).u.r == -x);
+    ck_assert(tl_ev(una_sprintf("sigmoid %s", n)).u.r == 1 / (1 + exp(-x)) ||
+              fabs(tl_ev(una_sprintf("sigmoid %s", n)).u.r - 1 / (1 + exp(-x))) < 1e-16);
     if (x > 0) {
-      ck_assert(ev(una_sprintf("log %s", n)).u.r == log(x));
-      ck_assert(ev(una_sprintf("sqrt %s", n)).u.r == sqrt(x));
+      ck_assert(tl_ev(una_sprintf("log %s", n)).u.r == log(x));
+      ck_assert(tl_ev(una_sprintf("sqrt %s", n)).u.r == sqrt(x));
     }
-    ck_assert(ev(una_sprintf("%s ^ 3", n)).u.r == pow(x, 3));
-    ck_assert(ev(una_sprintf("pow %s 0.5", n)).u.r == pow(x, 0.5) || x < 0);
+    ck_assert(tl_ev(una_sprintf("%s ^ 3", n)).u.r == pow(x, 3));
+    ck_assert(tl_ev(una_sprintf("pow %s 0.5", n)).u.r == pow(x, 0.5) || x < 0);
   }
   EXPECT("1 + 2 * 3 - 4 / 8", "6.5");
   EXPECT("1 / 0", "inf");
@@ -169,11 +120,11 @@ START_TEST(lets_tuples_calls) {
   EXPECT("[]", "[]");
   EXPECT("[true, 1 < 0]", "[true, false]");
   EXPECT("[(1, true)]", "[(1, true)]");
-  run("def sq (x: R) : R = x * x\n"
-      "def both (x: R) (y: R) : (R, R) = (sq x, sq y)\n"
-      "def none : R = 42\n"
-      "let g = 10\n"
-      "let (p, q) = (1, [2, 3])\n");
+  tl_run("def sq (x: R) : R = x * x\n"
+         "def both (x: R) (y: R) : (R, R) = (sq x, sq y)\n"
+         "def none : R = 42\n"
+         "let g = 10\n"
+         "let (p, q) = (1, [2, 3])\n");
   EXPECT("sq 3", "9");
   EXPECT("both 2 3", "(4, 9)");
   EXPECT("none + g", "52");
@@ -254,7 +205,7 @@ START_TEST(combinators) {
   EXPECT("scanr (x, y. x) 7 []", "[7]");
   EXPECT("scanr (x, y. max x y) (-inf) [1, 3, 2]", "[3, 3, 2, -inf]");
   /* free variables, hoisted parts, calls inside lambdas */
-  run("def f (x: R) : R = x * x - 2 * x\nlet c = 3\n");
+  tl_run("def f (x: R) : R = x * x - 2 * x\nlet c = 3\n");
   EXPECT("map f [1, 2, 3]", "[-1, 0, 3]");
   EXPECT("map (x. x * c) [1, 2]", "[3, 6]");
   EXPECT("let k = 2 in map (x. x + k) [1, 2]", "[3, 4]");
@@ -291,7 +242,7 @@ START_TEST(errors) {
                    "t.una:1:1: error: load: /nonexistent/x.npy: cannot open: No such file or directory");
   ck_assert_str_eq(err("save \"/nonexistent/x.npy\" [1]"),
                    "t.una:1:1: error: save: /nonexistent/x.npy: cannot write: No such file or directory");
-  run("def g (x: R) : R = x * x\n");
+  tl_run("def g (x: R) : R = x * x\n");
   ck_assert_str_eq(err("grad g 1"), "t.una:1:1: error: grad: gradient evaluation is not available in this build yet");
   ck_assert_str_eq(err("map (x. grad g x) [1]"),
                    "t.una:1:9: error: grad: gradient evaluation is not available in this build yet");
@@ -377,15 +328,15 @@ static const PathCase path_cases[] = {
 };
 
 static void paths_agree(size_t n) {
-  run(una_sprintf("let A = map (x. 2 * x - 1) (rand %zu 1)\n"
-                  "let B = map (x. 2 * x - 1) (rand %zu 2)\n"
-                  "def f (x: R) : R = let t = x * x in t - 2 * x\n"
-                  "let c = 3\n",
-                  n, n));
+  tl_run(una_sprintf("let A = map (x. 2 * x - 1) (rand %zu 1)\n"
+                     "let B = map (x. 2 * x - 1) (rand %zu 2)\n"
+                     "def f (x: R) : R = let t = x * x in t - 2 * x\n"
+                     "let c = 3\n",
+                     n, n));
   for (size_t i = 0; i < sizeof path_cases / sizeof *path_cases; i++) {
     const PathCase *pc = &path_cases[i];
     char *text = una_sprintf("let k = 0.25 in %s", pc->expr);
-    Def *d = check(text);
+    Def *d = tl_check(text);
     const Term *prim = d->body;
     while (prim->kind == T_LET) prim = prim->kids[1];
     ck_assert(prim->kind == T_PRIM);
@@ -393,11 +344,11 @@ static void paths_agree(size_t n) {
     Value got[3];
     for (int path = 0; path < 3; path++) {
       cpu_set_fast_paths(path == 0, path <= 1);
-      got[path] = ev(text);
+      got[path] = tl_ev(text);
     }
     cpu_set_fast_paths(true, true);
-    ck_assert_msg(same(got[0], got[1]), "n=%zu: %s: monoid/kernel path differs from kernel/generic", n, pc->expr);
-    ck_assert_msg(same(got[1], got[2]), "n=%zu: %s: kernel path differs from generic", n, pc->expr);
+    ck_assert_msg(tl_same_bits(got[0], got[1], true), "n=%zu: %s: monoid/kernel path differs from kernel/generic", n, pc->expr);
+    ck_assert_msg(tl_same_bits(got[1], got[2], true), "n=%zu: %s: kernel path differs from generic", n, pc->expr);
   }
 }
 
@@ -415,7 +366,7 @@ START_TEST(paths_100000) { paths_agree(100000); }
 END_TEST
 
 static CpuMonoid monoid(const char *expr, bool *swapped) {
-  const Term *t = check(expr)->body;
+  const Term *t = tl_check(expr)->body;
   ck_assert(t->kind == T_PRIM);
   return cpu_monoid_of(t->kids[0], swapped);
 }
@@ -441,27 +392,27 @@ END_TEST
 /* The results against straightforward C loops. */
 START_TEST(reference_values) {
   enum { N = 100000 };
-  run("let A = map (x. 2 * x - 1) (rand 100000 1)\n");
-  Value av = ev("A");
+  tl_run("let A = map (x. 2 * x - 1) (rand 100000 1)\n");
+  Value av = tl_ev("A");
   const double *a = av.u.a->r;
   /* foldl (+) is the sequential left fold */
   double s = 0;
   for (int i = 0; i < N; i++) s += a[i];
-  ck_assert(ev("foldl (+) 0 A").u.r == s);
+  ck_assert(tl_ev("foldl (+) 0 A").u.r == s);
   /* reduce (+) on <= 256 elements is the left fold too; on more, lanes */
   double s200 = 0;
   for (int i = 0; i < 200; i++) s200 += a[i];
-  run("let A200 = map (x. 2 * x - 1) (shift1R (rand 201 1))\n");
-  ck_assert(ev("reduce (+) 0 A200").u.r == s200);
+  tl_run("let A200 = map (x. 2 * x - 1) (shift1R (rand 201 1))\n");
+  ck_assert(tl_ev("reduce (+) 0 A200").u.r == s200);
   double lanes[CPU_BLOCK];
   for (int j = 0; j < CPU_BLOCK; j++) lanes[j] = j == 0 ? 0 + a[0] : a[j];
   for (int i = CPU_BLOCK; i < N; i++) lanes[i % CPU_BLOCK] += a[i];
   double r = lanes[0];
   for (int j = 1; j < CPU_BLOCK; j++) r += lanes[j];
-  ck_assert(ev("reduce (+) 0 A").u.r == r);
+  ck_assert(tl_ev("reduce (+) 0 A").u.r == r);
   ck_assert(fabs(r - s) < 1e-9);
   /* scans */
-  Value sl = ev("scanl (+) 0 A"), sr = ev("scanr (+) 0 A");
+  Value sl = tl_ev("scanl (+) 0 A"), sr = tl_ev("scanr (+) 0 A");
   ck_assert_uint_eq(sl.u.a->len, N + 1);
   double acc = 0;
   for (int i = 0; i < N; i++) {
@@ -475,7 +426,7 @@ START_TEST(reference_values) {
   }
   ck_assert(sr.u.a->r[N] == 0);
   /* map against C */
-  Value m = ev("map (x. x * x + 1) A");
+  Value m = tl_ev("map (x. x * x + 1) A");
   for (int i = 0; i < N; i++) ck_assert(m.u.a->r[i] == a[i] * a[i] + 1);
 }
 END_TEST

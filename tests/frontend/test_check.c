@@ -3,9 +3,9 @@
    and every located error message. */
 #include <check.h>
 #include <math.h>
-#include <pthread.h>
 
 #include "../../frontend/check.h"
+#include "../testlib.h"
 
 Suite *suite_check(void);
 
@@ -544,10 +544,8 @@ typedef struct DeepJob {
   Def *def;
 } DeepJob;
 
-static void *deep_main(void *arg) {
+static void deep_main(void *arg) {
   DeepJob *job = arg;
-  char base;
-  fe_stack_init(&base, job->stack - 64 * 1024);
   FeTry t;
   if (fe_try(&t)) {
     job->def = fe_check_expr(fe_env_new(), job->term);
@@ -555,18 +553,9 @@ static void *deep_main(void *arg) {
   } else {
     job->err = short_err(t.err);
   }
-  return NULL;
 }
 
-static void run_deep(DeepJob *job) {
-  pthread_attr_t attr;
-  pthread_t th;
-  ck_assert_int_eq(pthread_attr_init(&attr), 0);
-  ck_assert_int_eq(pthread_attr_setstacksize(&attr, job->stack), 0);
-  ck_assert_int_eq(pthread_create(&th, &attr, deep_main, job), 0);
-  ck_assert_int_eq(pthread_join(th, NULL), 0);
-  pthread_attr_destroy(&attr);
-}
+static void run_deep(DeepJob *job) { tl_on_stack(job->stack, deep_main, job); }
 
 static Term *name_term(int line, const char *s) {
   Term *t = fe_term_new(T_NAME, fe_span("t", line, 1), NULL);

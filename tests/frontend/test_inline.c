@@ -4,7 +4,6 @@
    is computed once; every binder is fresh and bound once; the original Def
    is untouched; grad nodes stay; a 16,000-let body inlines quickly. */
 #include <check.h>
-#include <pthread.h>
 #include <time.h>
 
 #include "../../backend/eval.h"
@@ -13,63 +12,9 @@
 #include "../../frontend/retype.h"
 #include "../../frontend/session.h"
 #include "../suites.h"
+#include "../testlib.h"
 
-static Session *S;
 static Span S0;
-
-static void setup(void) {
-  S = fe_session_new();
-  S->out = tmpfile();
-  S->err = tmpfile();
-  ck_assert(fe_session_load_prelude(S));
-}
-
-static void teardown(void) {
-  fclose(S->out);
-  fclose(S->err);
-}
-
-static void run(const char *text) {
-  ck_assert_msg(fe_session_run_text(S, "t.una", text, strlen(text), true), "failed: %s", text);
-}
-
-static Def *check_expr(const char *text) {
-  Term *e = fe_parse_expr("t.una", text, strlen(text), 1, 1);
-  return fe_check_expr(S->env, e);
-}
-
-/* Counts the nodes of t of kind k (and, for T_PRIM, builtin p; -1 = any). */
-static int count(const Term *t, TermKind k, int p) {
-  int n = 0;
-  while (t) {
-    if (t->kind == k && (p < 0 || (int)t->prim == p)) n++;
-    if (t->nkids == 0) break;
-    for (int i = 0; i + 1 < t->nkids; i++) n += count(t->kids[i], k, p);
-    t = t->kids[t->nkids - 1];
-  }
-  return n;
-}
-
-/* Bitwise equality of values (nan equals nan). */
-static bool same(Value a, Value b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-  case V_REAL: return memcmp(&a.u.r, &b.u.r, sizeof(double)) == 0 || (a.u.r != a.u.r && b.u.r != b.u.r);
-  case V_BOOL: return a.u.b == b.u.b;
-  case V_TUPLE:
-    if (a.u.t->n != b.u.t->n) return false;
-    for (int i = 0; i < a.u.t->n; i++)
-      if (!same(a.u.t->items[i], b.u.t->items[i])) return false;
-    return true;
-  case V_ARRAY:
-    if (a.u.a->len != b.u.a->len) return false;
-    for (size_t i = 0; i < a.u.a->len; i++)
-      if (!same(val_array_get(a.u.a, i), val_array_get(b.u.a, i))) return false;
-    return true;
-  case V_CLOSURE: return val_equal(a, b);
-  }
-  return false;
-}
 
 /* A sample argument of type t (variant k varies the numbers). */
 static Value sample(const Type *t, int k) {
@@ -99,7 +44,7 @@ static Value sample(const Type *t, int k) {
    Def has no call left and passes fe_retype. */
 static void same_values(Def *d) {
   Def *in = fe_inline(d);
-  ck_assert_int_eq(count(in->body, T_CALL, -1), 0);
+  ck_assert_int_eq(tl_count_kind(in->body, T_CALL, -1), 0);
   ck_assert_int_eq(in->nparams, d->nparams);
   for (int i = 0; i < d->nparams; i++) ck_assert_ptr_eq(in->params[i], d->params[i]);
   fe_retype(in);
@@ -108,7 +53,7 @@ static void same_values(Def *d) {
     Value *args = NEW_ARRAY(Value, d->nparams + 1);
     for (int i = 0; i < d->nparams; i++) args[i] = sample(d->params[i]->type, k);
     Value a = cpu_call(d, args), b = cpu_call(in, args);
-    ck_assert_msg(same(a, b), "%s: %s vs %s", d->name, val_to_string(a), val_to_string(b));
+    ck_assert_msg(tl_same_bits(a, b, false), "%s: %s vs %s", d->name, val_to_string(a), val_to_string(b));
   }
 }
 
@@ -118,7 +63,7 @@ static const char *prelude_names[] = {"sum", "prod", "dot", "mean", "sumsq", "no
 
 START_TEST(prelude_values) {
   for (size_t i = 0; i < sizeof prelude_names / sizeof *prelude_names; i++) {
-    Def *d = fe_env_find_def(S->env, prelude_names[i]);
+    Def *d = fe_env_find_def(tl_session->env, prelude_names[i]);
     ck_assert_msg(d != NULL, "%s", prelude_names[i]);
     same_values(d);
   }
@@ -126,74 +71,52 @@ START_TEST(prelude_values) {
 END_TEST
 
 START_TEST(nested_calls) {
-  run("def f (x: R) = x * 2 + 1\n"
-      "def g (x: R) (y: R) = f (f x) * f y\n"
-      "def h (a: [R]) (t: (R, B)) = sum (map (x. g x (f x)) a) + dot a a + (if t.2 then f t.1 else 0)\n"
-      "def k (a: [R]) = map f (map2 g a a)\n"
-      "def p (a: [R]) = let (u, v) = (sumsq a, h a (1, true)) in u * v + norm (k a)\n");
+  tl_run("def f (x: R) = x * 2 + 1\n"
+         "def g (x: R) (y: R) = f (f x) * f y\n"
+         "def h (a: [R]) (t: (R, B)) = sum (map (x. g x (f x)) a) + dot a a + (if t.2 then f t.1 else 0)\n"
+         "def k (a: [R]) = map f (map2 g a a)\n"
+         "def p (a: [R]) = let (u, v) = (sumsq a, h a (1, true)) in u * v + norm (k a)\n");
   const char *names[] = {"f", "g", "h", "k", "p"};
-  for (int i = 0; i < 5; i++) same_values(fe_env_find_def(S->env, names[i]));
+  for (int i = 0; i < 5; i++) same_values(fe_env_find_def(tl_session->env, names[i]));
   /* an expression calling into them */
-  Def *e = check_expr("p [1, 2, 3] + g (f 1) (f (f 2))");
+  Def *e = tl_check("p [1, 2, 3] + g (f 1) (f (f 2))");
   same_values(e);
 }
 END_TEST
 
 START_TEST(arguments_once) {
-  run("def twice (x: R) = x + x\ndef pair (x: R) (y: R) = (x * y, y * x, x)\n");
+  tl_run("def twice (x: R) = x + x\ndef pair (x: R) (y: R) = (x * y, y * x, x)\n");
   /* the argument (a sum over iota) is computed once, and bound to a fresh
      variable */
-  Def *e = check_expr("twice (sum (iota 10))");
+  Def *e = tl_check("twice (sum (iota 10))");
   Def *in = fe_inline(e);
-  ck_assert_int_eq(count(in->body, T_PRIM, PRIM_IOTA), 1);
-  ck_assert_int_eq(count(in->body, T_PRIM, PRIM_REDUCE), 1);
+  ck_assert_int_eq(tl_count_kind(in->body, T_PRIM, PRIM_IOTA), 1);
+  ck_assert_int_eq(tl_count_kind(in->body, T_PRIM, PRIM_REDUCE), 1);
   ck_assert(cpu_call(in, NULL).u.r == 90);
-  e = check_expr("pair (twice (exp 1)) (log 2)");
+  e = tl_check("pair (twice (exp 1)) (log 2)");
   in = fe_inline(e);
-  ck_assert_int_eq(count(in->body, T_PRIM, PRIM_EXP), 1);
-  ck_assert_int_eq(count(in->body, T_PRIM, PRIM_LOG), 1);
+  ck_assert_int_eq(tl_count_kind(in->body, T_PRIM, PRIM_EXP), 1);
+  ck_assert_int_eq(tl_count_kind(in->body, T_PRIM, PRIM_LOG), 1);
   same_values(e);
 }
 END_TEST
 
-/* Every binder of t (let, let-tuple, lambda) is appended to *v. */
-static void binders(const Term *t, Sym ***v, int *n, int *cap) {
-  while (t) {
-    int k = t->kind == T_LET ? 1 : (t->kind == T_LETTUP || t->kind == T_LAM) ? t->nsyms : 0;
-    for (int i = 0; i < k; i++) {
-      if (*n == *cap) {
-        Sym **nv = NEW_ARRAY(Sym *, *cap * 2 + 16);
-        if (*n) memcpy(nv, *v, sizeof(Sym *) * (size_t)*n);
-        *v = nv;
-        *cap = *cap * 2 + 16;
-      }
-      (*v)[(*n)++] = t->kind == T_LET ? t->sym : t->syms[i];
-    }
-    if (t->nkids == 0) return;
-    for (int i = 0; i + 1 < t->nkids; i++) binders(t->kids[i], v, n, cap);
-    t = t->kids[t->nkids - 1];
-  }
-}
-
 START_TEST(fresh_binders) {
-  run("def f (x: R) = let y = x * x in let (a, b) = (y, x) in sum (map (z. z + a) [b, y])\n"
-      "def g (x: R) = f x + f (f x)\n");
-  Def *f = fe_env_find_def(S->env, "f"), *g = fe_env_find_def(S->env, "g");
+  tl_run("def f (x: R) = let y = x * x in let (a, b) = (y, x) in sum (map (z. z + a) [b, y])\n"
+         "def g (x: R) = f x + f (f x)\n");
+  Def *f = fe_env_find_def(tl_session->env, "f"), *g = fe_env_find_def(tl_session->env, "g");
   int fslots = f->nslots, gslots = g->nslots;
   Def *in = fe_inline(g);
   /* f's body is pasted three times, each copy with binders of its own */
-  Sym **bs = NULL;
-  int n = 0, cap = 0;
-  binders(in->body, &bs, &n, &cap);
-  Sym **orig = NULL;
-  int no = 0, capo = 0;
-  binders(f->body, &orig, &no, &capo);
-  binders(g->body, &orig, &no, &capo);
-  ck_assert_int_ge(n, 3 * (no + 1));
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j < i; j++) ck_assert_ptr_ne(bs[i], bs[j]);
-    for (int j = 0; j < no; j++) ck_assert_ptr_ne(bs[i], orig[j]);
-    for (int j = 0; j < f->nparams; j++) ck_assert_ptr_ne(bs[i], f->params[j]);
+  TlSyms bs = {0}, orig = {0};
+  tl_binders(in->body, &bs);
+  tl_binders(f->body, &orig);
+  tl_binders(g->body, &orig);
+  ck_assert_int_ge(bs.n, 3 * (orig.n + 1));
+  tl_assert_bound_once(in->body);
+  for (int i = 0; i < bs.n; i++) {
+    for (int j = 0; j < orig.n; j++) ck_assert_ptr_ne(bs.v[i], orig.v[j]);
+    for (int j = 0; j < f->nparams; j++) ck_assert_ptr_ne(bs.v[i], f->params[j]);
   }
   fe_retype(in);
   /* the callee and the caller are untouched */
@@ -206,12 +129,12 @@ START_TEST(fresh_binders) {
 END_TEST
 
 START_TEST(grad_left_alone) {
-  run("def sq (x: R) = x * x\n");
-  Def *e = check_expr("grad sq (sq 3)");
+  tl_run("def sq (x: R) = x * x\n");
+  Def *e = tl_check("grad sq (sq 3)");
   Def *in = fe_inline(e);
   ck_assert_int_eq(in->body->kind, T_GRAD);
-  ck_assert_ptr_eq(in->body->def, fe_env_find_def(S->env, "sq"));
-  ck_assert_int_eq(count(in->body, T_CALL, -1), 0); /* its argument is inlined */
+  ck_assert_ptr_eq(in->body->def, fe_env_find_def(tl_session->env, "sq"));
+  ck_assert_int_eq(tl_count_kind(in->body, T_CALL, -1), 0); /* its argument is inlined */
   fe_retype(in);
 }
 END_TEST
@@ -223,10 +146,8 @@ typedef struct Job {
   const char *err;
 } Job;
 
-static void *job_main(void *arg) {
+static void job_main(void *arg) {
   Job *j = arg;
-  char base;
-  fe_stack_init(&base, ((size_t)64 << 20) - ((size_t)64 << 10));
   FeTry t;
   if (fe_try(&t)) {
     struct timespec a, b;
@@ -239,14 +160,13 @@ static void *job_main(void *arg) {
   } else {
     j->err = fe_error_text(t.err);
   }
-  return NULL;
 }
 
 START_TEST(long_body_fast) {
   /* def big (x0: R) = let x1 = f x0 in let x2 = f x1 in ... x16000, where
      f (x: R) = let y = sin x in y * 0.5 + x (16,000 calls to inline) */
-  run("def f (x: R) = let y = sin x in y * 0.5 + x\n");
-  Def *f = fe_env_find_def(S->env, "f");
+  tl_run("def f (x: R) = let y = sin x in y * 0.5 + x\n");
+  Def *f = fe_env_find_def(tl_session->env, "f");
   int n = 16000;
   Sym **xs = NEW_ARRAY(Sym *, n + 1);
   for (int i = 0; i <= n; i++) xs[i] = fe_mk_sym("x", fe_ty_real(), S0);
@@ -259,20 +179,14 @@ START_TEST(long_body_fast) {
   }
   Def *d = fe_mk_def("big", S0, 1, xs, body);
   Job j = {d, NULL, 0, NULL};
-  pthread_attr_t attr;
-  ck_assert_int_eq(pthread_attr_init(&attr), 0);
-  ck_assert_int_eq(pthread_attr_setstacksize(&attr, (size_t)64 << 20), 0);
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, &attr, job_main, &j), 0);
-  ck_assert_int_eq(pthread_join(th, NULL), 0);
-  pthread_attr_destroy(&attr);
+  tl_on_stack((size_t)64 << 20, job_main, &j);
   ck_assert_msg(!j.err, "%s", j.err ? j.err : "");
   ck_assert_msg(j.seconds < 1.0, "inlining 16,000 calls took %g s", j.seconds);
-  ck_assert_int_eq(count(j.in->body, T_CALL, -1), 0);
-  ck_assert_int_eq(count(j.in->body, T_LET, -1), 3 * n); /* x_i, f's x and y */
+  ck_assert_int_eq(tl_count_kind(j.in->body, T_CALL, -1), 0);
+  ck_assert_int_eq(tl_count_kind(j.in->body, T_LET, -1), 3 * n); /* x_i, f's x and y */
   Value arg = val_real(0.3);
   Value a = cpu_call(d, &arg), b = cpu_call(j.in, &arg);
-  ck_assert(same(a, b));
+  ck_assert(tl_same_bits(a, b, false));
 }
 END_TEST
 
@@ -280,7 +194,7 @@ Suite *suite_inline(void) {
   S0 = fe_span("t", 1, 1);
   Suite *s = suite_create("inline");
   TCase *tc = tcase_create("inline");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, tl_setup, tl_teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, prelude_values);
   tcase_add_test(tc, nested_calls);

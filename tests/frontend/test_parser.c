@@ -2,7 +2,7 @@
    precedence, associativity, spans, errors and recovery, limits. */
 #include "../../frontend/parser.h"
 #include "../suites.h"
-#include <pthread.h>
+#include "../testlib.h"
 
 /* A term as an S-expression: (add 1 (mul 2 3)), (f x), (.1 t), ... */
 static char *sx(const Term *t) {
@@ -566,23 +566,14 @@ typedef struct DeepJob {
   ParseResult r;
 } DeepJob;
 
-static void *deep_thread(void *arg) {
+static void deep_thread(void *arg) {
   DeepJob *j = arg;
-  char base;
-  fe_stack_init(&base, ((size_t)8 << 20) - ((size_t)64 << 10));
   j->r = fe_parse_program("<deep>", j->src, j->len);
-  return NULL;
 }
 
 static ParseResult parse_in_thread(const char *src, size_t len) {
   DeepJob j = {src, len, {0}};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, (size_t)8 << 20);
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, &attr, deep_thread, &j), 0);
-  pthread_join(th, NULL);
-  pthread_attr_destroy(&attr);
+  tl_on_stack((size_t)8 << 20, deep_thread, &j);
   return j.r;
 }
 

@@ -3,48 +3,25 @@
    max shift. */
 #include "../../frontend/session.h"
 #include "../suites.h"
+#include "../testlib.h"
 #include <math.h>
 
-static Session *session;
-
-static void setup(void) {
-  session = fe_session_new();
-  ck_assert(fe_session_load_prelude(session));
-}
-
-/* Evaluates expr in the prelude session; returns the printed value without
-   its newline. Fails the test on an error. */
+/* Evaluates expr in the fixture's session (with the prelude); returns the
+   printed value without its newline. Fails the test on an error. */
 static char *eval(const char *expr) {
-  char *ob = NULL, *eb = NULL;
-  size_t ol = 0, el = 0;
-  session->out = open_memstream(&ob, &ol);
-  session->err = open_memstream(&eb, &el);
-  bool ok = fe_session_run_text(session, "t.una", expr, strlen(expr), true);
-  fclose(session->out);
-  fclose(session->err);
-  session->out = stdout;
-  session->err = stderr;
-  char *out = una_strdup(ob ? ob : ""), *err = una_strdup(eb ? eb : "");
-  free(ob);
-  free(eb);
-  ck_assert_msg(ok, "%s: %s", expr, err);
-  size_t n = strlen(out);
-  ck_assert_msg(n > 0 && out[n - 1] == '\n', "%s printed '%s'", expr, out);
-  out[n - 1] = '\0';
-  return out;
+  TlRun r = tl_capture(tl_session, expr, true);
+  ck_assert_msg(r.ok, "%s: %s", expr, r.err);
+  size_t n = strlen(r.out);
+  ck_assert_msg(n > 0 && r.out[n - 1] == '\n', "%s printed '%s'", expr, r.out);
+  r.out[n - 1] = '\0';
+  return r.out;
 }
 
 /* Evaluates expr; expects an error whose message contains what. */
 static void eval_fails(const char *expr, const char *what) {
-  char *eb = NULL;
-  size_t el = 0;
-  session->err = open_memstream(&eb, &el);
-  bool ok = fe_session_run_text(session, "t.una", expr, strlen(expr), true);
-  fclose(session->err);
-  session->err = stderr;
-  ck_assert_msg(!ok, "%s succeeded", expr);
-  ck_assert_msg(eb && strstr(eb, what), "%s: error '%s' lacks '%s'", expr, eb ? eb : "", what);
-  free(eb);
+  TlRun r = tl_capture(tl_session, expr, true);
+  ck_assert_msg(!r.ok, "%s succeeded", expr);
+  ck_assert_msg(strstr(r.err, what), "%s: error '%s' lacks '%s'", expr, r.err, what);
 }
 
 #define EXPECT(expr, value) ck_assert_str_eq(eval(expr), value)
@@ -153,7 +130,7 @@ Suite *suite_prelude(void) {
   Suite *s = suite_create("prelude");
   TCase *tc = tcase_create("prelude");
   tcase_set_timeout(tc, 30);
-  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_checked_fixture(tc, tl_setup, tl_teardown);
   tcase_add_test(tc, sum_and_prod);
   tcase_add_test(tc, dot_mean_sumsq_norm);
   tcase_add_test(tc, maximum_and_minimum);

@@ -4,13 +4,8 @@
    :quit, unknown ones). */
 #include "../../frontend/session.h"
 #include "../suites.h"
+#include "../testlib.h"
 #include <unistd.h>
-
-/* What one run printed. */
-typedef struct Run {
-  bool ok;
-  char *out, *err;
-} Run;
 
 /* Copies a memstream's buffer into collected memory and frees it. */
 static char *take(FILE *f, char **buf) {
@@ -20,49 +15,14 @@ static char *take(FILE *f, char **buf) {
   return s;
 }
 
-/* Runs text in s as the file "t.una", capturing stdout and stderr. */
-static Run run_in(Session *s, const char *text, bool stop_on_error) {
-  char *ob = NULL, *eb = NULL;
-  size_t ol = 0, el = 0;
-  s->out = open_memstream(&ob, &ol);
-  s->err = open_memstream(&eb, &el);
-  ck_assert_ptr_nonnull(s->out);
-  ck_assert_ptr_nonnull(s->err);
-  Run r;
-  r.ok = fe_session_run_text(s, "t.una", text, strlen(text), stop_on_error);
-  r.out = take(s->out, &ob);
-  r.err = take(s->err, &eb);
-  s->out = stdout;
-  s->err = stderr;
-  return r;
-}
-
-/* Runs text in s with stdout and stderr going to one stream, to see their
-   order. */
-static char *run_merged(Session *s, const char *text) {
-  char *b = NULL;
-  size_t l = 0;
-  FILE *f = open_memstream(&b, &l);
-  ck_assert_ptr_nonnull(f);
-  s->out = s->err = f;
-  fe_session_run_text(s, "t.una", text, strlen(text), true);
-  s->out = stdout;
-  s->err = stderr;
-  return take(f, &b);
-}
-
 static Session *bare(void) { return fe_session_new(); }
 
-static Session *with_prelude(void) {
-  Session *s = fe_session_new();
-  ck_assert(fe_session_load_prelude(s));
-  return s;
-}
+static Session *with_prelude(void) { return tl_session_with(""); }
 
 /* Runs text in a fresh session (no prelude); expects success and out. */
 #define EXPECT_OUT(text, expected)                                                                 \
   do {                                                                                             \
-    Run r_ = run_in(bare(), text, true);                                                           \
+    TlRun r_ = tl_capture(bare(), text, true);                                                     \
     ck_assert_msg(r_.ok, "run failed: %s", r_.err);                                                \
     ck_assert_str_eq(r_.out, expected);                                                            \
     ck_assert_str_eq(r_.err, "");                                                                  \
@@ -71,7 +31,7 @@ static Session *with_prelude(void) {
 /* Runs text in a fresh session (no prelude); expects failure, out and err. */
 #define EXPECT_ERR(text, expected_out, expected_err)                                               \
   do {                                                                                             \
-    Run r_ = run_in(bare(), text, true);                                                           \
+    TlRun r_ = tl_capture(bare(), text, true);                                                     \
     ck_assert(!r_.ok);                                                                             \
     ck_assert_str_eq(r_.out, expected_out);                                                        \
     ck_assert_str_eq(r_.err, expected_err);                                                        \
@@ -123,10 +83,10 @@ END_TEST
 
 START_TEST(failed_let_binds_nothing) {
   Session *s = bare();
-  Run r = run_in(s, "let x = 1\nlet x = map2 (+) [1] [1, 2]\n", true);
+  TlRun r = tl_capture(s, "let x = 1\nlet x = map2 (+) [1] [1, 2]\n", true);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.err, "t.una:2:9: error: map2: lengths 1 and 2 differ\n");
-  r = run_in(s, "x\n", true);
+  r = tl_capture(s, "x\n", true);
   ck_assert(r.ok);
   ck_assert_str_eq(r.out, "1\n");
 }
@@ -140,7 +100,7 @@ START_TEST(error_format_and_stop_on_first_error) {
 END_TEST
 
 START_TEST(continue_after_error_when_asked) {
-  Run r = run_in(bare(), "1\nfoo\n2\nbar\n3\n", false);
+  TlRun r = tl_capture(bare(), "1\nfoo\n2\nbar\n3\n", false);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.out, "1\n2\n3\n");
   ck_assert_str_eq(r.err,
@@ -149,7 +109,7 @@ START_TEST(continue_after_error_when_asked) {
 END_TEST
 
 START_TEST(syntax_errors_run_nothing) {
-  Run r = run_in(bare(), "1\n(2 +\n3\n", true);
+  TlRun r = tl_capture(bare(), "1\n(2 +\n3\n", true);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.out, "");
   ck_assert_msg(strncmp(r.err, "t.una:", 6) == 0 && strstr(r.err, ": error: "), "%s", r.err);
@@ -157,20 +117,20 @@ START_TEST(syntax_errors_run_nothing) {
 END_TEST
 
 START_TEST(output_then_error_in_order) {
-  ck_assert_str_eq(run_merged(bare(), "1\n2\nfoo\n3\n"),
+  ck_assert_str_eq(tl_capture_merged(bare(), "1\n2\nfoo\n3\n", true),
                    "1\n2\nt.una:3:1: error: unknown name 'foo'\n");
 }
 END_TEST
 
 START_TEST(type_errors_are_located) {
-  Run r = run_in(bare(), "def f (x: R) : R = x\nf true\n", true);
+  TlRun r = tl_capture(bare(), "def f (x: R) : R = x\nf true\n", true);
   ck_assert(!r.ok);
   ck_assert_msg(strncmp(r.err, "t.una:2:", 8) == 0 && strstr(r.err, "error: "), "%s", r.err);
 }
 END_TEST
 
 START_TEST(grad_evaluates) {
-  Run r = run_in(bare(), "def f (x: R) : R = x * x\ngrad f 3\n", true);
+  TlRun r = tl_capture(bare(), "def f (x: R) : R = x * x\ngrad f 3\n", true);
   ck_assert_msg(r.ok, "%s", r.err);
   ck_assert_str_eq(r.out, "6\n");
 }
@@ -183,7 +143,7 @@ START_TEST(deep_nesting_is_an_error_not_a_crash) {
   text[n] = '1';
   memset(text + n + 1, ')', n);
   text[2 * n + 1] = '\n';
-  Run r = run_in(bare(), text, true);
+  TlRun r = tl_capture(bare(), text, true);
   ck_assert(!r.ok);
   ck_assert_msg(strstr(r.err, "nested too deeply") != NULL, "%s", r.err);
 }
@@ -193,18 +153,18 @@ START_TEST(command_type) {
   EXPECT_OUT(":type [1, 2]\n", "[R]\n");
   EXPECT_OUT(":type (1, true)\n", "(R, B)\n");
   EXPECT_OUT("def f (x: R) (a: [R]) : R = x\n:type f\n:type f 1 [2]\n", "R -> [R] -> R\nR\n");
-  Run r = run_in(with_prelude(), ":type sum\n:type softmax [1]\n", true);
+  TlRun r = tl_capture(with_prelude(), ":type sum\n:type softmax [1]\n", true);
   ck_assert(r.ok);
   ck_assert_str_eq(r.out, "[R] -> R\n[R]\n");
   EXPECT_ERR(":type\n", "", "t.una:1:1: error: ':type' needs an expression\n");
-  r = run_in(bare(), ":type 1 + foo\n", true);
+  r = tl_capture(bare(), ":type 1 + foo\n", true);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.err, "t.una:1:11: error: unknown name 'foo'\n");
 }
 END_TEST
 
 START_TEST(command_help) {
-  Run r = run_in(bare(), ":help\n", true);
+  TlRun r = tl_capture(bare(), ":help\n", true);
   ck_assert(r.ok);
   for (const char *c = ":help\0:quit\0:load\0:type\0:time\0:device\0"; *c; c += strlen(c) + 1)
     ck_assert_msg(strstr(r.out, c) != NULL, "%s missing from :help", c);
@@ -214,11 +174,11 @@ END_TEST
 
 START_TEST(command_quit_stops_successfully) {
   Session *s = bare();
-  Run r = run_in(s, "1\n:quit\n2\n", true);
+  TlRun r = tl_capture(s, "1\n:quit\n2\n", true);
   ck_assert(r.ok);
   ck_assert(s->quit);
   ck_assert_str_eq(r.out, "1\n");
-  r = run_in(s, "3\n", true); /* nothing runs after :quit */
+  r = tl_capture(s, "3\n", true); /* nothing runs after :quit */
   ck_assert(r.ok);
   ck_assert_str_eq(r.out, "");
 }
@@ -227,11 +187,11 @@ END_TEST
 START_TEST(command_load) {
   char *path = temp_file("def h (x: R) : R = x + 1\nh 1\n");
   Session *s = bare();
-  Run r = run_in(s, una_sprintf(":load %s\nh 2\n", path), true);
+  TlRun r = tl_capture(s, una_sprintf(":load %s\nh 2\n", path), true);
   ck_assert_msg(r.ok, "%s", r.err);
   ck_assert_str_eq(r.out, "2\n3\n");
   /* A quoted name works too. */
-  r = run_in(s, una_sprintf(":load \"%s\"\n", path), true);
+  r = tl_capture(s, una_sprintf(":load \"%s\"\n", path), true);
   ck_assert(r.ok);
   ck_assert_str_eq(r.out, "2\n");
   unlink(path);
@@ -240,7 +200,7 @@ END_TEST
 
 START_TEST(command_load_errors_are_located_in_the_file) {
   char *path = temp_file("1\nbar\n2\n");
-  Run r = run_in(bare(), una_sprintf(":load %s\n3\n", path), true);
+  TlRun r = tl_capture(bare(), una_sprintf(":load %s\n3\n", path), true);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.out, "1\n");
   ck_assert_str_eq(r.err, una_sprintf("%s:2:1: error: unknown name 'bar'\n", path));
@@ -256,7 +216,7 @@ START_TEST(command_load_cycle_is_an_error) {
   FILE *f = fopen(path, "w");
   fprintf(f, ":load %s\n", path);
   fclose(f);
-  Run r = run_in(bare(), una_sprintf(":load %s\n", path), true);
+  TlRun r = tl_capture(bare(), una_sprintf(":load %s\n", path), true);
   ck_assert(!r.ok);
   ck_assert_msg(strstr(r.err, "nested more than") != NULL, "%s", r.err);
   unlink(path);
@@ -265,7 +225,7 @@ END_TEST
 
 START_TEST(command_arguments_may_end_in_comments) {
   EXPECT_OUT(":device -- where?\n:device cpu -- back\n:help -- me\n:type 1 -- a number\n",
-             una_sprintf("cpu\n%sR\n", run_in(bare(), ":help\n", true).out));
+             una_sprintf("cpu\n%sR\n", tl_capture(bare(), ":help\n", true).out));
   char *path = temp_file("1 + 1\n");
   EXPECT_OUT(una_sprintf(":load %s -- two\n:load \"%s\" -- again\n", path, path), "2\n2\n");
   unlink(path);
@@ -275,7 +235,7 @@ START_TEST(command_arguments_may_end_in_comments) {
 END_TEST
 
 START_TEST(command_time) {
-  Run r = run_in(bare(), ":time 1 + 1\n", true);
+  TlRun r = tl_capture(bare(), ":time 1 + 1\n", true);
   ck_assert(r.ok);
   ck_assert_msg(strncmp(r.out, "2\ntime: ", 8) == 0, "%s", r.out);
   size_t n = strlen(r.out);
@@ -290,7 +250,7 @@ START_TEST(command_device) {
   EXPECT_ERR(":device tpu\n", "",
              "t.una:1:9: error: unknown device 'tpu' (expected cpu, gpu or auto)\n");
   /* Asking for the GPU is not an error: this build stays on the CPU. */
-  Run r = run_in(bare(), ":device gpu\n:device\n", true);
+  TlRun r = tl_capture(bare(), ":device gpu\n:device\n", true);
   ck_assert(r.ok);
   ck_assert_str_eq(r.out, "cpu\n");
   ck_assert_msg(strstr(r.err, "staying on the CPU") != NULL, "%s", r.err);
@@ -304,7 +264,7 @@ START_TEST(unknown_commands) {
 END_TEST
 
 START_TEST(prelude_names_can_be_replaced) {
-  Run r = run_in(with_prelude(), "sum [1, 2]\ndef sum (a: [R]) : R = 42\nsum [1, 2]\n", true);
+  TlRun r = tl_capture(with_prelude(), "sum [1, 2]\ndef sum (a: [R]) : R = 42\nsum [1, 2]\n", true);
   ck_assert(r.ok);
   ck_assert_str_eq(r.out, "3\n42\n");
 }
@@ -324,7 +284,7 @@ END_TEST
 START_TEST(interactive_echoes_definitions) {
   Session *s = bare();
   s->interactive = true;
-  Run r = run_in(s, "def f (x: R) (a: [R]) = a\nlet (p, q) = (1, true)\np\n", true);
+  TlRun r = tl_capture(s, "def f (x: R) (a: [R]) = a\nlet (p, q) = (1, true)\np\n", true);
   ck_assert(r.ok);
   ck_assert_str_eq(r.out, "f : R -> [R] -> [R]\np : R\nq : B\n1\n");
 }

@@ -4,8 +4,8 @@
 #include "../../frontend/term_print.h"
 #include "../../frontend/build.h"
 #include "../suites.h"
+#include "../testlib.h"
 #include <math.h>
-#include <pthread.h>
 
 /* Structural equality of surface terms, spans ignored (a loop down the
    first kid, so that long left-associative chains do not recurse). */
@@ -409,10 +409,8 @@ typedef struct Job {
   bool same;
 } Job;
 
-static void *print_thread(void *arg) {
+static void print_thread(void *arg) {
   Job *j = arg;
-  char base;
-  fe_stack_init(&base, ((size_t)8 << 20) - ((size_t)64 << 10));
   if (j->term) {
     FeTry t;
     if (fe_try(&t)) {
@@ -421,12 +419,12 @@ static void *print_thread(void *arg) {
     } else {
       j->err = t.err.msg;
     }
-    return NULL;
+    return;
   }
   ParseResult r = fe_parse_program("<t>", j->src, j->len);
   if (r.nerrors) {
     j->err = r.errors[0].msg;
-    return NULL;
+    return;
   }
   FeTry t;
   if (fe_try(&t)) {
@@ -434,22 +432,15 @@ static void *print_thread(void *arg) {
     fe_untry(&t);
   } else {
     j->err = t.err.msg;
-    return NULL;
+    return;
   }
   ParseResult r2 = fe_parse_program("<t>", j->printed, strlen(j->printed));
   j->same = r2.nerrors == 0 && term_eq(r.items[0]->body, r2.items[0]->body);
-  return NULL;
 }
 
 static Job run_job(const char *src, size_t len, Term *term) {
   Job j = {src, len, term, NULL, NULL, false};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, (size_t)8 << 20);
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, &attr, print_thread, &j), 0);
-  pthread_join(th, NULL);
-  pthread_attr_destroy(&attr);
+  tl_on_stack((size_t)8 << 20, print_thread, &j);
   return j;
 }
 

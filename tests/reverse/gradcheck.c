@@ -7,6 +7,7 @@
 #include "../../backend/eval.h"
 #include "../../frontend/parser.h"
 #include "../../frontend/retype.h"
+#include "../testlib.h"
 
 extern const char una_prelude_text[]; /* gen/prelude.c */
 
@@ -123,23 +124,6 @@ Value gc_random_value(GenRng *r, const Type *t, size_t len, double lo, double hi
   default: break;
   }
   UNREACHABLE();
-}
-
-Value gc_copy_value(Value v) {
-  switch (v.kind) {
-  case V_TUPLE: {
-    Value *items = NEW_ARRAY(Value, v.u.t->n + 1);
-    for (int i = 0; i < v.u.t->n; i++) items[i] = gc_copy_value(v.u.t->items[i]);
-    return val_tuple(v.u.t->n, items);
-  }
-  case V_ARRAY: {
-    const Array *a = v.u.a;
-    Array *b = a->boxed ? val_new_boxed_array(a->len, fe_nospan) : val_new_real_array(a->len, fe_nospan);
-    for (size_t i = 0; i < a->len; i++) val_array_set(b, i, gc_copy_value(val_array_get(a, i)));
-    return val_array(b);
-  }
-  default: return v;
-  }
 }
 
 static double call_real(const Def *f, const Value *args) {
@@ -307,7 +291,7 @@ static char *flatten(const Ctx *c, Value g, const int *wrt, int nwrt, const char
   if (nwrt > 1 && (g.kind != V_TUPLE || g.u.t->n != nwrt))
     return report(c, una_sprintf("the %s gradient %s is not a tuple of %d", path, val_to_string(g), nwrt));
   for (int j = 0; j < nwrt; j++) {
-    Value gj = gc_copy_value(grad_part(g, nwrt, j));
+    Value gj = tl_copy_value(grad_part(g, nwrt, j));
     if (!same_shape(gj, c->args[wrt[j]]))
       return report(c, una_sprintf("the %s gradient for %s, %s, does not have the shape of the argument",
                                    path, c->f->params[wrt[j]]->name, val_to_string(gj)));
@@ -423,7 +407,7 @@ static char *check_point(Ctx *c, Def *const *g, const int *wrt, int nwrt, const 
   if (o->no_fd) return NULL;
   /* finite differences on a private copy of the arguments */
   Value *args = NEW_ARRAY(Value, c->f->nparams + 1);
-  for (int i = 0; i < c->f->nparams; i++) args[i] = gc_copy_value(c->args[i]);
+  for (int i = 0; i < c->f->nparams; i++) args[i] = tl_copy_value(c->args[i]);
   Comps cx = {0};
   for (int j = 0; j < nwrt; j++) collect(&args[wrt[j]], c->f->params[wrt[j]]->name, &cx);
   ASSERT(cx.n == ca.n);

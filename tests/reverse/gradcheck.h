@@ -85,9 +85,6 @@ char *gc_grad_str(const GcProgram *p, const char *wrt_names, RevPath path, int n
 /* A random value of type t (ground types and B); arrays have length len. */
 Value gc_random_value(GenRng *r, const Type *t, size_t len, double lo, double hi);
 
-/* A deep copy of v (tuples and arrays fresh, so their reals may be changed). */
-Value gc_copy_value(Value v);
-
 /* The central-difference derivative of f at args with respect to the real
    *x (which lies inside args), by Richardson extrapolation of the steps h
    and h/2; *x is restored. Raises FeError when f does. */

@@ -9,7 +9,17 @@
 
 #include "../../backend/eval.h"
 #include "../suites.h"
+#include "../testlib.h"
 #include "gradcheck.h"
+
+/* The program src with its def f (see gc_load); a failure to load fails
+   the test with the error, after what when given. */
+static GcProgram *load(const char *file, const char *src, bool prelude, const char *what) {
+  char *err = NULL;
+  GcProgram *p = gc_load(file, src, prelude, "f", &err);
+  if (!p) ck_abort_msg("%s%s%s", what ? what : "", what ? ": " : "", err);
+  return p;
+}
 
 /* ---- the corpus through the harness ---- */
 
@@ -88,9 +98,7 @@ START_TEST(test_corpus) {
   GcOptions o = gc_default_options();
   int wrt[8];
   if (c->wrt) {
-    char *err = NULL;
-    GcProgram *p = gc_load("<corpus>", c->src, true, "f", &err);
-    ck_assert_msg(p != NULL, "%s: %s", c->name, err);
+    GcProgram *p = load("<corpus>", c->src, true, c->name);
     o.nwrt = gc_wrt(p, c->wrt, wrt);
     ck_assert_int_gt(o.nwrt, 0);
     o.wrt = wrt;
@@ -194,9 +202,7 @@ static const Exact exact[] = {
 
 START_TEST(test_exact) {
   const Exact *e = &exact[_i];
-  char *err = NULL;
-  GcProgram *p = gc_load("<exact>", e->src, true, "f", &err);
-  ck_assert_msg(p != NULL, "%s: %s", e->src, err);
+  GcProgram *p = load("<exact>", e->src, true, e->src);
   int nargs = 0;
   while (nargs < 4 && e->args[nargs]) nargs++;
   const char *unf = gc_grad_str(p, e->wrt, REV_UNF, nargs, e->args);
@@ -215,29 +221,19 @@ static char *doubling_chain(int n) {
   return una_sprintf("%s  a%d\n", s, n);
 }
 
-/* Nodes of a term (every kid, lambda bodies included). */
-static long term_size(const Term *t) {
-  long n = 1;
-  for (int i = 0; i < t->nkids; i++) n += term_size(t->kids[i]);
-  return n;
-}
-
 /* A chain of 50 doublings: the gradient is exactly 2^50, and the derived
    gradient grows linearly with the chain. */
 START_TEST(test_doubling_chain) {
-  char *err = NULL;
-  GcProgram *p = gc_load("<chain>", doubling_chain(50), false, "f", &err);
-  ck_assert_msg(p != NULL, "%s", err);
+  GcProgram *p = load("<chain>", doubling_chain(50), false, NULL);
   const char *args[] = {"0.75"};
   ck_assert_str_eq(gc_grad_str(p, NULL, REV_UNF, 1, args), "1125899906842624");
   ck_assert_str_eq(gc_grad_str(p, NULL, REV_DIRECT, 1, args), "1125899906842624");
   for (int path = 0; path < 2; path++) {
     long size[2];
     for (int k = 0; k < 2; k++) {
-      GcProgram *q = gc_load("<chain>", doubling_chain(k == 0 ? 200 : 400), false, "f", &err);
-      ck_assert_msg(q != NULL, "%s", err);
+      GcProgram *q = load("<chain>", doubling_chain(k == 0 ? 200 : 400), false, NULL);
       int wrt = 0;
-      size[k] = term_size(rev_grad(q->f, &wrt, 1, path == 0 ? REV_UNF : REV_DIRECT)->body);
+      size[k] = tl_term_size(rev_grad(q->f, &wrt, 1, path == 0 ? REV_UNF : REV_DIRECT)->body);
     }
     ck_assert_msg(size[1] <= 2.2 * size[0], "%s path: the gradient of 400 lets has %ld nodes, of 200 lets %ld",
                   path == 0 ? "UNF" : "direct", size[1], size[0]);
@@ -263,9 +259,7 @@ static const Unsupported unsupported[] = {
 
 START_TEST(test_unsupported) {
   const Unsupported *u = &unsupported[_i];
-  char *err = NULL;
-  GcProgram *p = gc_load("<u>", u->src, true, "f", &err);
-  ck_assert_msg(p != NULL, "%s", err);
+  GcProgram *p = load("<u>", u->src, true, NULL);
   for (int path = 0; path < 2; path++) {
     FeTry t;
     int wrt = 0;
@@ -283,12 +277,9 @@ END_TEST
 
 /* Finite differences of known functions. */
 START_TEST(test_fd_known) {
-  char *err = NULL;
-  GcProgram *p = gc_load("<fd>", "def f (x: R) (v: [R]) : R = sin x * exp x + sum (map (a. a * a * a) v)", true,
-                         "f", &err);
-  ck_assert_msg(p != NULL, "%s", err);
+  GcProgram *p = load("<fd>", "def f (x: R) (v: [R]) : R = sin x * exp x + sum (map (a. a * a * a) v)", true, NULL);
   Value args[2] = {val_real(0.7), gc_value(p, "[1, -2, 0.5]")};
-  args[1] = gc_copy_value(args[1]);
+  args[1] = tl_copy_value(args[1]);
   double d = gc_fd(p->f, args, &args[0].u.r, 1e-3);
   double want = (cos(0.7) + sin(0.7)) * exp(0.7);
   ck_assert_msg(fabs(d - want) < 1e-10, "fd %.17g, want %.17g", d, want);
@@ -304,9 +295,7 @@ END_TEST
 
 /* Random values have the parameter's shape; copies are independent. */
 START_TEST(test_values) {
-  char *err = NULL;
-  GcProgram *p = gc_load("<v>", "def f (p: ((R, [R]), B)) : R = 1", false, "f", &err);
-  ck_assert_msg(p != NULL, "%s", err);
+  GcProgram *p = load("<v>", "def f (p: ((R, [R]), B)) : R = 1", false, NULL);
   GenRng r = gen_rng(5);
   Value v = gc_random_value(&r, p->f->params[0]->type, 3, -1, 1);
   ck_assert_int_eq(v.kind, V_TUPLE);
@@ -314,7 +303,7 @@ START_TEST(test_values) {
   ck_assert_int_eq((int)a.u.a->len, 3);
   ck_assert(!a.u.a->boxed);
   for (int i = 0; i < 3; i++) ck_assert(a.u.a->r[i] >= -1 && a.u.a->r[i] < 1);
-  Value c = gc_copy_value(v);
+  Value c = tl_copy_value(v);
   ck_assert(val_equal(c, v));
   c.u.t->items[0].u.t->items[1].u.a->r[1] += 1;
   ck_assert(!val_equal(c, v));

@@ -14,19 +14,7 @@
 #include "../../reverse/jt.h"
 #include "../../reverse/partials.h"
 #include "../suites.h"
-
-static Session *S;
-
-static void setup(void) {
-  S = fe_session_new();
-  S->out = tmpfile();
-  S->err = tmpfile();
-}
-
-static void teardown(void) {
-  fclose(S->out);
-  fclose(S->err);
-}
+#include "../testlib.h"
 
 /* ---- a test-only ∇: symbolic forward mode ----
 
@@ -283,130 +271,6 @@ static Term *test_nabla(Sym **ctx, int n, const Term *body, void *ud) {
   return n == 1 ? g[0] : fe_mk_tuple(body->span, n, g);
 }
 
-/* ---- evaluation helpers ---- */
-
-static void run(const char *text) {
-  ck_assert_msg(fe_session_run_text(S, "t.una", text, strlen(text), true), "failed: %s", text);
-}
-
-/* The value of the expression text. */
-static Value ev(const char *text) {
-  FeTry t;
-  Value v = val_real(0);
-  if (fe_try(&t)) {
-    Term *e = fe_parse_expr("t.una", text, strlen(text), 1, 1);
-    v = cpu_call(fe_check_expr(S->env, e), NULL);
-    fe_untry(&t);
-  } else {
-    ck_abort_msg("%s: %s", text, fe_error_text(t.err));
-  }
-  return v;
-}
-
-static Value call(const Def *d, const Value *args) {
-  FeTry t;
-  Value v = val_real(0);
-  if (fe_try(&t)) {
-    v = cpu_call(d, args);
-    fe_untry(&t);
-  } else {
-    ck_abort_msg("%s: %s", d->name, fe_error_text(t.err));
-  }
-  return v;
-}
-
-/* <z, y> on values of the same ground type. */
-static double vdot(Value z, Value y) {
-  switch (z.kind) {
-  case V_REAL: return z.u.r * y.u.r;
-  case V_ARRAY: {
-    ck_assert_uint_eq(z.u.a->len, y.u.a->len);
-    double sum = 0;
-    for (size_t i = 0; i < z.u.a->len; i++) sum += vdot(val_array_get(z.u.a, i), val_array_get(y.u.a, i));
-    return sum;
-  }
-  case V_TUPLE: {
-    double sum = 0;
-    for (int i = 0; i < z.u.t->n; i++) sum += vdot(z.u.t->items[i], y.u.t->items[i]);
-    return sum;
-  }
-  default: break;
-  }
-  ck_abort_msg("vdot: not a ground value");
-  return 0;
-}
-
-/* The reals of a ground value (R, [R], tuples of them), in order. */
-static size_t nleaves(Value v) {
-  switch (v.kind) {
-  case V_REAL: return 1;
-  case V_ARRAY: ck_assert(!v.u.a->boxed); return v.u.a->len;
-  case V_TUPLE: {
-    size_t n = 0;
-    for (int i = 0; i < v.u.t->n; i++) n += nleaves(v.u.t->items[i]);
-    return n;
-  }
-  default: break;
-  }
-  ck_abort_msg("not a ground value");
-  return 0;
-}
-
-static double leaf(Value v, size_t i) {
-  if (v.kind == V_REAL) return v.u.r;
-  if (v.kind == V_ARRAY) return v.u.a->r[i];
-  for (int k = 0;; k++) {
-    size_t n = nleaves(v.u.t->items[k]);
-    if (i < n) return leaf(v.u.t->items[k], i);
-    i -= n;
-  }
-}
-
-/* A copy of v with real i set to x. */
-static Value with_leaf(Value v, size_t i, double x) {
-  if (v.kind == V_REAL) return val_real(x);
-  if (v.kind == V_ARRAY) {
-    Array *a = val_new_real_array(v.u.a->len, (Span){0});
-    memcpy(a->r, v.u.a->r, sizeof(double) * v.u.a->len);
-    a->r[i] = x;
-    return val_array(a);
-  }
-  Value *items = NEW_ARRAY(Value, v.u.t->n);
-  memcpy(items, v.u.t->items, sizeof(Value) * (size_t)v.u.t->n);
-  for (int k = 0;; k++) {
-    size_t n = nleaves(items[k]);
-    if (i < n) {
-      items[k] = with_leaf(items[k], i, x);
-      return val_tuple(v.u.t->n, items);
-    }
-    i -= n;
-  }
-}
-
-/* Binders of t, each must be bound once; collected in seen. */
-static void check_binders(const Term *t, const Sym ***seen, int *n, int *cap) {
-  Sym **bs = NULL;
-  int nb = 0;
-  if (t->kind == T_LET) {
-    bs = &((Term *)t)->sym;
-    nb = 1;
-  } else if (t->kind == T_LETTUP || t->kind == T_LAM) {
-    bs = t->syms;
-    nb = t->nsyms;
-  }
-  for (int i = 0; i < nb; i++) {
-    for (int k = 0; k < *n; k++) ck_assert_msg((*seen)[k] != bs[i], "binder %s bound twice", bs[i]->name);
-    if (*n == *cap) {
-      *cap = *cap ? 2 * *cap : 64;
-      const Sym **ns = NEW_ARRAY(const Sym *, *cap);
-      if (*n) memcpy(ns, *seen, sizeof(Sym *) * (size_t)*n);
-      *seen = ns;
-    }
-    (*seen)[(*n)++] = bs[i];
-  }
-  for (int i = 0; i < t->nkids; i++) check_binders(t->kids[i], seen, n, cap);
-}
-
 /* The index of the parameter named name in d, or -1. */
 static int param_index(const Def *d, const char *name, size_t len) {
   for (int i = 0; i < d->nparams; i++)
@@ -435,10 +299,9 @@ static int owner_of(const Def *f, const Term *in) {
 /* Defines def (whose body is map, map2, reduce, foldl or if), and builds
    its J^T with the free variables named in fvs (space-separated). */
 static Built build(const char *def, const char *fvs) {
-  run(def);
+  tl_run(def);
   Built b = {0};
-  b.f = fe_env_find_def(S->env, "f");
-  ck_assert(b.f);
+  b.f = tl_def(tl_session, "f");
   const Term *body = b.f->body;
   Span s = body->span;
 
@@ -497,9 +360,7 @@ static Built build(const char *def, const char *fvs) {
   int nfree = fe_free_vars(jt, &free);
   for (int i = 0; i < nfree; i++)
     ck_assert_msg(free[i] == z || owner_of(b.f, var(s, free[i])) >= 0, "free %s", free[i]->name);
-  const Sym **seen = NULL;
-  int nseen = 0, cap = 0;
-  check_binders(jt, &seen, &nseen, &cap);
+  tl_assert_bound_once(jt);
   if (b.ncomp > 1) ck_assert_int_eq(jt->type->n, b.ncomp);
 
   Sym **params = NEW_ARRAY(Sym *, b.f->nparams + 1);
@@ -510,14 +371,21 @@ static Built build(const char *def, const char *fvs) {
   return b;
 }
 
-/* The J^T's result at args (one Una expression per parameter) and z. */
+/* The J^T's result at args (one Una expression per parameter) and z; the
+   argument values (z last) in *argv when argv is not NULL. */
 static Value eval_jt(const Built *b, const char *const *args, const char *zt, Value **argv) {
   int np = b->f->nparams;
   Value *av = NEW_ARRAY(Value, np + 1);
-  for (int i = 0; i < np; i++) av[i] = ev(args[i]);
-  av[np] = ev(zt);
-  *argv = av;
-  return call(b->jt, av);
+  for (int i = 0; i < np; i++) av[i] = tl_ev(args[i]);
+  av[np] = tl_ev(zt);
+  if (argv) *argv = av;
+  return tl_call(b->jt, av);
+}
+
+/* The J^T of def's construct (free variables fvs) at args and z. */
+static Value jt_at(const char *def, const char *fvs, const char *const *args, const char *zt) {
+  Built b = build(def, fvs);
+  return eval_jt(&b, args, zt, NULL);
 }
 
 static Value component(const Built *b, Value res, int k) {
@@ -525,7 +393,7 @@ static Value component(const Built *b, Value res, int k) {
 }
 
 static void expect_close(double got, double want, const char *what, size_t i) {
-  ck_assert_msg(fabs(got - want) <= 1e-6 * fmax(1, fabs(want)),
+  ck_assert_msg(tl_near(got, want, 1e-6),
                 "%s[%zu]: got %.17g, finite differences %.17g", what, i, got, want);
 }
 
@@ -544,27 +412,17 @@ static void check_fd(const char *def, const char *fvs, const char *const *args, 
     for (int k = 0; k < b.ncomp; k++) owned |= b.owner[k] == p;
     if (!owned) continue; /* a constant of the construct */
     const char *name = b.f->params[p]->name;
-    size_t n = nleaves(av[p]);
+    int n = tl_nreals(av[p]);
     double *got = NEW_ARRAY(double, n + 1);
     for (int k = 0; k < b.ncomp; k++) {
       if (b.owner[k] != p) continue;
       Value c = component(&b, res, k);
       const Type *ct = b.ncomp > 1 ? b.jt->ret->elems[k] : b.jt->ret;
-      ck_assert_msg(fe_type_eq(ct, b.f->params[p]->type) && nleaves(c) == n,
+      ck_assert_msg(fe_type_eq(ct, b.f->params[p]->type) && tl_nreals(c) == n,
                     "cotangent of %s: wrong type or shape", name);
-      for (size_t i = 0; i < n; i++) got[i] += leaf(c, i);
+      for (int i = 0; i < n; i++) got[i] += *tl_real_at(&c, i);
     }
-    for (size_t i = 0; i < n; i++) {
-      Value *pv = NEW_ARRAY(Value, np);
-      memcpy(pv, av, sizeof(Value) * (size_t)np);
-      double x = leaf(av[p], i), fd[2];
-      double h = 1e-5 * fmax(1, fabs(x));
-      for (int side = 0; side < 2; side++) {
-        pv[p] = with_leaf(av[p], i, side ? x - h : x + h);
-        fd[side] = vdot(z, call(b.f, pv));
-      }
-      expect_close(got[i], (fd[0] - fd[1]) / (2 * h), name, i);
-    }
+    for (int i = 0; i < n; i++) expect_close(got[i], tl_fd(b.f, av, p, i, &z), name, (size_t)i);
   }
 }
 
@@ -606,9 +464,7 @@ START_TEST(map_empty_and_single) {
   const char *def = "def f (s: R) (A: [R]) = map (x. sin x * s) A";
   check_fd(def, "s", ARGS("0.7", "[]"), "[]");
   check_fd(def, "s", ARGS("0.7", "[1.5]"), "[-2]");
-  Built b = build(def, "s");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("0.7", "[]"), "[]", &av);
+  Value r = jt_at(def, "s", ARGS("0.7", "[]"), "[]");
   ck_assert(r.u.t->items[0].u.r == 0);
   ck_assert_uint_eq(r.u.t->items[1].u.a->len, 0);
 }
@@ -626,9 +482,7 @@ START_TEST(map2_constant_body) {
   /* map2 (a, b. s) summed: d/ds = n, exactly */
   const char *def = "def f (s: R) (A: [R]) (B: [R]) = map2 (a, b. s) A B";
   check_fd(def, "s", ARGS("0.7", "[1, 2, 3, 4, 5]", "[5, 4, 3, 2, 1]"), "[1, 1, 1, 1, 1]");
-  Built b = build(def, "s");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("0.7", "[1, 2, 3, 4, 5]", "[5, 4, 3, 2, 1]"), "[1, 1, 1, 1, 1]", &av);
+  Value r = jt_at(def, "s", ARGS("0.7", "[1, 2, 3, 4, 5]", "[5, 4, 3, 2, 1]"), "[1, 1, 1, 1, 1]");
   ck_assert(r.u.t->items[0].u.r == 5);
 }
 END_TEST
@@ -700,9 +554,8 @@ START_TEST(reduce_free_variable_printed_rule_differs) {
   /* reduce (x, y. x * y * s) 1 [2, 3, 5] at s = 0.7: d/ds = n * 30 *
      s^(n-1) = 44.1; figure 13 as printed (sum of scanr (*) 1 of the
      per-step ∂e/∂s = x * y = [2, 4.2, 14.7]) gives 200.92. */
-  Built b = build("def f (s: R) (v: R) (A: [R]) = reduce (x, y. x * y * s) v A", "s");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("0.7", "1", "[2, 3, 5]"), "1", &av);
+  Value r = jt_at("def f (s: R) (v: R) (A: [R]) = reduce (x, y. x * y * s) v A", "s",
+                  ARGS("0.7", "1", "[2, 3, 5]"), "1");
   expect_close(r.u.t->items[0].u.r, 44.1, "cot s", 0);
   ck_assert(fabs(r.u.t->items[0].u.r - 200.92) > 1);
 }
@@ -711,16 +564,15 @@ END_TEST
 START_TEST(reduce_unit_depends_on_free_variable) {
   /* g s A = reduce (x, y. x * y * s) (1 / s) A = prod A * s^(n-1):
      the total derivative is cot s + cot v * d(1/s)/ds. */
-  Built b = build("def f (s: R) (v: R) (A: [R]) = reduce (x, y. x * y * s) v A", "s");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("0.7", "1 / 0.7", "[2, 3, 5, 0.5]"), "1", &av);
+  Value r = jt_at("def f (s: R) (v: R) (A: [R]) = reduce (x, y. x * y * s) v A", "s",
+                  ARGS("0.7", "1 / 0.7", "[2, 3, 5, 0.5]"), "1");
   double s = 0.7, total = r.u.t->items[0].u.r + r.u.t->items[1].u.r * (-1 / (s * s));
-  run("def g (s: R) (A: [R]) = reduce (x, y. x * y * s) (1 / s) A");
+  tl_run("def g (s: R) (A: [R]) = reduce (x, y. x * y * s) (1 / s) A");
   double h = 1e-5;
   char t1[64], t2[64];
   snprintf(t1, sizeof t1, "g %.17g [2, 3, 5, 0.5]", s + h);
   snprintf(t2, sizeof t2, "g %.17g [2, 3, 5, 0.5]", s - h);
-  expect_close(total, (ev(t1).u.r - ev(t2).u.r) / (2 * h), "total", 0);
+  expect_close(total, (tl_ev(t1).u.r - tl_ev(t2).u.r) / (2 * h), "total", 0);
   expect_close(total, 15 * 3 * s * s, "total", 0);
 }
 END_TEST
@@ -729,9 +581,7 @@ START_TEST(reduce_empty_and_single) {
   const char *def = "def f (s: R) (v: R) (A: [R]) = reduce (x, y. x * y * s) v A";
   check_fd(def, "s", ARGS("0.7", "2", "[]"), "1.5");
   check_fd(def, "s", ARGS("0.7", "2", "[3]"), "1.5");
-  Built b = build(def, "s");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("0.7", "2", "[]"), "1.5", &av);
+  Value r = jt_at(def, "s", ARGS("0.7", "2", "[]"), "1.5");
   ck_assert(r.u.t->items[0].u.r == 0);   /* cot s */
   ck_assert(r.u.t->items[1].u.r == 1.5); /* cot v = z */
   ck_assert_uint_eq(r.u.t->items[2].u.a->len, 0);
@@ -740,10 +590,7 @@ END_TEST
 
 /* ∇ prod A at A (z = 1, v = 1), as text. */
 static const char *prod_grad(const char *a) {
-  Built b = build("def f (v: R) (A: [R]) = reduce (*) v A", "");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("1", a), "1", &av);
-  return val_to_string(r);
+  return val_to_string(jt_at("def f (v: R) (A: [R]) = reduce (*) v A", "", ARGS("1", a), "1"));
 }
 
 START_TEST(reduce_prod_zeros_exact) {
@@ -775,10 +622,8 @@ START_TEST(foldl_horner) {
   const char *def = "def f (x: R) (v: R) (cs: [R]) = foldl (acc, c. acc * x + c) v cs";
   check_fd(def, "x", ARGS("0.9", "0.5", "[1, -2, 3, 0.5]"), "1.5");
   check_fd(def, "x", ARGS("-1.3", "0", "[1, -2, 3, 0.5, 4]"), "1");
-  Built b = build(def, "x");
-  Value *av;
   /* v = 0, cs = [1, 2, 3]: p(x) = x^2 + 2 x + 3, p'(2) = 6 */
-  Value r = eval_jt(&b, ARGS("2", "0", "[1, 2, 3]"), "1", &av);
+  Value r = jt_at(def, "x", ARGS("2", "0", "[1, 2, 3]"), "1");
   ck_assert_str_eq(val_to_string(r), "(6, 8, [4, 2, 1])");
 }
 END_TEST
@@ -804,9 +649,7 @@ START_TEST(foldl_empty_and_single) {
   const char *def = "def f (s: R) (v: R) (A: [R]) = foldl (acc, y. acc * y + s) v A";
   check_fd(def, "s", ARGS("0.7", "2", "[]"), "1.5");
   check_fd(def, "s", ARGS("0.7", "2", "[3]"), "1.5");
-  Built b = build(def, "s");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("0.7", "2", "[]"), "1.5", &av);
+  Value r = jt_at(def, "s", ARGS("0.7", "2", "[]"), "1.5");
   ck_assert_str_eq(val_to_string(r), "(0, 1.5, [])");
 }
 END_TEST
@@ -845,14 +688,12 @@ END_TEST
 
 START_TEST(if_untaken_branch_not_evaluated) {
   /* sqrt' at -2 is nan: b * J1 + (1 - b) * J2 would be nan */
-  Built b = build("def f (b: B) (s: R) = if b then 2 * s else sqrt s", "s");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("true", "-2"), "1.5", &av);
+  Value r = jt_at("def f (b: B) (s: R) = if b then 2 * s else sqrt s", "s", ARGS("true", "-2"), "1.5");
   ck_assert(r.kind == V_REAL && r.u.r == 3);
   /* the other branch would raise "map2: lengths 2 and 3 differ" */
-  Built b2 = build("def f (b: B) (s: R) (W: [R]) (V: [R]) = "
-                   "if b then s * s else reduce (+) 0 (map2 (x, y. x * y * s) W V)", "s");
-  r = eval_jt(&b2, ARGS("true", "3", "[1, 2]", "[1, 2, 3]"), "1", &av);
+  r = jt_at("def f (b: B) (s: R) (W: [R]) (V: [R]) = "
+            "if b then s * s else reduce (+) 0 (map2 (x, y. x * y * s) W V)",
+            "s", ARGS("true", "3", "[1, 2]", "[1, 2, 3]"), "1");
   ck_assert(r.kind == V_REAL && r.u.r == 6);
 }
 END_TEST
@@ -880,17 +721,15 @@ END_TEST
 
 START_TEST(large_arrays_linear) {
   /* 10^5 elements: quadratic work would not finish */
-  Built b = build("def f (x: R) (v: R) (cs: [R]) = foldl (acc, c. acc * x + c) v cs", "x");
-  Value *av;
-  Value r = eval_jt(&b, ARGS("0.5", "0", "replicate 100000 1"), "1", &av);
+  Value r = jt_at("def f (x: R) (v: R) (cs: [R]) = foldl (acc, c. acc * x + c) v cs", "x",
+                  ARGS("0.5", "0", "replicate 100000 1"), "1");
   /* p(x) = sum_k x^k, p'(1/2) = sum_k k / 2^(k-1) = 4 */
   expect_close(r.u.t->items[0].u.r, 4, "cot x", 0);
   ck_assert_uint_eq(r.u.t->items[2].u.a->len, 100000);
-  Built b2 = build("def f (s: R) (A: [R]) (B: [R]) = map2 (x, y. x * y * s) A B", "s");
-  r = eval_jt(&b2, ARGS("2", "replicate 100000 1", "replicate 100000 3"), "replicate 100000 1", &av);
+  r = jt_at("def f (s: R) (A: [R]) (B: [R]) = map2 (x, y. x * y * s) A B", "s",
+            ARGS("2", "replicate 100000 1", "replicate 100000 3"), "replicate 100000 1");
   ck_assert(r.u.t->items[0].u.r == 300000);
-  Built b3 = build("def f (v: R) (A: [R]) = reduce (*) v A", "");
-  r = eval_jt(&b3, ARGS("1", "replicate 100000 1"), "1", &av);
+  r = jt_at("def f (v: R) (A: [R]) = reduce (*) v A", "", ARGS("1", "replicate 100000 1"), "1");
   ck_assert(r.u.t->items[0].u.r == 1);
 }
 END_TEST
@@ -898,7 +737,7 @@ END_TEST
 Suite *suite_jt(void) {
   Suite *s = suite_create("jt");
   TCase *tc = tcase_create("jt");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, tl_setup_bare, tl_teardown);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, map_free_variable);
   tcase_add_test(tc, map_array_free_variable);

@@ -14,39 +14,7 @@
 #include "../../frontend/session.h"
 #include "../../reverse/reverse.h"
 #include "../suites.h"
-
-/* A session with the prelude and the program text run in it. */
-static Session *session_with(const char *text) {
-  Session *s = fe_session_new();
-  s->out = s->err = fopen("/dev/null", "w");
-  ck_assert(fe_session_load_prelude(s));
-  bool ok = fe_session_run_text(s, "t.una", text, strlen(text), true);
-  ck_assert_msg(ok, "program failed: %s", text);
-  return s;
-}
-
-static Def *def_of(Session *s, const char *name) {
-  Def *d = fe_env_find_def(s->env, name);
-  ck_assert_msg(d != NULL, "no def %s", name);
-  return d;
-}
-
-/* The value of an expression in s. */
-static Value value_of(Session *s, const char *e) {
-  Term *t = fe_parse_expr("t.una", e, strlen(e), 1, 1);
-  return cpu_call(fe_check_expr(s->env, t), NULL);
-}
-
-/* The arguments of f from a tuple (or the one argument). */
-static Value *args_of(Session *s, const Def *f, const char *args) {
-  Value a = value_of(s, args);
-  Value *v = NEW_ARRAY(Value, f->nparams > 0 ? f->nparams : 1);
-  if (f->nparams == 1)
-    v[0] = a;
-  else
-    for (int i = 0; i < f->nparams; i++) v[i] = a.u.t->items[i];
-  return v;
-}
+#include "../testlib.h"
 
 /* The parameter indexes named in wrt ("x y"), or every non-B one. */
 static int wrt_of(const Def *f, const char *names, int *wrt) {
@@ -66,60 +34,6 @@ static int wrt_of(const Def *f, const char *names, int *wrt) {
   return n;
 }
 
-/* ---- flattening values to reals ---- */
-
-static int nflat(Value v) {
-  switch (v.kind) {
-  case V_REAL: return 1;
-  case V_TUPLE: {
-    int n = 0;
-    for (int i = 0; i < v.u.t->n; i++) n += nflat(v.u.t->items[i]);
-    return n;
-  }
-  case V_ARRAY: return v.u.a->boxed ? 0 : (int)v.u.a->len;
-  default: return 0;
-  }
-}
-
-static void flat(Value v, double *out, int *k) {
-  switch (v.kind) {
-  case V_REAL: out[(*k)++] = v.u.r; return;
-  case V_TUPLE:
-    for (int i = 0; i < v.u.t->n; i++) flat(v.u.t->items[i], out, k);
-    return;
-  case V_ARRAY:
-    if (!v.u.a->boxed)
-      for (size_t i = 0; i < v.u.a->len; i++) out[(*k)++] = v.u.a->r[i];
-    return;
-  default: return;
-  }
-}
-
-/* A value shaped like `like` with its reals taken from in. */
-static Value unflat(Value like, const double *in, int *k) {
-  switch (like.kind) {
-  case V_REAL: return val_real(in[(*k)++]);
-  case V_TUPLE: {
-    Value *items = NEW_ARRAY(Value, like.u.t->n);
-    for (int i = 0; i < like.u.t->n; i++) items[i] = unflat(like.u.t->items[i], in, k);
-    return val_tuple(like.u.t->n, items);
-  }
-  case V_ARRAY: {
-    if (like.u.a->boxed) return like;
-    Array *a = val_new_real_array(like.u.a->len, fe_nospan);
-    for (size_t i = 0; i < a->len; i++) a->r[i] = in[(*k)++];
-    return val_array(a);
-  }
-  default: return like;
-  }
-}
-
-static double call_real(const Def *f, Value *args) {
-  Value v = cpu_call(f, args);
-  ck_assert_int_eq(v.kind, V_REAL);
-  return v.u.r;
-}
-
 /* The gradient of f at args on the UNF path. */
 static Value grad_at(const Def *f, const int *wrt, int nwrt, Value *args) {
   Def *g = rev_grad(f, wrt, nwrt, REV_UNF);
@@ -127,48 +41,24 @@ static Value grad_at(const Def *f, const int *wrt, int nwrt, Value *args) {
   return cpu_call(g, args);
 }
 
-static double *flat_all(Value v, int *n) {
-  *n = nflat(v);
-  double *d = NEW_ARRAY(double, *n > 0 ? *n : 1);
-  int k = 0;
-  flat(v, d, &k);
-  return d;
-}
-
 /* Checks grad f (wrt names, or all) at args against central differences,
    relative 1e-6; returns the gradient. */
 static Value check_fd_wrt(const char *text, const char *args, const char *names) {
-  Session *s = session_with(text);
-  Def *f = def_of(s, "f");
-  Value *a = args_of(s, f, args);
+  Session *s = tl_session_with(text);
+  Def *f = tl_def(s, "f");
+  Value *a = tl_args(tl_ev_in(s, args), f->nparams);
   int *wrt = NEW_ARRAY(int, f->nparams);
   int nwrt = wrt_of(f, names, wrt);
   Value g = grad_at(f, wrt, nwrt, a);
-  int ng;
-  double *gv = flat_all(g, &ng);
+  int ng = tl_nreals(g);
   int at = 0;
   for (int w = 0; w < nwrt; w++) {
     int p = wrt[w];
-    int n;
-    double *x = flat_all(a[p], &n);
-    for (int i = 0; i < n; i++) {
-      double h = 1e-5 * fmax(1, fabs(x[i]));
-      double keep = x[i];
-      Value *b = NEW_ARRAY(Value, f->nparams);
-      memcpy(b, a, sizeof(Value) * (size_t)f->nparams);
-      int k = 0;
-      x[i] = keep + h;
-      b[p] = unflat(a[p], x, &k);
-      double up = call_real(f, b);
-      k = 0;
-      x[i] = keep - h;
-      b[p] = unflat(a[p], x, &k);
-      double down = call_real(f, b);
-      x[i] = keep;
-      double fd = (up - down) / (2 * h);
+    for (int i = 0; i < tl_nreals(a[p]); i++) {
+      double fd = tl_fd(f, a, p, i, NULL);
       ck_assert_int_lt(at, ng);
-      double got = gv[at++];
-      ck_assert_msg(fabs(got - fd) <= 1e-6 * fmax(1, fabs(fd)),
+      double got = *tl_real_at(&g, at++);
+      ck_assert_msg(tl_near(got, fd, 1e-6),
                     "%s at %s: component %d of parameter %s: gradient %.17g, differences %.17g",
                     text, args, i, f->params[p]->name, got, fd);
     }
@@ -248,8 +138,8 @@ START_TEST(doubling_chain) {
   char *p = una_strdup("def f (x: R) : R =\n let a1 = x + x in\n");
   for (int i = 2; i <= 50; i++) p = una_sprintf("%s let a%d = a%d + a%d in\n", p, i, i - 1, i - 1);
   p = una_sprintf("%s a50\n", p);
-  Session *s = session_with(p);
-  Def *f = def_of(s, "f");
+  Session *s = tl_session_with(p);
+  Def *f = tl_def(s, "f");
   int wrt[1] = {0};
   Value x = val_real(0.3);
   Value g = grad_at(f, wrt, 1, &x);
@@ -269,8 +159,8 @@ START_TEST(constants_zero_shape) {
 END_TEST
 
 START_TEST(prod_zeros_exact) {
-  Session *s = session_with("def f (a: [R]) : R = prod a");
-  Def *f = def_of(s, "f");
+  Session *s = tl_session_with("def f (a: [R]) : R = prod a");
+  Def *f = tl_def(s, "f");
   int wrt[1] = {0};
   const char *cases[][2] = {
       {"[2, 3, 4]", "[12, 8, 6]"},
@@ -281,7 +171,7 @@ START_TEST(prod_zeros_exact) {
       {"[inf, 0, 2]", "[0, nan, 0]"}, /* inf * 2 * 0: the true partials */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    Value a = value_of(s, cases[i][0]);
+    Value a = tl_ev_in(s, cases[i][0]);
     Value g = grad_at(f, wrt, 1, &a);
     if (i < 5) assert_value(g, cases[i][1]);
   }
@@ -355,8 +245,8 @@ END_TEST
 /* ---- errors ---- */
 
 static char *grad_error(const char *text, const char *fname) {
-  Session *s = session_with(text);
-  Def *f = def_of(s, fname);
+  Session *s = tl_session_with(text);
+  Def *f = tl_def(s, fname);
   int *wrt = NEW_ARRAY(int, f->nparams);
   int nwrt = wrt_of(f, NULL, wrt);
   FeTry t;
@@ -392,17 +282,6 @@ END_TEST
 
 /* ---- cost: the output is linear in the program ---- */
 
-static long count_nodes(const Term *t) {
-  long n = 0;
-  while (t) {
-    n++;
-    if (t->nkids == 0) break;
-    for (int i = 0; i + 1 < t->nkids; i++) n += count_nodes(t->kids[i]);
-    t = t->kids[t->nkids - 1];
-  }
-  return n;
-}
-
 START_TEST(linear_output) {
   long sizes[2];
   for (int k = 0; k < 2; k++) {
@@ -414,12 +293,12 @@ START_TEST(linear_output) {
       m += (size_t)snprintf(text + m, cap - m, " let a%d = sin a%d * %s in\n", i, i - 1,
                             i % 3 ? "x" : "y");
     snprintf(text + m, cap - m, " a%d\n", n - 1);
-    Session *s = session_with(text);
+    Session *s = tl_session_with(text);
     free(text);
-    Def *f = def_of(s, "f");
+    Def *f = tl_def(s, "f");
     int wrt[2] = {0, 1};
     Def *g = rev_grad(f, wrt, 2, REV_UNF);
-    sizes[k] = count_nodes(g->body);
+    sizes[k] = tl_term_size(g->body);
     Value args[2] = {val_real(0.9), val_real(1.1)};
     Value v = cpu_call(g, args);
     ck_assert(v.kind == V_TUPLE && isfinite(v.u.t->items[0].u.r));
@@ -432,18 +311,20 @@ END_TEST
 
 /* ---- the session: grad evaluates, :show prints the stages ---- */
 
-static char *run_text(const char *text) {
-  Session *s = fe_session_new();
-  ck_assert(fe_session_load_prelude(s));
-  char *buf = NULL;
-  size_t len = 0;
-  s->out = s->err = open_memstream(&buf, &len);
-  fe_session_run_text(s, "t.una", text, strlen(text), false);
-  fclose(s->out);
-  char *r = una_strdup(buf ? buf : "");
-  free(buf);
-  return r;
-}
+/* What text prints (output and errors) in a fresh session with the
+   prelude, every item run. */
+static char *run_text(const char *text) { return tl_capture_merged(tl_session_with(""), text, false); }
+
+/* :show target ex after its header and Y: the primal lets and the one
+   continuation, whatever the wrt list (Y picks the components). */
+#define EX_TARGET_REST \
+  "  let w1 = x1 * x2 in\n" \
+  "  let w2 = w1 * x1 in\n" \
+  "  let (y, K) = (w2, fun (dx1_2, dx2_2, dx3_2, z) -> let dw1 = x1 * z in " \
+  "let dx1_3 = w1 * z in let dx1_4 = dx1_2 + dx1_3 in let dx1_5 = x2 * dw1 in " \
+  "let dx2_3 = x1 * dw1 in let dx2_4 = dx2_2 + dx2_3 in let dx1_6 = dx1_4 + dx1_5 in " \
+  "Y (dx1_6, dx2_4, dx3_2)) in\n" \
+  "  K (0, 0, 0, 1)\n"
 
 START_TEST(session_grad_and_show) {
   const char *def = "def ex (x1: R) (x2: R) (x3: R) : R = let w1 = x1 * x2 in let w2 = w1 * x1 in w2\n";
@@ -460,24 +341,10 @@ START_TEST(session_grad_and_show) {
                    "  let w2 = w1 * x1 in\n  w2\n");
   ck_assert_str_eq(run_text(una_sprintf("%s:show target ex\n", def)),
                    "def grad_ex (x1: R) (x2: R) (x3: R) : (R, R, R) =\n"
-                   "  let Y = fun (dx1, dx2, dx3) -> (dx1, dx2, dx3) in\n"
-                   "  let w1 = x1 * x2 in\n"
-                   "  let w2 = w1 * x1 in\n"
-                   "  let (y, K) = (w2, fun (dx1_2, dx2_2, dx3_2, z) -> let dw1 = x1 * z in "
-                   "let dx1_3 = w1 * z in let dx1_4 = dx1_2 + dx1_3 in let dx1_5 = x2 * dw1 in "
-                   "let dx2_3 = x1 * dw1 in let dx2_4 = dx2_2 + dx2_3 in let dx1_6 = dx1_4 + dx1_5 in "
-                   "Y (dx1_6, dx2_4, dx3_2)) in\n"
-                   "  K (0, 0, 0, 1)\n");
+                   "  let Y = fun (dx1, dx2, dx3) -> (dx1, dx2, dx3) in\n" EX_TARGET_REST);
   ck_assert_str_eq(run_text(una_sprintf("%s:show target (grad ex wrt x2 x1)\n", def)),
                    "def grad_ex (x1: R) (x2: R) (x3: R) : (R, R) =\n"
-                   "  let Y = fun (dx1, dx2, dx3) -> (dx2, dx1) in\n"
-                   "  let w1 = x1 * x2 in\n"
-                   "  let w2 = w1 * x1 in\n"
-                   "  let (y, K) = (w2, fun (dx1_2, dx2_2, dx3_2, z) -> let dw1 = x1 * z in "
-                   "let dx1_3 = w1 * z in let dx1_4 = dx1_2 + dx1_3 in let dx1_5 = x2 * dw1 in "
-                   "let dx2_3 = x1 * dw1 in let dx2_4 = dx2_2 + dx2_3 in let dx1_6 = dx1_4 + dx1_5 in "
-                   "Y (dx1_6, dx2_4, dx3_2)) in\n"
-                   "  K (0, 0, 0, 1)\n");
+                   "  let Y = fun (dx1, dx2, dx3) -> (dx2, dx1) in\n" EX_TARGET_REST);
   char *d = run_text(una_sprintf("%s:show dunf (grad ex wrt x2)\n", def));
   ck_assert_ptr_nonnull(strstr(d, "<proj[R^3;(R^3)->rho;[]]; var[R^3;1], proj[[];R^3;(R^3)->rho] o "
                                   "(proj[R^3;(R^3)->rho;[]]; J^T var[R^3;1])>;\n"));

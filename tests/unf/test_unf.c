@@ -14,36 +14,15 @@
 #include "../../reverse/d_rho.h"
 #include "../../unf/unf.h"
 #include "../suites.h"
+#include "../testlib.h"
 
 static Span S0;
 
 static const Type *R(void) { return fe_ty_real(); }
 
-/* A session with the prelude and the program text run in it. */
-static Session *session_with(const char *text) {
-  Session *s = fe_session_new();
-  s->out = s->err = fopen("/dev/null", "w");
-  ck_assert(fe_session_load_prelude(s));
-  FeTry t;
-  if (fe_try(&t)) {
-    bool ok = fe_session_run_text(s, "t.una", text, strlen(text), true);
-    fe_untry(&t);
-    ck_assert_msg(ok, "program failed: %s", text);
-  } else {
-    ck_abort_msg("%s", fe_error_text(t.err));
-  }
-  return s;
-}
-
-static Def *def_of(Session *s, const char *name) {
-  Def *d = fe_env_find_def(s->env, name);
-  ck_assert_msg(d != NULL, "no def %s", name);
-  return d;
-}
-
 /* The Source UNF of def f of the program, inlined, printed on one line. */
 static char *unf_of(const char *text, const char *f) {
-  Def *d = fe_inline(def_of(session_with(text), f));
+  Def *d = fe_inline(tl_def(tl_session_with(text), f));
   return unf_str(unf_of_term(d->params, d->nparams, d->body));
 }
 
@@ -72,14 +51,19 @@ START_TEST(golden_example_41) {
 }
 END_TEST
 
+/* F(P, J^T P) of figure 8 as the printer writes it, for the primitive P
+   (printed p) in the context R^k followed by its continuation
+   (R^k)->rho. */
+static char *dstep(int k, const char *p) {
+  return una_sprintf("<proj[R^%d;(R^%d)->rho;[]]; %s, proj[[];R^%d;(R^%d)->rho] o "
+                     "(proj[R^%d;(R^%d)->rho;[]]; J^T %s)>",
+                     k, k, p, k, k, k, k, p);
+}
+
 /* Example 4.2: D_rho(cos; pair), as the paper prints it. */
 START_TEST(golden_example_42) {
   Unf *d = rev_d_rho(example41());
-  ck_assert_str_eq(unf_str(d),
-                   "<proj[R^3;(R^3)->rho;[]]; cos[R,R], proj[[];R^3;(R^3)->rho] o "
-                   "(proj[R^3;(R^3)->rho;[]]; J^T cos[R,R])>; "
-                   "<proj[R^4;(R^4)->rho;[]]; pair[R,R;RxR], proj[[];R^4;(R^4)->rho] o "
-                   "(proj[R^4;(R^4)->rho;[]]; J^T pair[R,R;RxR])>");
+  ck_assert_str_eq(unf_str(d), una_sprintf("%s; %s", dstep(3, "cos[R,R]"), dstep(4, "pair[R,R;RxR]")));
   ck_assert_str_eq(unf_ctx_str(d->in), "R^3,(R^3)->rho");
   ck_assert_str_eq(unf_ctx_str(d->out), "R,R,RxR,(R,R,RxR)->rho");
 }
@@ -100,32 +84,21 @@ END_TEST
 /* Example 3.1's expansion of example 1.1, in UNF: one F(P, J^T P) per
    primitive (figure 8). */
 START_TEST(golden_example_11_dunf) {
-  Def *d = fe_inline(def_of(session_with(EX11), "ex"));
+  Def *d = fe_inline(tl_def(tl_session_with(EX11), "ex"));
   Unf *u = rev_d_rho(unf_of_term(d->params, d->nparams, d->body));
-  ck_assert_str_eq(
-      unf_str_opts(u, UNF_PRINT_LINES),
-      "<proj[R^3;(R^3)->rho;[]]; var[R^3;1], proj[[];R^3;(R^3)->rho] o "
-      "(proj[R^3;(R^3)->rho;[]]; J^T var[R^3;1])>;\n"
-      "<proj[R^4;(R^4)->rho;[]]; var[R^4;2], proj[[];R^4;(R^4)->rho] o "
-      "(proj[R^4;(R^4)->rho;[]]; J^T var[R^4;2])>;\n"
-      "<proj[R^5;(R^5)->rho;[]]; mul[R^3], proj[[];R^5;(R^5)->rho] o "
-      "(proj[R^5;(R^5)->rho;[]]; J^T mul[R^3])>;\n"
-      "<proj[R^6;(R^6)->rho;[]]; proj[R^3;R,R;R], proj[[];R^6;(R^6)->rho] o "
-      "(proj[R^6;(R^6)->rho;[]]; J^T proj[R^3;R,R;R])>;\n"
-      "<proj[R^4;(R^4)->rho;[]]; var[R^4;4], proj[[];R^4;(R^4)->rho] o "
-      "(proj[R^4;(R^4)->rho;[]]; J^T var[R^4;4])>;\n"
-      "<proj[R^5;(R^5)->rho;[]]; var[R^5;1], proj[[];R^5;(R^5)->rho] o "
-      "(proj[R^5;(R^5)->rho;[]]; J^T var[R^5;1])>;\n"
-      "<proj[R^6;(R^6)->rho;[]]; mul[R^4], proj[[];R^6;(R^6)->rho] o "
-      "(proj[R^6;(R^6)->rho;[]]; J^T mul[R^4])>;\n"
-      "<proj[R^7;(R^7)->rho;[]]; proj[R^4;R,R;R], proj[[];R^7;(R^7)->rho] o "
-      "(proj[R^7;(R^7)->rho;[]]; J^T proj[R^4;R,R;R])>;\n"
-      "<proj[R^5;(R^5)->rho;[]]; var[R^5;5], proj[[];R^5;(R^5)->rho] o "
-      "(proj[R^5;(R^5)->rho;[]]; J^T var[R^5;5])>;\n"
-      "<proj[R^6;(R^6)->rho;[]]; proj[R^4;R;R], proj[[];R^6;(R^6)->rho] o "
-      "(proj[R^6;(R^6)->rho;[]]; J^T proj[R^4;R;R])>;\n"
-      "<proj[R^5;(R^5)->rho;[]]; proj[R^3;R;R], proj[[];R^5;(R^5)->rho] o "
-      "(proj[R^5;(R^5)->rho;[]]; J^T proj[R^3;R;R])>");
+  /* the primitives of golden_example_11, each with k as in dstep */
+  static const struct {
+    int k;
+    const char *p;
+  } steps[] = {
+      {3, "var[R^3;1]"}, {4, "var[R^4;2]"}, {5, "mul[R^3]"},      {6, "proj[R^3;R,R;R]"},
+      {4, "var[R^4;4]"}, {5, "var[R^5;1]"}, {6, "mul[R^4]"},      {7, "proj[R^4;R,R;R]"},
+      {5, "var[R^5;5]"}, {6, "proj[R^4;R;R]"}, {5, "proj[R^3;R;R]"},
+  };
+  char *want = "";
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    want = una_sprintf("%s%s%s", want, i ? ";\n" : "", dstep(steps[i].k, steps[i].p));
+  ck_assert_str_eq(unf_str_opts(u, UNF_PRINT_LINES), want);
   ck_assert_str_eq(unf_ctx_str(u->in), "R^3,(R^3)->rho");
   ck_assert_str_eq(unf_ctx_str(u->out), "R^4,(R^4)->rho");
 }
@@ -207,7 +180,7 @@ START_TEST(ctx_linear_memory) {
     k += (size_t)snprintf(text + k, cap - k, " let a%zu = %s * 1.5 in\n", i,
                           i ? una_sprintf("a%zu", i - 1) : "x");
   snprintf(text + k, cap - k, " a%zu\n", n - 1);
-  Def *d = fe_inline(def_of(session_with(text), "f"));
+  Def *d = fe_inline(tl_def(tl_session_with(text), "f"));
   free(text);
   GC_gcollect();
   size_t before = GC_get_total_bytes();
@@ -287,15 +260,9 @@ static const Prog progs[] = {
 
 /* f's value at args directly, and through UNF then UNF^-1. */
 static void check_invariant(const Prog *p) {
-  Session *s = session_with(una_sprintf("let g = 10\n%s\n", p->def));
-  Def *f = fe_inline(def_of(s, "f"));
-  Term *at = fe_parse_expr("t.una", p->args, strlen(p->args), 1, 1);
-  Value a = cpu_call(fe_check_expr(s->env, at), NULL);
-  Value *args = NEW_ARRAY(Value, f->nparams);
-  if (f->nparams == 1)
-    args[0] = a;
-  else
-    for (int i = 0; i < f->nparams; i++) args[i] = a.u.t->items[i];
+  Session *s = tl_session_with(una_sprintf("let g = 10\n%s\n", p->def));
+  Def *f = fe_inline(tl_def(s, "f"));
+  Value *args = tl_args(tl_ev_in(s, p->args), f->nparams);
   Value direct = cpu_call(f, args);
   Unf *u = unf_of_term(f->params, f->nparams, f->body);
   ck_assert(unf_ctx_eq(u->in, unf_ctx_of_syms(f->params, f->nparams)));
