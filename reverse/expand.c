@@ -15,6 +15,31 @@ static bool has_grad(const Term *t) {
   return false;
 }
 
+static bool same_place(Span a, Span b) {
+  return a.line == b.line && a.col == b.col &&
+         (a.file == b.file || (a.file && b.file && strcmp(a.file, b.file) == 0));
+}
+
+/* The gradient Def for a T_GRAD node. An error raised while deriving it at
+   another place than the grad itself (inside f, or inside a function f
+   calls, maybe in the prelude) names the grad that led there. */
+static Def *grad_def(const Term *t) {
+  FeTry h;
+  if (fe_try(&h)) {
+    Def *g = rev_grad(t->def, t->wrt, t->nwrt, REV_UNF);
+    fe_untry(&h);
+    return g;
+  }
+  FeError e = h.err;
+  if (!same_place(e.span, t->span) && t->span.line > 0) {
+    bool same_file = e.span.file && t->span.file && strcmp(e.span.file, t->span.file) == 0;
+    const char *at = same_file ? "" : una_sprintf("%s:", t->span.file ? t->span.file : "una");
+    e.msg = una_sprintf("%s (in grad %s at %s%d:%d)", e.msg, t->def->name, at, t->span.line,
+                        t->span.col);
+  }
+  fe_raise(e);
+}
+
 /* t with its T_GRAD nodes replaced; t itself when it has none. */
 static Term *expand(Term *t) {
   fe_stack_check(t->span);
@@ -26,7 +51,7 @@ static Term *expand(Term *t) {
     changed |= kids[i] != t->kids[i];
   }
   if (t->kind == T_GRAD) {
-    Def *g = rev_grad(t->def, t->wrt, t->nwrt, REV_UNF);
+    Def *g = grad_def(t);
     ASSERT(fe_type_eq(g->ret, t->type));
     Term *c = fe_term_kids(t->span, T_CALL, g->ret, t->nkids, kids);
     c->def = g;

@@ -2,57 +2,80 @@
 #include "partials.h"
 #include "../frontend/build.h"
 
-bool rev_has_partials(Prim p) {
-  PrimClass c = fe_prims[p].cls;
-  return c == P_SCALAR1 || c == P_SCALAR2;
-}
-
 static Term *num(Span s, double v) { return fe_mk_num(s, v); }
 static Term *op1(Span s, Prim p, Term *a) { return fe_mk_op1(s, p, a); }
 static Term *op2(Span s, Prim p, Term *a, Term *b) { return fe_mk_op2(s, p, a, b); }
 static Term *sq(Span s, Term *a) { return op2(s, PRIM_MUL, a, a); }
 
+/* The partial derivatives, one rule per builtin. A rule returns the term
+   for ∂_i p(x, y) (y is NULL for unary builtins). */
+typedef Term *(*PartialRule)(Span s, int i, Term *x, Term *y);
+
+static Term *d_neg(Span s, int i, Term *x, Term *y) { return num(s, -1); }
+static Term *d_sin(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_COS, x); }
+static Term *d_cos(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_NEG, op1(s, PRIM_SIN, x)); }
+static Term *d_tan(Span s, int i, Term *x, Term *y) {
+  return op2(s, PRIM_DIV, num(s, 1), sq(s, op1(s, PRIM_COS, x)));
+}
+static Term *d_exp(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_EXP, x); }
+static Term *d_log(Span s, int i, Term *x, Term *y) { return op2(s, PRIM_DIV, num(s, 1), x); }
+static Term *d_sqrt(Span s, int i, Term *x, Term *y) {
+  return op2(s, PRIM_DIV, num(s, 0.5), op1(s, PRIM_SQRT, x));
+}
+static Term *d_tanh(Span s, int i, Term *x, Term *y) {
+  return op2(s, PRIM_SUB, num(s, 1), sq(s, op1(s, PRIM_TANH, x)));
+}
+/* s(x) (1 - s(x)) */
+static Term *d_sigmoid(Span s, int i, Term *x, Term *y) {
+  return op2(s, PRIM_MUL, op1(s, PRIM_SIGMOID, x),
+             op2(s, PRIM_SUB, num(s, 1), op1(s, PRIM_SIGMOID, x)));
+}
+/* abs x = if x >= 0 then x else -x */
+static Term *d_abs(Span s, int i, Term *x, Term *y) {
+  return fe_mk_if(s, op2(s, PRIM_GE, x, num(s, 0)), num(s, 1), num(s, -1));
+}
+static Term *d_floor(Span s, int i, Term *x, Term *y) { return num(s, 0); }
+static Term *d_add(Span s, int i, Term *x, Term *y) { return num(s, 1); }
+static Term *d_sub(Span s, int i, Term *x, Term *y) { return num(s, i == 0 ? 1 : -1); }
+static Term *d_mul(Span s, int i, Term *x, Term *y) { return i == 0 ? y : x; }
+/* d/dx x/y = 1/y ; d/dy x/y = -x/(y*y) */
+static Term *d_div(Span s, int i, Term *x, Term *y) {
+  if (i == 0) return op2(s, PRIM_DIV, num(s, 1), y);
+  return op1(s, PRIM_NEG, op2(s, PRIM_DIV, x, sq(s, y)));
+}
+/* d/dx x^y = y x^(y-1), taken as 0 when y = 0 (so 0^0 has slope 0);
+   d/dy x^y = x^y log x, taken as 0 when x = 0 (as JAX does). */
+static Term *d_pow(Span s, int i, Term *x, Term *y) {
+  if (i == 0)
+    return fe_mk_if(s, op2(s, PRIM_EQ, y, num(s, 0)), num(s, 0),
+                    op2(s, PRIM_MUL, y, op2(s, PRIM_POW, x, op2(s, PRIM_SUB, y, num(s, 1)))));
+  return fe_mk_if(s, op2(s, PRIM_EQ, x, num(s, 0)), num(s, 0),
+                  op2(s, PRIM_MUL, op2(s, PRIM_POW, x, y), op1(s, PRIM_LOG, x)));
+}
+/* max a b is a when a >= b */
+static Term *d_max(Span s, int i, Term *x, Term *y) {
+  return fe_mk_if(s, op2(s, PRIM_GE, x, y), num(s, i == 0 ? 1 : 0), num(s, i == 0 ? 0 : 1));
+}
+/* min a b is a when a <= b */
+static Term *d_min(Span s, int i, Term *x, Term *y) {
+  return fe_mk_if(s, op2(s, PRIM_LE, x, y), num(s, i == 0 ? 1 : 0), num(s, i == 0 ? 0 : 1));
+}
+
+static const PartialRule rules[PRIM__COUNT] = {
+    [PRIM_NEG] = d_neg,   [PRIM_SIN] = d_sin,         [PRIM_COS] = d_cos,
+    [PRIM_TAN] = d_tan,   [PRIM_EXP] = d_exp,         [PRIM_LOG] = d_log,
+    [PRIM_SQRT] = d_sqrt, [PRIM_TANH] = d_tanh,       [PRIM_SIGMOID] = d_sigmoid,
+    [PRIM_ABS] = d_abs,   [PRIM_FLOOR] = d_floor,     [PRIM_ADD] = d_add,
+    [PRIM_SUB] = d_sub,   [PRIM_MUL] = d_mul,         [PRIM_DIV] = d_div,
+    [PRIM_POW] = d_pow,   [PRIM_MAX] = d_max,         [PRIM_MIN] = d_min,
+};
+
+bool rev_has_partials(Prim p) { return rules[p] != NULL; }
+
 Term *rev_partial(Span s, Prim p, int i, Term **args) {
-  Term *x = args[0];
-  Term *y = fe_prims[p].arity == 2 ? args[1] : NULL;
-  switch (p) {
-  case PRIM_NEG: return num(s, -1);
-  case PRIM_SIN: return op1(s, PRIM_COS, x);
-  case PRIM_COS: return op1(s, PRIM_NEG, op1(s, PRIM_SIN, x));
-  case PRIM_TAN: return op2(s, PRIM_DIV, num(s, 1), sq(s, op1(s, PRIM_COS, x)));
-  case PRIM_EXP: return op1(s, PRIM_EXP, x);
-  case PRIM_LOG: return op2(s, PRIM_DIV, num(s, 1), x);
-  case PRIM_SQRT: return op2(s, PRIM_DIV, num(s, 0.5), op1(s, PRIM_SQRT, x));
-  case PRIM_TANH: return op2(s, PRIM_SUB, num(s, 1), sq(s, op1(s, PRIM_TANH, x)));
-  case PRIM_SIGMOID: {
-    /* s(x) (1 - s(x)) */
-    Term *sg = op1(s, PRIM_SIGMOID, x);
-    return op2(s, PRIM_MUL, sg, op2(s, PRIM_SUB, num(s, 1), op1(s, PRIM_SIGMOID, x)));
-  }
-  case PRIM_ABS: /* abs x = if x >= 0 then x else -x */
-    return fe_mk_if(s, op2(s, PRIM_GE, x, num(s, 0)), num(s, 1), num(s, -1));
-  case PRIM_FLOOR: return num(s, 0);
-  case PRIM_ADD: return num(s, 1);
-  case PRIM_SUB: return num(s, i == 0 ? 1 : -1);
-  case PRIM_MUL: return i == 0 ? y : x;
-  case PRIM_DIV:
-    /* d/dx x/y = 1/y ; d/dy x/y = -x/(y*y) */
-    if (i == 0) return op2(s, PRIM_DIV, num(s, 1), y);
-    return op1(s, PRIM_NEG, op2(s, PRIM_DIV, x, sq(s, y)));
-  case PRIM_POW:
-    /* d/dx x^y = y x^(y-1), taken as 0 when y = 0 (so 0^0 has slope 0);
-       d/dy x^y = x^y log x, taken as 0 when x = 0 (as JAX does). */
-    if (i == 0)
-      return fe_mk_if(s, op2(s, PRIM_EQ, y, num(s, 0)), num(s, 0),
-                      op2(s, PRIM_MUL, y, op2(s, PRIM_POW, x, op2(s, PRIM_SUB, y, num(s, 1)))));
-    return fe_mk_if(s, op2(s, PRIM_EQ, x, num(s, 0)), num(s, 0),
-                    op2(s, PRIM_MUL, op2(s, PRIM_POW, x, y), op1(s, PRIM_LOG, x)));
-  case PRIM_MAX: /* max a b is a when a >= b */
-    return fe_mk_if(s, op2(s, PRIM_GE, x, y), num(s, i == 0 ? 1 : 0), num(s, i == 0 ? 0 : 1));
-  case PRIM_MIN: /* min a b is a when a <= b */
-    return fe_mk_if(s, op2(s, PRIM_LE, x, y), num(s, i == 0 ? 1 : 0), num(s, i == 0 ? 0 : 1));
-  default: break;
-  }
-  una_internal_error(__FILE__, __LINE__,
-                     una_sprintf("no partial derivative for '%s'", fe_prims[p].name));
+  if (!rules[p])
+    una_internal_error(__FILE__, __LINE__,
+                       una_sprintf("no partial derivative for '%s'", fe_prims[p].name));
+  ASSERT(i >= 0 && i < fe_prims[p].arity);
+  return rules[p](s, i, args[0], fe_prims[p].arity == 2 ? args[1] : NULL);
 }

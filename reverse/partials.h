@@ -7,7 +7,8 @@
 
 #include "../frontend/term.h"
 
-/* True when p is a differentiable scalar prim (P_SCALAR1 or P_SCALAR2). */
+/* True when the table has p's partial derivatives. Every P_SCALAR1 and
+   P_SCALAR2 builtin must have them (tests/reverse/test_partials.c). */
 bool rev_has_partials(Prim p);
 
 /* The term for ∂_i p(args) (i 0-based, args the operands: 1 or 2 terms of
