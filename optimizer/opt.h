@@ -1,0 +1,44 @@
+/* opt.h: the optimizer: partial evaluation (paper section 5.1) and the
+   rules of figure 12, as pure passes over Terms run to a fixpoint.
+
+   A pass is a pure function Term -> Term: it never mutates its input and
+   returns its input itself when it changes nothing (so the pipeline can
+   detect the fixpoint by pointer). Passes never change a well-typed
+   program's value or its errors: a let whose right-hand side may raise a
+   run-time error (map2 of arrays of unknown lengths, iota/replicate/rand
+   sizes, load, save) or has an effect (save) is never dropped, and IEEE
+   arithmetic is respected (0 * e is not 0 when e may be inf or nan). */
+#ifndef UNA_OPT_H
+#define UNA_OPT_H
+
+#include "../frontend/term.h"
+
+typedef Term *(*OptPassFn)(const Term *t);
+
+typedef struct OptPass {
+  const char *name; /* for --dump-after=NAME */
+  OptPassFn run;
+} OptPass;
+
+typedef struct OptOptions {
+  bool enabled;           /* false with -O0 */
+  const char *dump_after; /* a pass name, "all", or NULL */
+  FILE *dump;             /* where dumps go (stderr by default) */
+  int max_rounds;         /* bound on the fixpoint iteration (0: default) */
+} OptOptions;
+
+/* The passes, in pipeline order (optimizer/pipeline.c). */
+extern const OptPass opt_passes[];
+extern const int opt_npasses;
+
+/* The pass named name, or NULL. */
+const OptPass *opt_find_pass(const char *name);
+
+/* Runs the pipeline to a fixpoint (at most max_rounds rounds) on t. */
+Term *opt_optimize(const Term *t, const OptOptions *o);
+
+/* A copy of d with its body optimized and slots reassigned (d itself when
+   the optimizer is disabled or changes nothing). */
+Def *opt_optimize_def(const Def *d, const OptOptions *o);
+
+#endif
