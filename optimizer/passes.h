@@ -5,3 +5,6 @@
 
 #include "../frontend/term.h"
 
+/* (passes are declared above this line) */
+
+#endif
