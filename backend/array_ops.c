@@ -10,8 +10,13 @@
    bit): CPU_BLOCK lanes; lane 0 starts as f(v, a[0]), lane j as a[j]; the
    element at i >= CPU_BLOCK is folded into lane i mod CPU_BLOCK; finally the
    lanes are folded left to right. For n <= CPU_BLOCK this is exactly the
-   left fold. foldl, scanl and scanr are strictly sequential. */
+   left fold. foldl, scanl and scanr are strictly sequential.
+
+   While the cost meter runs (cost_meter.h), each builtin counts its own
+   cost once, from its length, and the monoid loops and kernels are off, so
+   that every element runs on the generic path and is counted there. */
 #include "array_ops.h"
+#include "cost_meter.h"
 #include "eval.h"
 #include "kernel.h"
 #include "npy.h"
@@ -130,7 +135,7 @@ static const MonoidFns monoids[6] = {
    x + y and x * y are commutative in IEEE arithmetic, so their order does
    not matter; for max and min it does (signed zeros, nan). */
 static const MonoidFns *monoid_loops(const Term *lam) {
-  if (!use_monoid) return NULL;
+  if (!use_monoid || cpu_metering) return NULL;
   bool sw;
   switch (cpu_monoid_of(lam, &sw)) {
   case CPU_M_NONE: return NULL;
@@ -144,7 +149,7 @@ static const MonoidFns *monoid_loops(const Term *lam) {
 
 /* Binds lam's kernel when it has one and kernels are enabled. */
 static bool kernel_bind(const Term *lam, Value *frame, CpuKernelRun *run) {
-  if (!use_kernel) return false;
+  if (!use_kernel || cpu_metering) return false;
   const CpuKernel *k = cpu_kernel_for(lam);
   return k && cpu_kernel_bind(k, frame, run);
 }
@@ -189,6 +194,7 @@ static Value op_map(const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
   Array *a = eval_array(t->kids[1], frame);
   size_t n = a->len;
+  if (cpu_metering) cpu_meter_array(t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
   if (n > 0 && kernel_bind(lam, frame, &run)) {
@@ -211,6 +217,7 @@ static Value op_map2(const Term *t, Value *frame) {
   Array *b = eval_array(t->kids[2], frame);
   if (a->len != b->len) fe_error(t->span, "map2: lengths %zu and %zu differ", a->len, b->len);
   size_t n = a->len;
+  if (cpu_metering) cpu_meter_array(t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
   if (n > 0 && kernel_bind(lam, frame, &run)) {
@@ -231,6 +238,7 @@ static Value op_reduce(const Term *t, Value *frame) {
   Value v = cpu_eval(t->kids[1], frame);
   Array *a = eval_array(t->kids[2], frame);
   size_t n = a->len;
+  if (cpu_metering) cpu_meter_array(t, n);
   if (n == 0) return v;
   const MonoidFns *m = monoid_loops(lam);
   if (m) return val_real(m->reduce(v.u.r, a->r, n, t->span));
@@ -268,6 +276,7 @@ static Value op_foldl(const Term *t, Value *frame) {
   Value v = cpu_eval(t->kids[1], frame);
   Array *a = eval_array(t->kids[2], frame);
   size_t n = a->len;
+  if (cpu_metering) cpu_meter_array(t, n);
   if (n == 0) return v;
   const MonoidFns *m = monoid_loops(lam);
   if (m) return val_real(m->foldl(v.u.r, a->r, n, t->span));
@@ -297,6 +306,7 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
   Value v = cpu_eval(t->kids[1], frame);
   Array *a = eval_array(t->kids[2], frame);
   size_t n = a->len;
+  if (cpu_metering) cpu_meter_array(t, n);
   Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
   const MonoidFns *m = monoid_loops(lam);
   if (m) {
@@ -342,6 +352,7 @@ static size_t size_arg(const Term *t, double n, size_t elem_size) {
 
 static Value op_iota(const Term *t, Value *frame) {
   size_t n = size_arg(t, cpu_eval(t->kids[0], frame).u.r, sizeof(double));
+  if (cpu_metering) cpu_meter_array(t, n);
   Array *a = val_new_real_array(n, t->span);
   for (size_t i = 0; i < n; i++) a->r[i] = (double)i;
   return val_array(a);
@@ -352,6 +363,7 @@ static Value op_replicate(const Term *t, Value *frame) {
   Value v = cpu_eval(t->kids[1], frame);
   const Type *et = t->type->elem;
   size_t n = size_arg(t, nr, et->kind == TY_REAL ? sizeof(double) : sizeof(Value));
+  if (cpu_metering) cpu_meter_array(t, n);
   Array *a = val_new_array_of(et, n, t->span);
   if (a->boxed)
     for (size_t i = 0; i < n; i++) a->v[i] = v;
@@ -364,6 +376,7 @@ static Value op_rand(const Term *t, Value *frame) {
   double nr = cpu_eval(t->kids[0], frame).u.r;
   double seed = cpu_eval(t->kids[1], frame).u.r;
   size_t n = size_arg(t, nr, sizeof(double));
+  if (cpu_metering) cpu_meter_array(t, n);
   Array *a = val_new_real_array(n, t->span);
   cpu_rand_fill(a->r, n, seed);
   return val_array(a);
@@ -385,16 +398,26 @@ Value cpu_array_prim(const Term *t, Value *frame) {
   case PRIM_SHIFT1L:
   case PRIM_SHIFT1R: {
     Array *a = eval_array(t->kids[0], frame);
+    if (cpu_metering) cpu_meter_array(t, a->len);
     if (a->len == 0) return val_array(a);
     return val_array(val_view(a, t->prim == PRIM_SHIFT1L ? 1 : 0, a->len - 1));
   }
-  case PRIM_LENGTH: return val_real((double)eval_array(t->kids[0], frame)->len);
+  case PRIM_LENGTH: {
+    Array *a = eval_array(t->kids[0], frame);
+    if (cpu_metering) cpu_meter_array(t, a->len);
+    return val_real((double)a->len);
+  }
   case PRIM_IOTA: return op_iota(t, frame);
   case PRIM_REPLICATE: return op_replicate(t, frame);
   case PRIM_RAND: return op_rand(t, frame);
-  case PRIM_LOAD: return val_array(npy_load(file_arg(t), t->span));
+  case PRIM_LOAD: {
+    Array *a = npy_load(file_arg(t), t->span);
+    if (cpu_metering) cpu_meter_array(t, a->len);
+    return val_array(a);
+  }
   case PRIM_SAVE: {
     Value a = cpu_eval(t->kids[1], frame);
+    if (cpu_metering) cpu_meter_array(t, a.u.a->len);
     npy_save(file_arg(t), a.u.a, t->span);
     return a;
   }

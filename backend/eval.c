@@ -4,9 +4,13 @@
 
    cpu_eval's own C frame is kept small (buffers live in NOINLINE helpers)
    and applications in tail position run in its loop, because the AD
-   pipeline's continuations nest as deep as the program is long. */
+   pipeline's continuations nest as deep as the program is long.
+
+   While the cost meter runs (cost_meter.h), every node is counted as it is
+   evaluated; when it is off that costs one predictable branch per node. */
 #include "eval.h"
 #include "array_ops.h"
+#include "cost_meter.h"
 #include "scalar.h"
 
 /* Frames of up to this many slots live on the C stack; tuples and argument
@@ -92,6 +96,7 @@ static NOINLINE const Term *bind_app(const Term *t, Value *frame, Value **cframe
 Value cpu_eval(const Term *t, Value *frame) {
   fe_stack_check(t->span);
   for (;;) {
+    if (__builtin_expect(cpu_metering, 0)) cpu_meter_node(t);
     switch (t->kind) {
     case T_NUM: return val_real(t->num);
     case T_BOOL: return val_bool(t->b);

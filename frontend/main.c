@@ -3,6 +3,7 @@
    stack so that deep programs hit the stack guard, not the end of memory. */
 #include "repl.h"
 #include "session.h"
+#include "../optimizer/opt.h"
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@ typedef struct Job {
   const char *device; /* NULL: the CPU, silently */
   bool no_prelude;
   bool no_optimize;
+  const char *dump_after;
   int status;
 } Job;
 
@@ -39,6 +41,8 @@ static void usage(FILE *out) {
         "                         (auto: a CUDA GPU when present, else the CPU)\n"
         "  --no-prelude           do not load the prelude (sum, dot, mean, ...)\n"
         "  -O0                    skip the optimizer\n"
+        "  --dump-after=PASS      print each program after optimizer pass PASS\n"
+        "                         (a pass name, or all)\n"
         "  --help                 print this help and exit\n"
         "  --version              print the version and exit\n"
         "  -                      (as FILE) read a script from standard input\n"
@@ -91,6 +95,10 @@ static int parse_args(int argc, char **argv, Job *job) {
       job->device = d;
     } else if (strcmp(a, "--no-prelude") == 0) {
       job->no_prelude = true;
+    } else if (strncmp(a, "--dump-after=", 13) == 0) {
+      if (!opt_find_pass(a + 13) && strcmp(a + 13, "all") != 0)
+        return bad_usage(una_sprintf("unknown optimizer pass '%s' for --dump-after", a + 13));
+      job->dump_after = a + 13;
     } else if (strcmp(a, "-O0") == 0) {
       job->no_optimize = true;
     } else if (strcmp(a, "-O") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
@@ -141,6 +149,7 @@ static bool run_stdin(Session *s) {
 static void run_job(Job *job) {
   Session *s = fe_session_new();
   s->optimize = !job->no_optimize;
+  s->dump_after = job->dump_after;
   if (job->device) fe_session_set_device(s, job->device, "una: ");
   if (!job->no_prelude && !fe_session_load_prelude(s)) {
     job->status = 1;

@@ -1,9 +1,13 @@
 /* session.c: runs program text item by item (def, let, expression, command)
    against one environment, printing values and located errors. */
 #include "session.h"
+#include "../backend/cost_meter.h"
 #include "../backend/eval.h"
 #include "../backend/value.h"
+#include "../optimizer/cost.h"
+#include "../optimizer/program.h"
 #include "../reverse/reverse.h"
+#include "term_print.h"
 #include <errno.h>
 #include <time.h>
 
@@ -18,8 +22,10 @@ const FeCommandInfo fe_commands[] = {
     {"load", "FILE", "runs the script FILE into the session"},
     {"type", "e", "prints the type of e (an expression or a function name)"},
     {"time", "e", "prints the value of e, then how long evaluating it took"},
+    {"cost", "e", "prints the value of e, then its cost: MOVES, ADDS, MULTS, NLOPS (figure 11)"},
     {"device", "[cpu|gpu|auto]", "shows or sets where arrays live and array builtins run"},
-    {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target or direct"},
+    {"grad", "f", "prints the optimized gradient of f as a Una definition, def grad_f"},
+    {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target, grad or direct"},
     {NULL, NULL, NULL},
 };
 
@@ -170,7 +176,35 @@ static char *load_path(const Item *it, const char *a) {
 }
 
 /* The stages of :show. */
-static const char *const show_stages[] = {"source", "unf", "dunf", "target", "direct", NULL};
+static const char *const show_stages[] = {"source", "unf", "dunf", "target", "grad", "direct",
+                                          NULL};
+
+/* The optimizer's options for this session. */
+static OptOptions session_opt(const Session *s) {
+  OptOptions o = {0};
+  o.enabled = s->optimize;
+  o.dump_after = s->dump_after;
+  o.dump = s->err;
+  return o;
+}
+
+/* The program that runs for d: d optimized with everything it calls, or d
+   itself under -O0. */
+static Def *runnable(const Session *s, Def *d) {
+  OptOptions o = session_opt(s);
+  return opt_optimize_program(d, &o);
+}
+
+/* The optimized gradient of f with respect to wrt on a path, printed as a
+   Una definition "def grad_f (f's parameters) : T = ..." (:grad, :show
+   grad, :show direct).
+   Under -O0 the unoptimized target term is printed instead. */
+static char *optimized_grad_text(const Session *s, const Def *f, const int *wrt, int nwrt,
+                                 RevPath path) {
+  Def *g = rev_grad(f, wrt, nwrt, path);
+  Def *o = runnable(s, g);
+  return fe_def_str_readable(g->name, o, o->body);
+}
 
 /* :show STAGE f  or  :show STAGE (grad f wrt p q): prints the gradient of
    f at a stage of the pipeline (reverse.h's rev_show). */
@@ -182,11 +216,11 @@ static bool show_command(Session *s, const Item *it, const char *file) {
   char *stage = una_strndup(a, k);
   if (!stage[0])
     fe_error(it->span, "':show' needs a stage and a function: :show STAGE f (stages: source, unf, "
-                       "dunf, target, direct)");
+                       "dunf, target, grad, direct)");
   bool known = false;
   for (int i = 0; show_stages[i]; i++) known |= strcmp(stage, show_stages[i]) == 0;
   if (!known)
-    fe_error(at, "unknown stage '%s' (expected source, unf, dunf, target or direct)", stage);
+    fe_error(at, "unknown stage '%s' (expected source, unf, dunf, target, grad or direct)", stage);
   const char *rest = a + k;
   size_t skip = strspn(rest, " \t");
   rest += skip;
@@ -224,7 +258,11 @@ static bool show_command(Session *s, const Item *it, const char *file) {
   if (f->ret->kind != TY_REAL)
     fe_error(e->span, "grad needs a function returning R; '%s' returns %s", fname,
              fe_type_str(f->ret));
-  fprintf(s->out, "%s\n", rev_show(f, wrt, nwrt, stage));
+  if (strcmp(stage, "grad") == 0 || strcmp(stage, "direct") == 0)
+    fprintf(s->out, "%s\n",
+            optimized_grad_text(s, f, wrt, nwrt, stage[0] == 'g' ? REV_UNF : REV_DIRECT));
+  else
+    fprintf(s->out, "%s\n", rev_show(f, wrt, nwrt, stage));
   return true;
 }
 
@@ -259,7 +297,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   }
   if (strcmp(name, "time") == 0) {
     Term *e = parse_arg(it, file);
-    Def *d = rev_expand_grads(fe_check_expr(s->env, e));
+    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
     double t0 = now_ms();
     Value v = cpu_call(d, NULL);
     double ms = now_ms() - t0;
@@ -269,6 +307,19 @@ static bool run_command(Session *s, const Item *it, const char *file) {
             : ms >= 1 ? "time: %.1f ms\n"
                       : "time: %.3f ms\n",
             ms);
+    return true;
+  }
+  if (strcmp(name, "cost") == 0) {
+    /* the program as it runs (optimized unless -O0), under the meter of
+       backend/cost_meter.h; the counting rules are in optimizer/cost.h */
+    Term *e = parse_arg(it, file);
+    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
+    CpuCost c;
+    Value v = cpu_metered_call(d, NULL, &c);
+    print_value(s, v);
+    fprintf(s->out, "cost: MOVES %llu, ADDS %llu, MULTS %llu, NLOPS %llu (total %llu)\n",
+            (unsigned long long)c.moves, (unsigned long long)c.adds, (unsigned long long)c.mults,
+            (unsigned long long)c.nlops, (unsigned long long)opt_cost_total(c));
     return true;
   }
   if (strcmp(name, "device") == 0) {
@@ -281,6 +332,13 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     return true;
   }
   if (strcmp(name, "show") == 0) return show_command(s, it, file);
+  if (strcmp(name, "grad") == 0) {
+    /* :grad f is :show grad f */
+    Item show = *it;
+    show.arg = una_sprintf("grad %s", arg);
+    show.arg_span.col -= 5; /* "grad " is not in the text: keep columns on f */
+    return show_command(s, &show, file);
+  }
   if (strcmp(name, "load") == 0) {
     char *path = load_path(it, arg);
     size_t len = 0;
@@ -310,7 +368,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   }
   case ITEM_LET: {
     Global **gs = NULL;
-    Def *d = rev_expand_grads(fe_check_let(s->env, it, &gs));
+    Def *d = runnable(s, rev_expand_grads(fe_check_let(s->env, it, &gs)));
     Value v = cpu_call(d, NULL);
     if (it->tuple_pattern) {
       ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
@@ -327,7 +385,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
     return true;
   }
   case ITEM_EXPR: {
-    Def *d = rev_expand_grads(fe_check_expr(s->env, it->body));
+    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, it->body)));
     print_value(s, cpu_call(d, NULL));
     return true;
   }

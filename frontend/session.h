@@ -12,6 +12,7 @@ typedef struct Session {
   Env *env;         /* the top-level names bound so far */
   FeDevice device;  /* where arrays live; only the CPU in this build */
   bool optimize;    /* false under -O0 */
+  const char *dump_after; /* --dump-after=PASS: an optimizer pass name, "all" or NULL */
   bool interactive; /* REPL: a def or let echoes its name and type */
   FILE *out;        /* values and command output (stdout by default) */
   FILE *err;        /* errors and notes (stderr by default) */

@@ -60,6 +60,7 @@ typedef struct Def {
   const Type *ret;
   Term *body;
   int nslots; /* frame size: every Sym bound in body has slot < nslots */
+  struct Def *optimized; /* cache: this Def after the optimizer, or NULL */
 } Def;
 
 struct Value; /* backend/value.h */

@@ -2,6 +2,7 @@
    Target terms of the AD pipeline add two forms that are not Una source:
    a lambda as a value, `fun (y1, y2) -> e`, and an application `k (a, b)`. */
 #include "term_print.h"
+#include "subst.h"
 #include <math.h>
 #include <stdarg.h>
 
@@ -448,3 +449,89 @@ char *fe_item_str(const Item *it) {
   }
   return b.s;
 }
+
+/* ---- readable definitions (fe_def_str_readable) ---- */
+
+/* A set of names (open addressing on the text). */
+typedef struct {
+  const char **v;
+  int n, cap;
+} Names;
+
+static size_t hash_str(const char *s) {
+  size_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static bool names_has(const Names *m, const char *s) {
+  if (!m->cap) return false;
+  for (size_t h = hash_str(s) & (size_t)(m->cap - 1); m->v[h]; h = (h + 1) & (size_t)(m->cap - 1))
+    if (strcmp(m->v[h], s) == 0) return true;
+  return false;
+}
+
+static void names_add(Names *m, const char *s) {
+  if (2 * (m->n + 1) > m->cap) {
+    Names o = *m;
+    m->cap = o.cap ? o.cap * 2 : 64;
+    m->n = 0;
+    m->v = NEW_ARRAY(const char *, m->cap);
+    for (int i = 0; i < o.cap; i++)
+      if (o.v[i]) names_add(m, o.v[i]);
+  }
+  size_t h = hash_str(s) & (size_t)(m->cap - 1);
+  while (m->v[h]) h = (h + 1) & (size_t)(m->cap - 1);
+  m->v[h] = s;
+  m->n++;
+}
+
+/* Gives x a name not used so far in the printed Def: its own, else
+   NAME_2, NAME_3, ... */
+static void give_name(Names *m, Sym *x) {
+  const char *name = x->name;
+  for (int k = 2; names_has(m, name); k++) name = una_sprintf("%s_%d", x->name, k);
+  x->name = name;
+  names_add(m, name);
+}
+
+static void rename_binders(Names *m, Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_LET) give_name(m, t->sym);
+    if (t->kind == T_LETTUP || t->kind == T_LAM)
+      for (int i = 0; i < t->nsyms; i++) give_name(m, t->syms[i]);
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) rename_binders(m, t->kids[i]);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+/* Adds the names of the globals and functions t refers to, so that no
+   binder is renamed to one of them (it would shadow it in the text). */
+static void add_free_names(Names *m, const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_GLOBAL && !names_has(m, t->global->name)) names_add(m, t->global->name);
+    if ((t->kind == T_CALL || t->kind == T_GRAD) && !names_has(m, t->def->name))
+      names_add(m, t->def->name);
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) add_free_names(m, t->kids[i]);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+char *fe_def_str_readable(const char *name, const Def *like, const Term *body) {
+  Term *copy = fe_copy(body);
+  Names m = {0};
+  for (int i = 0; i < like->nparams; i++)
+    if (!names_has(&m, like->params[i]->name)) names_add(&m, like->params[i]->name);
+  add_free_names(&m, copy);
+  rename_binders(&m, copy);
+  Def d = *like;
+  d.name = name;
+  d.body = copy;
+  d.ret = copy->type;
+  return fe_def_str_opts(&d, FE_PRINT_MULTILINE);
+}
+

@@ -34,6 +34,13 @@ char *fe_def_str(const Def *d);
 /* fe_def_str with FE_PRINT_* flags. */
 char *fe_def_str_opts(const Def *d, int flags);
 
+/* "def NAME (params) : T = body" with like's parameters, one let per line,
+   every binder renamed to a distinct readable name (its own, else NAME_2,
+   NAME_3, ...) that clashes with no parameter, global or function the body
+   refers to; body is copied, not changed. The text re-parses when the body
+   is a source term. */
+char *fe_def_str_readable(const char *name, const Def *like, const Term *body);
+
 /* A parsed item as source text: "def f (x: R) : R = e", "let x = e",
    "let (a, b) = e", an expression, or ":cmd arg". */
 char *fe_item_str(const Item *it);

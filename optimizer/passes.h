@@ -5,6 +5,23 @@
 
 #include "../frontend/term.h"
 
+/* Partial evaluation (section 5.1): beta.c, forward.c, letnorm.c,
+   tuples.c, dce.c. */
+Term *opt_beta(const Term *t);
+Term *opt_forward(const Term *t);
+Term *opt_letnorm(const Term *t);
+Term *opt_tuples(const Term *t);
+Term *opt_dce(const Term *t);
+
+/* Ring laws of the reals and constant folding (optimizer/algebra.c). */
+Term *opt_algebra(const Term *t);
+/* Figure 12's array rules: OnesLike/ZerosLike, identity maps, projections
+   of tuple-building maps (optimizer/arrays.c). */
+Term *opt_arrays(const Term *t);
+/* map/map2/foldl fusion with a single-use inner map (optimizer/fusion.c). */
+Term *opt_fusion(const Term *t);
+/* Common subexpressions of pure let right-hand sides (optimizer/cse.c). */
+Term *opt_cse(const Term *t);
 /* (passes are declared above this line) */
 
 #endif

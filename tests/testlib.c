@@ -131,25 +131,33 @@ Value *tl_args(Value v, int n) {
 
 /* ---- values ---- */
 
-bool tl_same_bits(Value a, Value b, bool same_boxing) {
+/* tl_same_bits and tl_same_optimized: any_zero lets +0 match -0. */
+static bool same_values(Value a, Value b, bool same_boxing, bool any_zero) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-  case V_REAL: return memcmp(&a.u.r, &b.u.r, sizeof(double)) == 0 || (a.u.r != a.u.r && b.u.r != b.u.r);
+  case V_REAL:
+    if (any_zero && a.u.r == 0 && b.u.r == 0) return true;
+    return memcmp(&a.u.r, &b.u.r, sizeof(double)) == 0 || (a.u.r != a.u.r && b.u.r != b.u.r);
   case V_BOOL: return a.u.b == b.u.b;
   case V_TUPLE:
     if (a.u.t->n != b.u.t->n) return false;
     for (int i = 0; i < a.u.t->n; i++)
-      if (!tl_same_bits(a.u.t->items[i], b.u.t->items[i], same_boxing)) return false;
+      if (!same_values(a.u.t->items[i], b.u.t->items[i], same_boxing, any_zero)) return false;
     return true;
   case V_ARRAY:
     if (a.u.a->len != b.u.a->len || (same_boxing && a.u.a->boxed != b.u.a->boxed)) return false;
     for (size_t i = 0; i < a.u.a->len; i++)
-      if (!tl_same_bits(val_array_get(a.u.a, i), val_array_get(b.u.a, i), same_boxing)) return false;
+      if (!same_values(val_array_get(a.u.a, i), val_array_get(b.u.a, i), same_boxing, any_zero))
+        return false;
     return true;
   case V_CLOSURE: return val_equal(a, b);
   }
   return false;
 }
+
+bool tl_same_bits(Value a, Value b, bool same_boxing) { return same_values(a, b, same_boxing, false); }
+
+bool tl_same_optimized(Value a, Value b) { return same_values(a, b, false, true); }
 
 Value tl_copy_value(Value v) {
   switch (v.kind) {

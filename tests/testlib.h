@@ -86,6 +86,11 @@ Value *tl_args(Value v, int n);
    not). */
 bool tl_same_bits(Value a, Value b, bool same_boxing);
 
+/* tl_same_bits (boxing ignored) except that +0 matches -0: the optimizer
+   may change the sign of a zero (x + 0 -> x when x is -0), as algebraic
+   simplifiers in other compilers do; every other value is kept exactly. */
+bool tl_same_optimized(Value a, Value b);
+
 /* A deep copy of v: tuples and arrays are fresh, so their reals may be
    changed without touching v. */
 Value tl_copy_value(Value v);

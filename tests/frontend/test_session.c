@@ -259,7 +259,7 @@ END_TEST
 
 START_TEST(unknown_commands) {
   EXPECT_ERR("1\n:foo\n2\n", "1\n", "t.una:2:1: error: unknown command ':foo' (see :help)\n");
-  EXPECT_ERR(":grad f\n", "", "t.una:1:1: error: unknown command ':grad' (see :help)\n");
+  EXPECT_ERR(":frobnicate f\n", "", "t.una:1:1: error: unknown command ':frobnicate' (see :help)\n");
 }
 END_TEST
 

@@ -350,7 +350,7 @@ START_TEST(session_grad_and_show) {
                                   "(proj[R^3;(R^3)->rho;[]]; J^T var[R^3;1])>;\n"));
   ck_assert_str_eq(run_text(una_sprintf("%s:show cotangent ex\n", def)),
                    "t.una:2:7: error: unknown stage 'cotangent' (expected source, unf, dunf, "
-                   "target or direct)\n");
+                   "target, grad or direct)\n");
   ck_assert_str_eq(run_text(":show unf nosuch\n"), "t.una:1:11: error: unknown function 'nosuch'\n");
 }
 END_TEST

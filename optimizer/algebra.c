@@ -1,0 +1,88 @@
+/* algebra.c: the ring laws of the reals (figure 12's algebraic rules) and
+   constant folding with the evaluator's own scalar functions.
+
+   Rules (x any real term, c a literal):
+     op c1 ... cn      -> the value, computed by backend/scalar.h (bit-identical)
+     x * 1, 1 * x      -> x          x / 1, x ^ 1 -> x
+     x + 0, 0 + x      -> x          x - 0 -> x          (0 the literal +0)
+     x + -0, -0 + x    -> x
+     - (- x)           -> x
+     x * 0, 0 * x      -> 0          only when x is `length A` (finite, >= 0)
+     comparisons and && || ! of literals; true && e -> e, false && e -> false,
+     e && true -> e (and the duals for ||); e && false -> false only when e
+     cannot raise
+     if true then a else b -> a, if false then a else b -> b
+   Over tuples and arrays the laws act through the lifted forms the AD
+   builds (component-wise tuples, map2 (+) / map (x. x * z) over arrays):
+   this pass simplifies the scalar bodies and optimizer/arrays.c the array
+   forms. IEEE: x * 0 is not folded for a possibly infinite or nan x. x + 0
+   turns -0 into +0 where the original gave +0; the briefing accepts it. */
+#include "passes.h"
+
+#include "../backend/scalar.h"
+#include "../frontend/build.h"
+#include "rw.h"
+
+static Term *fold_rule(OptRw *c, Term *t) {
+  if (t->kind == T_IF && t->kids[0]->kind == T_BOOL) return t->kids[0]->b ? t->kids[1] : t->kids[2];
+  if (t->kind != T_PRIM) return t;
+  PrimClass cls = fe_prims[t->prim].cls;
+  Term **k = t->kids;
+  switch (cls) {
+  case P_SCALAR1:
+    if (k[0]->kind == T_NUM) return fe_mk_num(t->span, cpu_scalar1(t->prim, k[0]->num));
+    if (t->prim == PRIM_NEG && k[0]->kind == T_PRIM && k[0]->prim == PRIM_NEG) return k[0]->kids[0];
+    return t;
+  case P_SCALAR2:
+    if (k[0]->kind == T_NUM && k[1]->kind == T_NUM)
+      return fe_mk_num(t->span, cpu_scalar2(t->prim, k[0]->num, k[1]->num));
+    switch (t->prim) {
+    case PRIM_MUL:
+      if (opt_is_num(k[1], 1)) return k[0];
+      if (opt_is_num(k[0], 1)) return k[1];
+      if (opt_is_num(k[1], 0) && k[0]->kind == T_PRIM && k[0]->prim == PRIM_LENGTH &&
+          opt_rw_safe(c, k[0]))
+        return k[1];
+      if (opt_is_num(k[0], 0) && k[1]->kind == T_PRIM && k[1]->prim == PRIM_LENGTH &&
+          opt_rw_safe(c, k[1]))
+        return k[0];
+      return t;
+    case PRIM_ADD:
+      if (opt_is_num(k[1], 0) || opt_is_num(k[1], -0.0)) return k[0];
+      if (opt_is_num(k[0], 0) || opt_is_num(k[0], -0.0)) return k[1];
+      return t;
+    case PRIM_SUB:
+      if (opt_is_num(k[1], 0)) return k[0];
+      return t;
+    case PRIM_DIV:
+    case PRIM_POW:
+      if (opt_is_num(k[1], 1)) return k[0];
+      return t;
+    default: return t;
+    }
+  case P_CMP:
+    if (k[0]->kind == T_NUM && k[1]->kind == T_NUM)
+      return fe_mk_bool(t->span, cpu_compare(t->prim, k[0]->num, k[1]->num));
+    if (k[0]->kind == T_BOOL && k[1]->kind == T_BOOL && (t->prim == PRIM_EQ || t->prim == PRIM_NE))
+      return fe_mk_bool(t->span, (k[0]->b == k[1]->b) == (t->prim == PRIM_EQ));
+    return t;
+  case P_LOGIC: {
+    bool is_and = t->prim == PRIM_AND;
+    if (k[0]->kind == T_BOOL) return k[0]->b == is_and ? k[1] : k[0];
+    if (k[1]->kind == T_BOOL) {
+      if (k[1]->b == is_and) return k[0];
+      if (opt_rw_safe(c, k[0])) return k[1];
+    }
+    return t;
+  }
+  case P_NOT:
+    if (k[0]->kind == T_BOOL) return fe_mk_bool(t->span, !k[0]->b);
+    if (k[0]->kind == T_PRIM && k[0]->prim == PRIM_NOT) return k[0]->kids[0];
+    return t;
+  case P_ARRAY: return t;
+  }
+  return t;
+}
+
+/* The algebraic simplifications and constant folding above, everywhere in t. */
+Term *opt_algebra(const Term *t) { return opt_rw_run(t, fold_rule); }

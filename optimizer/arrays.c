@@ -1,0 +1,256 @@
+/* arrays.c: figure 12's array rules and the array rules the paper's
+   examples need.
+
+   "Const(c, B)" is an array whose elements are all c (a literal or a
+   variable bound outside): `map (x. c) B` or `replicate n c`; OnesLike and
+   ZerosLike are Const(1, _) and Const(0, _). "A ~ B": the lengths are known
+   equal (rw.h). "safe": evaluating it cannot raise (rw.h). Rules:
+     map (x. x) A                      -> A
+     map (x. e) Const(c, B)            -> map (x. e[c/x]) Const(c, B)
+     map2 (x, y. e) Const(c, B) C      -> map2 (x, y. e[c/x]) ... (either side)
+     map2 (x, y. e) A B, x not in e, A ~ B, A safe -> map (y. e) B (either side)
+   so that, with optimizer/algebra.c, map2 (*) A OnesLike(B) -> A,
+   map2 (+) A ZerosLike(B) -> A, map2 (a, b. b) A B -> B (A ~ B),
+   map2 (*) Const(c, A) ZerosLike(B) -> a constant for a finite literal c
+   (otherwise kept: 0 * inf is nan);
+     map2 (x, y. y OP x) A B, OP + or *, A ~ B -> map2 (y, x. y OP x) B A
+     map (x. c) A, x not in c, A = map f B / map2 f B C safe -> map (x. c) B
+     reduce (*) 1 Const(1, A) -> 1,  reduce (+) 0 Const(0 or -0, A) -> 0
+     reduce (max|min) c Const(c, A) -> c        (A safe)
+     scanl/scanr (*) 1 Const(1, A) -> replicate (length A + 1) 1, (+) 0 alike
+     shift1L/shift1R (replicate (length X + k) v) -> replicate (length X + k-1) v (k >= 1)
+     shift1L/shift1R (replicate k v) -> replicate (max(k-1, 0)) v  (k a count literal)
+     shift1L/shift1R (map f A) -> map f (shift1L/shift1R A)   (f's body safe)
+     replicate (length X) c, X a variable -> map (x. c) X
+     length (map f A) -> length A,  length (map2 f A B) -> length A (safe),
+     length (scanl/scanr f v A) -> length A + 1 (safe), with A a variable
+     map (t. t.k) W, W = map/map2 (ps. (e1, ..., en)) As -> map/map2 (ps. ek) As
+     map/map2 whose tuple parameter t is used only as t.k, on such a W ->
+       the same over map/map2 (ps. ek) As, with t.k replaced by a scalar
+   The last two fire when ek is a variable or a literal (no work is
+   duplicated) or W is used once (inline, or a variable used once in the same
+   lambda body), and W's arrays are variables. */
+#include "passes.h"
+
+#include <math.h>
+
+#include "../frontend/build.h"
+#include "../frontend/subst.h"
+#include "pe_util.h"
+#include "rw.h"
+
+static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
+
+static bool trivial(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
+
+/* The lambda (xs. body) with the parameters of lam, body replaced. */
+static Term *relam(const Term *lam, Term *body) { return fe_mk_lam(lam->span, lam->nsyms, lam->syms, body); }
+
+/* The lambda lam with parameter i replaced by the constant c, its body
+   simplified by the algebra at once (so that fusion does not see 0 + y). */
+static Term *subst_param(const Term *lam, int i, Term *c) {
+  Sym *x = lam->syms[i];
+  Term *body = opt_algebra(fe_subst(lam->kids[0], 1, &x, &c));
+  return relam(lam, body);
+}
+
+/* ---- projections of tuple parameters ---- */
+
+/* True when every occurrence of x in t is the kid of a projection .k (*k
+   set by the first, -1 on entry). */
+static bool proj_only(const Term *t, const Sym *x, int *k) {
+  fe_stack_check(t->span);
+  if (t->kind == T_VAR) return t->sym != x;
+  if (t->kind == T_PROJ && t->kids[0]->kind == T_VAR && t->kids[0]->sym == x) {
+    if (*k < 0) *k = t->index;
+    return *k == t->index;
+  }
+  for (int i = 0; i < t->nkids; i++)
+    if (!proj_only(t->kids[i], x, k)) return false;
+  return true;
+}
+
+/* t with every x.k replaced by y. */
+static Term *replace_proj(const Term *t, const Sym *x, int k, Sym *y) {
+  fe_stack_check(t->span);
+  if (t->kind == T_PROJ && t->kids[0]->kind == T_VAR && t->kids[0]->sym == x && t->index == k)
+    return fe_mk_var(t->span, y);
+  if (t->nkids == 0) return (Term *)t;
+  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) kids[i] = replace_proj(t->kids[i], x, k, y);
+  return opt_with_kids(t, kids);
+}
+
+/* When the array w is map/map2 (ps. (e1, ..., en)) As under the
+   conditions of the header, the array map/map2 (ps. ek) As; else NULL. */
+static Term *project_array(OptRw *c, Term *w, int k) {
+  Term *r = opt_rw_resolve(c, w);
+  if (!(is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2))) return NULL;
+  Term *lam = r->kids[0];
+  if (lam->kids[0]->kind != T_TUPLE) return NULL;
+  bool inline_w = w->kind != T_VAR;
+  bool once = inline_w || (opt_rw_uses(c, w->sym) == 1 && opt_rw_same_depth(c, w->sym));
+  if (!once && !trivial(lam->kids[0]->kids[k])) return NULL;
+  for (int i = 1; i < r->nkids; i++)
+    if (!inline_w && r->kids[i]->kind != T_VAR) return NULL;
+  Term *nl = fe_copy(lam);
+  nl = relam(nl, nl->kids[0]->kids[k]);
+  if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, r->kids[1]);
+  return fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]);
+}
+
+/* map/map2 t whose parameter i is a tuple used only as .k, over a
+   tuple-building array: the narrowed map/map2, or t. */
+static Term *narrow(OptRw *c, Term *t, int i) {
+  Term *lam = t->kids[0];
+  Sym *x = lam->syms[i];
+  if (x->type->kind != TY_TUPLE) return t;
+  int k = -1;
+  if (!proj_only(lam->kids[0], x, &k) || k < 0) return t;
+  Term *arr = project_array(c, t->kids[1 + i], k);
+  if (!arr) return t;
+  Sym *y = fe_mk_sym("t", x->type->elems[k], x->span);
+  Sym **ps = NEW_ARRAY(Sym *, lam->nsyms);
+  for (int j = 0; j < lam->nsyms; j++) ps[j] = j == i ? y : lam->syms[j];
+  Term *nl = fe_mk_lam(lam->span, lam->nsyms, ps, replace_proj(lam->kids[0], x, k, y));
+  if (t->prim == PRIM_MAP) return fe_mk_map(t->span, nl, arr);
+  return i == 0 ? fe_mk_map2(t->span, nl, arr, t->kids[2]) : fe_mk_map2(t->span, nl, t->kids[1], arr);
+}
+
+/* ---- the rules ---- */
+
+static Term *rule_map(OptRw *c, Term *t) {
+  Term *lam = t->kids[0], *a = t->kids[1];
+  Sym *x = lam->syms[0];
+  Term *body = lam->kids[0];
+  if (body->kind == T_VAR && body->sym == x) return a;
+  if (opt_mentions(body, x)) {
+    Term *ce = opt_rw_const_elem(c, a);
+    if (ce) return fe_mk_map(t->span, subst_param(lam, 0, ce), a);
+    return narrow(c, t, 0);
+  }
+  /* a constant body needs only the length of a */
+  Term *r = opt_rw_resolve(c, a);
+  if ((is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2)) && r->kids[1]->kind == T_VAR && opt_rw_safe(c, r)) {
+    Sym *y = fe_mk_sym(x->name, r->kids[1]->type->elem, x->span);
+    return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &y, body), r->kids[1]);
+  }
+  return t;
+}
+
+static Term *rule_map2(OptRw *c, Term *t) {
+  Term *lam = t->kids[0];
+  Term *body = lam->kids[0];
+  for (int i = 0; i < 2; i++) {
+    Sym *x = lam->syms[i];
+    if (!opt_mentions(body, x)) continue;
+    Term *ce = opt_rw_const_elem(c, t->kids[1 + i]);
+    if (ce) return fe_mk_map2(t->span, subst_param(lam, i, ce), t->kids[1], t->kids[2]);
+  }
+  for (int i = 0; i < 2; i++) {
+    Sym *x = lam->syms[i], *y = lam->syms[1 - i];
+    Term *drop = t->kids[1 + i], *keep = t->kids[2 - i];
+    if (!opt_mentions(body, x) && opt_rw_safe(c, drop) && opt_rw_same_length(c, drop, keep))
+      return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &y, body), keep);
+  }
+  /* (x, y. y OP x) A B -> (y, x. y OP x) B A for commutative OP */
+  if (body->kind == T_PRIM && (body->prim == PRIM_ADD || body->prim == PRIM_MUL) &&
+      body->kids[0]->kind == T_VAR && body->kids[0]->sym == lam->syms[1] &&
+      body->kids[1]->kind == T_VAR && body->kids[1]->sym == lam->syms[0] &&
+      opt_rw_same_length(c, t->kids[1], t->kids[2])) {
+    Sym *ps[2] = {lam->syms[1], lam->syms[0]};
+    return fe_mk_map2(t->span, fe_mk_lam(lam->span, 2, ps, body), t->kids[2], t->kids[1]);
+  }
+  Term *r = narrow(c, t, 0);
+  return r != t ? r : narrow(c, t, 1);
+}
+
+/* reduce OP v Const(c, A) -> v when folding c into v gives v again. */
+static Term *rule_reduce(OptRw *c, Term *t) {
+  Term *lam = t->kids[0], *v = t->kids[1], *a = t->kids[2];
+  Term *ce = opt_rw_const_elem(c, a);
+  if (!ce || ce->kind != T_NUM || v->kind != T_NUM || !opt_rw_safe(c, a)) return t;
+  bool ok = (opt_is_oplam(lam, PRIM_MUL) && opt_is_num(v, 1) && opt_is_num(ce, 1)) ||
+            (opt_is_oplam(lam, PRIM_ADD) && opt_is_num(v, 0) && (opt_is_num(ce, 0) || opt_is_num(ce, -0.0))) ||
+            ((opt_is_oplam(lam, PRIM_MAX) || opt_is_oplam(lam, PRIM_MIN)) && opt_is_num(ce, v->num));
+  return ok ? v : t;
+}
+
+/* scanl/scanr (*) 1 OnesLike(A), (+) 0 ZerosLike(A) -> replicate (length A + 1) v. */
+static Term *rule_scan(OptRw *c, Term *t) {
+  Term *lam = t->kids[0], *v = t->kids[1], *a = t->kids[2];
+  Term *ce = opt_rw_const_elem(c, a);
+  if (!ce || ce->kind != T_NUM || v->kind != T_NUM) return t;
+  bool ok = (opt_is_oplam(lam, PRIM_MUL) && opt_is_num(v, 1) && opt_is_num(ce, 1)) ||
+            (opt_is_oplam(lam, PRIM_ADD) && opt_is_num(v, 0) && (opt_is_num(ce, 0) || opt_is_num(ce, -0.0)));
+  if (!ok) return t;
+  Term *n = fe_mk_add(t->span, fe_mk_length(t->span, a), fe_mk_num(t->span, 1));
+  return fe_mk_replicate(t->span, n, fe_mk_num(t->span, v->num));
+}
+
+static bool is_count_literal(double v) { return v >= 0 && v <= 1e9 && v == floor(v); }
+
+static Term *rule_shift(OptRw *c, Term *t) {
+  Term *a = t->kids[0];
+  if (is_prim(a, PRIM_REPLICATE)) {
+    Term *n = a->kids[0];
+    if (n->kind == T_NUM && is_count_literal(n->num))
+      return fe_mk_replicate(t->span, fe_mk_num(n->span, n->num >= 1 ? n->num - 1 : 0), a->kids[1]);
+    if (is_prim(n, PRIM_ADD) && is_prim(n->kids[0], PRIM_LENGTH) && n->kids[1]->kind == T_NUM &&
+        is_count_literal(n->kids[1]->num) && n->kids[1]->num >= 1) {
+      Term *m = n->kids[1]->num == 1 ? n->kids[0]
+                                     : fe_mk_add(n->span, n->kids[0], fe_mk_num(n->span, n->kids[1]->num - 1));
+      return fe_mk_replicate(t->span, m, a->kids[1]);
+    }
+  }
+  if (is_prim(a, PRIM_MAP) && opt_rw_safe(c, a->kids[0]))
+    return fe_mk_map(a->span, a->kids[0], fe_mk_shift(t->span, t->prim, a->kids[1]));
+  return t;
+}
+
+static Term *rule_replicate(OptRw *c, Term *t) {
+  (void)c;
+  Term *n = t->kids[0], *v = t->kids[1];
+  if (is_prim(n, PRIM_LENGTH) && n->kids[0]->kind == T_VAR && (v->kind == T_NUM || v->kind == T_VAR)) {
+    Term *x = n->kids[0];
+    Sym *p = fe_mk_sym("x", x->type->elem, t->span);
+    return fe_mk_map(t->span, fe_mk_lam(t->span, 1, &p, v), x);
+  }
+  return t;
+}
+
+static Term *rule_length(OptRw *c, Term *t) {
+  Term *r = opt_rw_resolve(c, t->kids[0]);
+  if (r->kind != T_PRIM || r->nkids < 2) return t;
+  switch (r->prim) {
+  case PRIM_MAP:
+  case PRIM_MAP2:
+    if (r->kids[1]->kind == T_VAR && opt_rw_safe(c, r)) return fe_mk_length(t->span, r->kids[1]);
+    return t;
+  case PRIM_SCANL:
+  case PRIM_SCANR:
+    if (r->kids[2]->kind == T_VAR && opt_rw_safe(c, r))
+      return fe_mk_add(t->span, fe_mk_length(t->span, r->kids[2]), fe_mk_num(t->span, 1));
+    return t;
+  default: return t;
+  }
+}
+
+static Term *arrays_rule(OptRw *c, Term *t) {
+  if (t->kind != T_PRIM) return t;
+  switch (t->prim) {
+  case PRIM_MAP: return rule_map(c, t);
+  case PRIM_MAP2: return rule_map2(c, t);
+  case PRIM_REDUCE: return rule_reduce(c, t);
+  case PRIM_SCANL:
+  case PRIM_SCANR: return rule_scan(c, t);
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R: return rule_shift(c, t);
+  case PRIM_REPLICATE: return rule_replicate(c, t);
+  case PRIM_LENGTH: return rule_length(c, t);
+  default: return t;
+  }
+}
+
+/* The array rules above, everywhere in t. */
+Term *opt_arrays(const Term *t) { return opt_rw_run(t, arrays_rule); }

@@ -1,0 +1,281 @@
+/* cse.c: common subexpressions of pure terms: hash-consing of let
+   right-hand sides in a scope. In `let x = e in ... let y = e' in ...`
+   with e' equal to e up to renaming of bound variables, and x in scope
+   (x's let encloses y's, possibly through lambda bodies), y's right-hand
+   side becomes x (forward substitution then removes y). Only pure
+   right-hand sides are shared: no load, save, calls, gradients,
+   applications or closures; an rhs that may raise is fine (the second
+   evaluation would raise where the first already did). Variables and
+   literals are left to forward substitution. Operands are not reordered
+   (x1 * x2 and x2 * x1 stay distinct). */
+#include "passes.h"
+
+#include <string.h>
+
+#include "../frontend/build.h"
+#include "pe_util.h"
+
+typedef struct Entry {
+  unsigned long hash;
+  Term *rhs;
+  Sym *x;
+  long next; /* previous head of the bucket */
+} Entry;
+
+typedef struct Cse {
+  Entry *v;
+  long n, cap;
+  long *heads; /* nbuckets, -1 when empty */
+  long nbuckets;
+} Cse;
+
+static unsigned long mix(unsigned long h, unsigned long v) { return (h ^ v) * 0x100000001b3UL; }
+
+/* Binders inside the term being hashed, innermost last. */
+typedef struct HashScope {
+  const Sym **v;
+  int n, cap;
+} HashScope;
+
+static void scope_push(HashScope *sc, const Sym *x) {
+  if (sc->n == sc->cap) {
+    sc->cap = sc->cap ? 2 * sc->cap : 16;
+    const Sym **v = NEW_ARRAY(const Sym *, sc->cap);
+    if (sc->n) memcpy(v, sc->v, sizeof(Sym *) * (size_t)sc->n);
+    sc->v = v;
+  }
+  sc->v[sc->n++] = x;
+}
+
+/* A hash that agrees with alpha_eq: a variable bound inside the term hashes
+   by its binder's position, a free one by its identity (so that `x1 * x2`
+   and `x3 * x4` land in different buckets and lookups stay O(1)). */
+static unsigned long hash_in(const Term *t, HashScope *sc) {
+  fe_stack_check(t->span);
+  unsigned long h = 0xcbf29ce484222325UL;
+  int saved = sc->n;
+  for (;;) {
+    h = mix(h, (unsigned long)t->kind);
+    switch (t->kind) {
+    case T_NUM: {
+      unsigned long bits;
+      memcpy(&bits, &t->num, sizeof bits);
+      h = mix(h, bits);
+      break;
+    }
+    case T_BOOL: h = mix(h, t->b); break;
+    case T_PRIM: h = mix(h, (unsigned long)t->prim); break;
+    case T_PROJ: h = mix(h, (unsigned long)t->index); break;
+    case T_VAR: {
+      int i = sc->n - 1;
+      while (i >= 0 && sc->v[i] != t->sym) i--;
+      h = mix(h, i >= 0 ? (unsigned long)(sc->n - i) : 0x9e3779b97f4a7c15UL ^ (unsigned long)t->sym->id);
+      break;
+    }
+    case T_GLOBAL: h = mix(h, (unsigned long)(size_t)t->global); break;
+    case T_LAM:
+    case T_LETTUP:
+      for (int i = 0; i < t->nsyms; i++) scope_push(sc, t->syms[i]);
+      break;
+    default: break;
+    }
+    if (t->nkids == 0) break;
+    for (int i = 0; i + 1 < t->nkids; i++) h = mix(h, hash_in(t->kids[i], sc));
+    if (t->kind == T_LET) scope_push(sc, t->sym); /* the body sees the binder, the rhs does not */
+    t = t->kids[t->nkids - 1];
+  }
+  sc->n = saved;
+  return h;
+}
+
+static unsigned long hash_term(const Term *t) {
+  HashScope sc = {0};
+  return hash_in(t, &sc);
+}
+
+/* Binder correspondences of an alpha-equality test. */
+typedef struct Pairs {
+  Sym **a, **b;
+  long n, cap;
+} Pairs;
+
+static void pairs_push(Pairs *p, Sym *a, Sym *b) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 16;
+    Sym **na = NEW_ARRAY(Sym *, p->cap), **nb = NEW_ARRAY(Sym *, p->cap);
+    if (p->n) {
+      memcpy(na, p->a, sizeof(Sym *) * (size_t)p->n);
+      memcpy(nb, p->b, sizeof(Sym *) * (size_t)p->n);
+    }
+    p->a = na;
+    p->b = nb;
+  }
+  p->a[p->n] = a;
+  p->b[p->n++] = b;
+}
+
+static bool sym_eq(const Pairs *p, const Sym *a, const Sym *b) {
+  for (long i = p->n - 1; i >= 0; i--)
+    if (p->a[i] == a || p->b[i] == b) return p->a[i] == a && p->b[i] == b;
+  return a == b;
+}
+
+static bool alpha_eq(const Term *a, const Term *b, Pairs *p) {
+  fe_stack_check(a->span);
+  if (a->kind != b->kind || a->nkids != b->nkids || !fe_type_eq(a->type, b->type)) return false;
+  switch (a->kind) {
+  case T_NUM:
+    if (memcmp(&a->num, &b->num, sizeof a->num) != 0) return false;
+    break;
+  case T_BOOL:
+    if (a->b != b->b) return false;
+    break;
+  case T_STR:
+    if (strcmp(a->str, b->str) != 0) return false;
+    break;
+  case T_VAR: return sym_eq(p, a->sym, b->sym);
+  case T_GLOBAL:
+    if (a->global != b->global) return false;
+    break;
+  case T_PRIM:
+    if (a->prim != b->prim) return false;
+    break;
+  case T_PROJ:
+    if (a->index != b->index) return false;
+    break;
+  case T_LET:
+  case T_LETTUP:
+  case T_LAM: {
+    if (a->kind != T_LET && a->nsyms != b->nsyms) return false;
+    long saved = p->n;
+    int body = a->kind == T_LAM ? 0 : 1;
+    if (body == 1 && !alpha_eq(a->kids[0], b->kids[0], p)) return false;
+    if (a->kind == T_LET)
+      pairs_push(p, a->sym, b->sym);
+    else
+      for (int i = 0; i < a->nsyms; i++) pairs_push(p, a->syms[i], b->syms[i]);
+    bool r = alpha_eq(a->kids[body], b->kids[body], p);
+    p->n = saved;
+    return r;
+  }
+  case T_TUPLE:
+  case T_IF:
+  case T_ARRAY: break;
+  default: return false; /* CALL, GRAD, APP: not shared */
+  }
+  for (int i = 0; i < a->nkids; i++)
+    if (!alpha_eq(a->kids[i], b->kids[i], p)) return false;
+  return true;
+}
+
+/* True when t calls nothing impure (load, save, calls, gradients,
+   applications), anywhere inside. */
+static bool pure(const Term *t) {
+  fe_stack_check(t->span);
+  for (;;) {
+    switch (t->kind) {
+    case T_CALL:
+    case T_GRAD:
+    case T_APP: return false;
+    case T_PRIM:
+      if (t->prim == PRIM_LOAD || t->prim == PRIM_SAVE) return false;
+      break;
+    default: break;
+    }
+    if (t->nkids == 0) return true;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      if (!pure(t->kids[i])) return false;
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+/* True when t may be shared: pure, not a closure, not a variable or literal. */
+static bool shareable(const Term *t) {
+  if (t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL || t->kind == T_GLOBAL ||
+      t->kind == T_STR)
+    return false;
+  return t->type->kind != TY_FUN && pure(t);
+}
+
+static Term *find(Cse *c, unsigned long h, const Term *rhs) {
+  for (long i = c->heads[h % (unsigned long)c->nbuckets]; i >= 0; i = c->v[i].next) {
+    Pairs p = {0};
+    if (c->v[i].hash == h && alpha_eq(c->v[i].rhs, rhs, &p)) return fe_mk_var(rhs->span, c->v[i].x);
+  }
+  return NULL;
+}
+
+static void add(Cse *c, unsigned long h, Term *rhs, Sym *x) {
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 64;
+    Entry *v = NEW_ARRAY(Entry, c->cap);
+    if (c->n) memcpy(v, c->v, sizeof(Entry) * (size_t)c->n);
+    c->v = v;
+  }
+  long b = (long)(h % (unsigned long)c->nbuckets);
+  c->v[c->n] = (Entry){h, rhs, x, c->heads[b]};
+  c->heads[b] = c->n++;
+}
+
+static void pop_to(Cse *c, long n) {
+  while (c->n > n) {
+    Entry *e = &c->v[--c->n];
+    c->heads[e->hash % (unsigned long)c->nbuckets] = e->next;
+  }
+}
+
+static Term *walk(Cse *c, const Term *t);
+
+static Term *walk_chain(Cse *c, const Term *t) {
+  long saved = c->n;
+  OptBinds b = {0};
+  const Term **nodes = NULL;
+  long cap = 0;
+  const Term *cur = t;
+  while (cur->kind == T_LET || cur->kind == T_LETTUP) {
+    Term *rhs = walk(c, cur->kids[0]);
+    if (cur->kind == T_LET && shareable(rhs)) {
+      unsigned long h = hash_term(rhs);
+      Term *hit = find(c, h, rhs);
+      if (hit)
+        rhs = hit;
+      else
+        add(c, h, rhs, cur->sym);
+    }
+    if (b.n == cap) {
+      cap = cap ? 2 * cap : 16;
+      const Term **nn = NEW_ARRAY(const Term *, cap);
+      if (b.n) memcpy(nn, nodes, sizeof(Term *) * (size_t)b.n);
+      nodes = nn;
+    }
+    nodes[b.n] = cur;
+    opt_binds_node(&b, cur, rhs);
+    cur = cur->kids[1];
+  }
+  Term *body = walk(c, cur);
+  pop_to(c, saved);
+  for (long i = b.n - 1; i >= 0; i--) {
+    Term *k[2] = {b.v[i].rhs, body};
+    body = opt_with_kids(nodes[i], k);
+  }
+  return body;
+}
+
+static Term *walk(Cse *c, const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_LET || t->kind == T_LETTUP) return walk_chain(c, t);
+  if (t->nkids == 0) return (Term *)t;
+  Term **k = NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) k[i] = walk(c, t->kids[i]);
+  return opt_with_kids(t, k);
+}
+
+/* t with each pure let right-hand side that repeats an enclosing one
+   replaced by that let's variable. */
+Term *opt_cse(const Term *t) {
+  Cse *c = NEW(Cse);
+  c->nbuckets = 4093;
+  c->heads = NEW_ARRAY(long, c->nbuckets);
+  for (long i = 0; i < c->nbuckets; i++) c->heads[i] = -1;
+  return walk(c, t);
+}

@@ -1,0 +1,98 @@
+/* fusion.c: map/map2 fusion. An inner map that is used once (written
+   inline, or a let-bound variable used once, in the same lambda body as
+   its let, so that no work moves into a loop) is fused into its consumer:
+     map f (map g A)        -> map (x. let y = g x in f y) A
+     map f (map2 g A B)     -> map2 (a, b. let y = g a b in f y) A B
+     map2 f (map g A) B     -> map2 (x, b. let y = g x in f y b) A B   (either side)
+     foldl f v (map g A)    -> foldl (acc, x. let y = g x in f acc y) v A
+   The lengths and errors are unchanged (map keeps its array's length; the
+   map2 check sees the same lengths). The inner array's let is left in place
+   for dead-code elimination; the copied body gets fresh binders. reduce is
+   not fused (its operator must stay associative), nor map2 f (map2 ...). */
+#include "passes.h"
+
+#include "../frontend/build.h"
+#include "../frontend/subst.h"
+#include "rw.h"
+
+static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
+
+/* The inner map/map2 that the array term a stands for when it may be
+   fused (see the header), or NULL. */
+static Term *fusable(OptRw *c, Term *a, bool map_only) {
+  Term *r = a;
+  if (a->kind == T_VAR) {
+    if (opt_rw_uses(c, a->sym) != 1 || !opt_rw_same_depth(c, a->sym)) return NULL;
+    r = opt_rw_rhs(c, a->sym);
+    if (!r) return NULL;
+  }
+  if (!(is_prim(r, PRIM_MAP) || (!map_only && is_prim(r, PRIM_MAP2)))) return NULL;
+  if (a->kind == T_VAR) {
+    /* the let stays until dead-code elimination drops it: its arrays are
+       shared, not copied, and it must be droppable (no duplicated work) */
+    for (int i = 1; i < r->nkids; i++)
+      if (r->kids[i]->kind != T_VAR) return NULL;
+    if (!opt_rw_safe(c, r)) return NULL;
+  }
+  return r;
+}
+
+/* The lambda over inner's parameters (fresh) computing
+   `let y = inner body in outer body` where outer's parameter i is y;
+   outer's other parameters are kept and placed after (or, for i == 1 of a
+   two-parameter outer, before) inner's. */
+static Term *compose(const Term *inner_lam, const Term *outer_lam, int i, int *nparams, Sym ***params) {
+  Term *il = fe_copy(inner_lam);
+  Sym *y = fe_mk_sym("y", outer_lam->syms[i]->type, outer_lam->span);
+  Term *yv = fe_mk_var(outer_lam->span, y);
+  Sym *from = outer_lam->syms[i];
+  Term *ob = fe_subst(outer_lam->kids[0], 1, &from, &yv);
+  Term *body = fe_mk_let(outer_lam->span, y, il->kids[0], ob);
+  int n = 0;
+  Sym **ps = NEW_ARRAY(Sym *, il->nsyms + outer_lam->nsyms);
+  for (int j = 0; j < outer_lam->nsyms; j++) {
+    if (j == i)
+      for (int q = 0; q < il->nsyms; q++) ps[n++] = il->syms[q];
+    else
+      ps[n++] = outer_lam->syms[j];
+  }
+  *nparams = n;
+  *params = ps;
+  return body;
+}
+
+static Term *fusion_rule(OptRw *c, Term *t) {
+  if (t->kind != T_PRIM) return t;
+  int np;
+  Sym **ps;
+  switch (t->prim) {
+  case PRIM_MAP: {
+    Term *in = fusable(c, t->kids[1], false);
+    if (!in) return t;
+    Term *body = compose(in->kids[0], t->kids[0], 0, &np, &ps);
+    Term *lam = fe_mk_lam(t->kids[0]->span, np, ps, body);
+    if (in->prim == PRIM_MAP) return fe_mk_map(t->span, lam, in->kids[1]);
+    return fe_mk_map2(in->span, lam, in->kids[1], in->kids[2]);
+  }
+  case PRIM_MAP2:
+    for (int i = 0; i < 2; i++) {
+      Term *in = fusable(c, t->kids[1 + i], true);
+      if (!in) continue;
+      Term *body = compose(in->kids[0], t->kids[0], i, &np, &ps);
+      Term *lam = fe_mk_lam(t->kids[0]->span, np, ps, body);
+      return i == 0 ? fe_mk_map2(t->span, lam, in->kids[1], t->kids[2])
+                    : fe_mk_map2(t->span, lam, t->kids[1], in->kids[1]);
+    }
+    return t;
+  case PRIM_FOLDL: {
+    Term *in = fusable(c, t->kids[2], true);
+    if (!in) return t;
+    Term *body = compose(in->kids[0], t->kids[0], 1, &np, &ps);
+    return fe_mk_foldl(t->span, fe_mk_lam(t->kids[0]->span, np, ps, body), t->kids[1], in->kids[1]);
+  }
+  default: return t;
+  }
+}
+
+/* The fusions above, everywhere in t. */
+Term *opt_fusion(const Term *t) { return opt_rw_run(t, fusion_rule); }

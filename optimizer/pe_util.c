@@ -1,0 +1,281 @@
+/* pe_util.c: helpers shared by the partial-evaluation passes. */
+#include "pe_util.h"
+
+#include <string.h>
+
+#include "../frontend/build.h"
+#include "../frontend/common.h"
+
+OptSymMap *opt_map_new(void) {
+  OptSymMap *m = NEW(OptSymMap);
+  m->cap = 64;
+  m->keys = NEW_ARRAY(Sym *, m->cap);
+  m->counts = NEW_ARRAY(long, m->cap);
+  m->terms = NEW_ARRAY(Term *, m->cap);
+  return m;
+}
+
+/* A pointer's hash (murmur3's finaliser: every bit of the pointer reaches
+   the low bits used as the index; GC pointers are 16-byte aligned). */
+static unsigned long hash_ptr(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return (unsigned long)h;
+}
+
+/* The index of x's entry, or of the empty slot where it would go. */
+static long find(const OptSymMap *m, const Sym *x) {
+  long mask = m->cap - 1, i = (long)(hash_ptr(x) & (unsigned long)mask);
+  while (m->keys[i] && m->keys[i] != x) i = (i + 1) & mask;
+  return i;
+}
+
+static long entry(OptSymMap *m, Sym *x) {
+  if (2 * (m->n + 1) > m->cap) {
+    OptSymMap old = *m;
+    m->cap *= 2;
+    m->keys = NEW_ARRAY(Sym *, m->cap);
+    m->counts = NEW_ARRAY(long, m->cap);
+    m->terms = NEW_ARRAY(Term *, m->cap);
+    for (long i = 0; i < old.cap; i++)
+      if (old.keys[i]) {
+        long j = find(m, old.keys[i]);
+        m->keys[j] = old.keys[i];
+        m->counts[j] = old.counts[i];
+        m->terms[j] = old.terms[i];
+      }
+  }
+  long i = find(m, x);
+  if (!m->keys[i]) {
+    m->keys[i] = x;
+    m->n++;
+  }
+  return i;
+}
+
+long opt_map_count(const OptSymMap *m, const Sym *x) {
+  long i = find(m, x);
+  return m->keys[i] ? m->counts[i] : 0;
+}
+
+void opt_map_add(OptSymMap *m, Sym *x, long delta) {
+  long i = entry(m, x); /* may grow the arrays: index first */
+  m->counts[i] += delta;
+}
+
+Term *opt_map_term(const OptSymMap *m, const Sym *x) {
+  long i = find(m, x);
+  return m->keys[i] ? m->terms[i] : NULL;
+}
+
+void opt_map_set(OptSymMap *m, Sym *x, Term *t) {
+  if (!t && !m->keys[find(m, x)]) return;
+  long i = entry(m, x); /* may grow the arrays: index first */
+  m->terms[i] = t;
+}
+
+/* An explicit stack of terms for the iterative walks. */
+typedef struct Stack {
+  const Term **v;
+  long n, cap;
+} Stack;
+
+static void push(Stack *s, const Term *t) {
+  if (s->n == s->cap) {
+    long cap = s->cap ? 2 * s->cap : 256;
+    const Term **v = NEW_ARRAY(const Term *, cap);
+    if (s->n) memcpy(v, s->v, sizeof *v * (size_t)s->n);
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n++] = t;
+}
+
+void opt_count_uses(const Term *t, OptSymMap *m, long sign) {
+  Stack s = {0};
+  push(&s, t);
+  while (s.n) {
+    const Term *u = s.v[--s.n];
+    if (u->kind == T_VAR) opt_map_add(m, u->sym, sign);
+    for (int i = 0; i < u->nkids; i++) push(&s, u->kids[i]);
+  }
+}
+
+/* True when the builtin p may raise or has an effect by itself. */
+static bool prim_may_raise(Prim p) {
+  switch (p) {
+  case PRIM_MAP2:
+  case PRIM_IOTA:
+  case PRIM_REPLICATE:
+  case PRIM_RAND:
+  case PRIM_LOAD:
+  case PRIM_SAVE: return true;
+  default: return false;
+  }
+}
+
+bool opt_may_raise(const Term *t) {
+  Stack s = {0};
+  push(&s, t);
+  while (s.n) {
+    const Term *u = s.v[--s.n];
+    switch (u->kind) {
+    case T_CALL:
+    case T_GRAD:
+    case T_APP:
+    case T_APPLY:
+    case T_GRADREF: return true;
+    case T_LAM: continue; /* a closure value; combinator bodies are pushed below */
+    case T_PRIM:
+      if (prim_may_raise(u->prim)) return true;
+      for (int i = 0; i < u->nkids; i++)
+        push(&s, u->kids[i]->kind == T_LAM ? u->kids[i]->kids[0] : u->kids[i]);
+      continue;
+    default: break;
+    }
+    for (int i = 0; i < u->nkids; i++) push(&s, u->kids[i]);
+  }
+  return false;
+}
+
+Term *opt_with_kids(const Term *t, Term **kids) {
+  int i = 0;
+  while (i < t->nkids && kids[i] == t->kids[i]) i++;
+  if (i == t->nkids) return (Term *)t;
+  Term *c = NEW(Term);
+  *c = *t;
+  fe_term_set_kids(c, t->nkids, kids);
+  return c;
+}
+
+static OptBind *bind_slot(OptBinds *b) {
+  if (b->n == b->cap) {
+    long cap = b->cap ? 2 * b->cap : 64;
+    OptBind *v = NEW_ARRAY(OptBind, cap);
+    if (b->n) memcpy(v, b->v, sizeof *v * (size_t)b->n);
+    b->v = v;
+    b->cap = cap;
+  }
+  return &b->v[b->n++];
+}
+
+void opt_binds_let(OptBinds *b, Span s, Sym *x, Term *rhs) {
+  OptBind *e = bind_slot(b);
+  e->tup = false;
+  e->x = x;
+  e->xs = NULL;
+  e->n = 1;
+  e->span = s;
+  e->rhs = rhs;
+}
+
+void opt_binds_node(OptBinds *b, const Term *t, Term *rhs) {
+  OptBind *e = bind_slot(b);
+  e->tup = t->kind == T_LETTUP;
+  e->x = t->sym;
+  e->xs = t->syms;
+  e->n = e->tup ? t->nsyms : 1;
+  e->span = t->span;
+  e->rhs = rhs;
+}
+
+Term *opt_build_chain(const OptBinds *b, long from, Term *tail) {
+  for (long i = b->n - 1; i >= from; i--) {
+    const OptBind *e = &b->v[i];
+    tail = e->tup ? fe_mk_lettup(e->span, e->n, e->xs, e->rhs, tail) : fe_mk_let(e->span, e->x, e->rhs, tail);
+  }
+  return tail;
+}
+
+Term *opt_peel_lets(Term *t, OptBinds *b) {
+  while (t->kind == T_LET || t->kind == T_LETTUP) {
+    opt_binds_node(b, t, t->kids[0]);
+    t = t->kids[1];
+  }
+  return t;
+}
+
+Term *opt_map_kids(const Term *t, Term *(*visit)(void *ctx, const Term *k), void *ctx) {
+  if (t->nkids == 0) return (Term *)t;
+  Term *small[8];
+  Term **kids = t->nkids <= 8 ? small : NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) kids[i] = visit(ctx, t->kids[i]);
+  return opt_with_kids(t, kids);
+}
+
+/* The fresh copy of the binder x, recorded in m. */
+static Sym *fresh(OptSymMap *m, Sym *x) {
+  Sym *y = fe_sym_new(x->name, x->type, x->span);
+  opt_map_set(m, x, fe_term_var(x->span, y));
+  return y;
+}
+
+static Term *freshen(OptSymMap *m, const Term *t);
+
+/* Copies the let chain t (a loop along it). */
+static Term *freshen_chain(OptSymMap *m, const Term *t) {
+  OptBinds b = {0};
+  OptBinds saved = {0}; /* the map's previous entries, restored at the end */
+  const Term *cur = t;
+  while (cur->kind == T_LET || cur->kind == T_LETTUP) {
+    Term *rhs = freshen(m, cur->kids[0]);
+    int n = cur->kind == T_LET ? 1 : cur->nsyms;
+    Sym **xs = NEW_ARRAY(Sym *, n);
+    for (int i = 0; i < n; i++) {
+      Sym *x = cur->kind == T_LET ? cur->sym : cur->syms[i];
+      opt_binds_let(&saved, cur->span, x, opt_map_term(m, x));
+      xs[i] = fresh(m, x);
+    }
+    if (cur->kind == T_LET) opt_binds_let(&b, cur->span, xs[0], rhs);
+    else {
+      opt_binds_node(&b, cur, rhs);
+      b.v[b.n - 1].xs = xs;
+    }
+    cur = cur->kids[1];
+  }
+  Term *tail = freshen(m, cur);
+  for (long i = saved.n - 1; i >= 0; i--) opt_map_set(m, saved.v[i].x, saved.v[i].rhs);
+  return opt_build_chain(&b, 0, tail);
+}
+
+static Term *freshen(OptSymMap *m, const Term *t) {
+  fe_stack_check(t->span);
+  switch (t->kind) {
+  case T_VAR: {
+    Term *r = opt_map_term(m, t->sym);
+    return r ? fe_term_var(t->span, r->sym) : (Term *)t;
+  }
+  case T_LET:
+  case T_LETTUP: return freshen_chain(m, t);
+  case T_LAM: {
+    Term **saved = NEW_ARRAY(Term *, t->nsyms + 1);
+    Sym **xs = NEW_ARRAY(Sym *, t->nsyms + 1);
+    for (int i = 0; i < t->nsyms; i++) {
+      saved[i] = opt_map_term(m, t->syms[i]);
+      xs[i] = fresh(m, t->syms[i]);
+    }
+    Term *body = freshen(m, t->kids[0]);
+    for (int i = t->nsyms - 1; i >= 0; i--) opt_map_set(m, t->syms[i], saved[i]);
+    return fe_mk_lam(t->span, t->nsyms, xs, body);
+  }
+  default: {
+    if (t->nkids == 0) return (Term *)t;
+    Term **kids = NEW_ARRAY(Term *, t->nkids);
+    for (int i = 0; i < t->nkids; i++) kids[i] = freshen(m, t->kids[i]);
+    Term *c = NEW(Term);
+    *c = *t;
+    fe_term_set_kids(c, t->nkids, kids);
+    return c;
+  }
+  }
+}
+
+Term *opt_freshen(const Term *t, int n, Sym **from, Sym **to) {
+  OptSymMap *m = opt_map_new();
+  for (int i = 0; i < n; i++) opt_map_set(m, from[i], fe_term_var(from[i]->span, to[i]));
+  return freshen(m, t);
+}

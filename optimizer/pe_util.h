@@ -1,0 +1,85 @@
+/* pe_util.h: helpers shared by the partial-evaluation passes (beta,
+   forward, letnorm, tuples, dce): symbol maps, use counts, the may-raise
+   test, rebuilding a node with new kids, and let chains walked with loops
+   (gradients are chains of many thousand lets). */
+#ifndef UNA_PE_UTIL_H
+#define UNA_PE_UTIL_H
+
+#include "../frontend/term.h"
+
+/* A hash map from symbols (by pointer) to a count and a term. */
+typedef struct OptSymMap {
+  Sym **keys;
+  long *counts;
+  Term **terms;
+  long cap, n;
+} OptSymMap;
+
+/* An empty map. */
+OptSymMap *opt_map_new(void);
+/* The count of x (0 when absent). */
+long opt_map_count(const OptSymMap *m, const Sym *x);
+/* Adds delta to the count of x. */
+void opt_map_add(OptSymMap *m, Sym *x, long delta);
+/* The term of x (NULL when absent). */
+Term *opt_map_term(const OptSymMap *m, const Sym *x);
+/* Sets the term of x (NULL removes it). */
+void opt_map_set(OptSymMap *m, Sym *x, Term *t);
+
+/* Adds sign to the count of every variable occurrence (T_VAR) in t, in m;
+   iterative, so any depth is fine. */
+void opt_count_uses(const Term *t, OptSymMap *m, long sign);
+
+/* True when evaluating t may raise a run-time error or has an effect:
+   map2 (lengths may differ), iota, replicate, rand (sizes), load, save,
+   calls, gradients and applications of closures, anywhere in t including
+   combinator bodies. A lambda value itself (a closure not applied) is
+   pure. Iterative. */
+bool opt_may_raise(const Term *t);
+
+/* A shallow copy of t with kids replaced (same kind, type and fields);
+   t itself when every new kid is the old one. */
+Term *opt_with_kids(const Term *t, Term **kids);
+
+/* One binding of a let chain: `let x = rhs` (tup false) or
+   `let (xs...) = rhs` (tup true), with the span of its let. */
+typedef struct OptBind {
+  bool tup;
+  Sym *x;
+  Sym **xs;
+  int n;
+  Span span;
+  Term *rhs;
+} OptBind;
+
+/* A growing list of bindings. */
+typedef struct OptBinds {
+  OptBind *v;
+  long n, cap;
+} OptBinds;
+
+/* Appends `let x = rhs`. */
+void opt_binds_let(OptBinds *b, Span s, Sym *x, Term *rhs);
+/* Appends the binding of the T_LET or T_LETTUP node t with rhs. */
+void opt_binds_node(OptBinds *b, const Term *t, Term *rhs);
+
+/* The lets b->v[from..n) around tail, innermost last, built with
+   fe_mk_let/fe_mk_lettup (a loop, no recursion). */
+Term *opt_build_chain(const OptBinds *b, long from, Term *tail);
+
+/* Moves the leading lets of t into b and returns the first non-let
+   subterm (a loop). */
+Term *opt_peel_lets(Term *t, OptBinds *b);
+
+/* Visits the kids of t with visit(ctx, kid) and rebuilds t when any kid
+   changed (t itself otherwise). */
+Term *opt_map_kids(const Term *t, Term *(*visit)(void *ctx, const Term *k), void *ctx);
+
+
+
+/* A copy of t in which every binder is a fresh Sym (and each from[i] is
+   replaced by the variable to[i]), so that assigning the copy's slots
+   leaves t's Syms alone. Let chains are copied with a loop. */
+Term *opt_freshen(const Term *t, int n, Sym **from, Sym **to);
+
+#endif

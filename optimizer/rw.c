@@ -1,0 +1,361 @@
+/* rw.c: the bottom-up rewriting walker and the facts of rw.h. */
+#include "rw.h"
+
+#include <math.h>
+
+#include "../frontend/common.h"
+#include "pe_util.h"
+
+/* A length: root + off, root a Sym (an array or count variable of unknown
+   value), a Term (an array of unknown length) or NULL (the constant 0). */
+typedef struct Len {
+  const void *root;
+  long off;
+} Len;
+
+typedef struct Fact {
+  Len a, b;
+} Fact;
+
+struct OptRw {
+  OptRule rule;
+  OptSymMap *uses;  /* occurrences in the input */
+  OptSymMap *bind;  /* binder lambda depth + 1 */
+  OptSymMap *away;  /* occurrences at another lambda depth */
+  OptSymMap *rhs;   /* let x = rhs, rewritten */
+  Fact *facts;
+  long nfacts, capfacts;
+};
+
+/* ---- the input's use counts and lambda depths ---- */
+
+static void census(OptRw *c, const Term *t, long depth) {
+  fe_stack_check(t->span);
+  for (;;) {
+    switch (t->kind) {
+    case T_LET:
+      opt_map_add(c->bind, t->sym, depth + 1);
+      census(c, t->kids[0], depth);
+      t = t->kids[1];
+      continue;
+    case T_LETTUP:
+      for (int i = 0; i < t->nsyms; i++) opt_map_add(c->bind, t->syms[i], depth + 1);
+      census(c, t->kids[0], depth);
+      t = t->kids[1];
+      continue;
+    case T_LAM:
+      for (int i = 0; i < t->nsyms; i++) opt_map_add(c->bind, t->syms[i], depth + 2);
+      census(c, t->kids[0], depth + 1);
+      return;
+    case T_VAR:
+      opt_map_add(c->uses, t->sym, 1);
+      if (opt_map_count(c->bind, t->sym) != depth + 1) opt_map_add(c->away, t->sym, 1);
+      return;
+    default:
+      for (int i = 0; i < t->nkids; i++) census(c, t->kids[i], depth);
+      return;
+    }
+  }
+}
+
+long opt_rw_uses(OptRw *c, const Sym *x) { return opt_map_count(c->uses, x); }
+
+bool opt_rw_same_depth(OptRw *c, const Sym *x) { return opt_map_count(c->away, x) == 0; }
+
+Term *opt_rw_rhs(OptRw *c, const Sym *x) { return opt_map_term(c->rhs, x); }
+
+Term *opt_rw_resolve(OptRw *c, Term *t) {
+  for (int i = 0; i < 1000 && t->kind == T_VAR; i++) {
+    Term *r = opt_map_term(c->rhs, t->sym);
+    if (!r) break;
+    t = r;
+  }
+  return t;
+}
+
+/* ---- lengths ---- */
+
+static Len len_of(OptRw *c, const Term *t, int fuel);
+
+static bool is_count_literal(double v) { return v >= 0 && v <= 1e9 && v == floor(v); }
+
+/* The length of `replicate n v` / `iota n` as a Len. */
+static Len count_len(OptRw *c, Term *n, int fuel) {
+  n = opt_rw_resolve(c, n);
+  if (n->kind == T_NUM && is_count_literal(n->num)) return (Len){NULL, (long)n->num};
+  if (n->kind == T_PRIM && n->prim == PRIM_LENGTH) return len_of(c, n->kids[0], fuel - 1);
+  if (n->kind == T_PRIM && n->prim == PRIM_ADD && n->kids[1]->kind == T_NUM &&
+      is_count_literal(n->kids[1]->num)) {
+    Len l = count_len(c, n->kids[0], fuel - 1);
+    l.off += (long)n->kids[1]->num;
+    return l;
+  }
+  if (n->kind == T_VAR) return (Len){n->sym, 0};
+  return (Len){n, 0};
+}
+
+static Len len_of(OptRw *c, const Term *t, int fuel) {
+  if (fuel <= 0) return (Len){t, 0};
+  switch (t->kind) {
+  case T_VAR: {
+    Term *r = opt_map_term(c->rhs, t->sym);
+    return r ? len_of(c, r, fuel - 1) : (Len){t->sym, 0};
+  }
+  case T_ARRAY: return (Len){NULL, t->nkids};
+  case T_LET:
+  case T_LETTUP: return len_of(c, t->kids[1], fuel - 1);
+  case T_PRIM:
+    switch (t->prim) {
+    case PRIM_MAP:
+    case PRIM_MAP2:
+    case PRIM_SAVE: return len_of(c, t->kids[1], fuel - 1);
+    case PRIM_SCANL:
+    case PRIM_SCANR: {
+      Len l = len_of(c, t->kids[2], fuel - 1);
+      l.off++;
+      return l;
+    }
+    case PRIM_SHIFT1L:
+    case PRIM_SHIFT1R: {
+      Len l = len_of(c, t->kids[0], fuel - 1);
+      if (l.off >= 1) {
+        l.off--;
+        return l;
+      }
+      if (l.root == NULL) return l; /* [] stays [] */
+      return (Len){t, 0};
+    }
+    case PRIM_REPLICATE:
+    case PRIM_IOTA:
+    case PRIM_RAND: return count_len(c, t->kids[0], fuel - 1);
+    default: return (Len){t, 0};
+    }
+  default: return (Len){t, 0};
+  }
+}
+
+static void push_fact(OptRw *c, Len a, Len b) {
+  if (c->nfacts == c->capfacts) {
+    c->capfacts = c->capfacts ? 2 * c->capfacts : 16;
+    Fact *f = NEW_ARRAY(Fact, c->capfacts);
+    if (c->nfacts) memcpy(f, c->facts, sizeof(Fact) * (size_t)c->nfacts);
+    c->facts = f;
+  }
+  c->facts[c->nfacts++] = (Fact){a, b};
+}
+
+static bool len_equal(OptRw *c, Len a, Len b) {
+  if (a.root == b.root) return a.off == b.off;
+  long n = c->nfacts;
+  if (n == 0) return false;
+  /* Roots reached from a.root, with pos = root - a.root. */
+  const void **seen = NEW_ARRAY(const void *, 2 * n + 1);
+  long *pos = NEW_ARRAY(long, 2 * n + 1);
+  long ns = 0;
+  seen[ns] = a.root;
+  pos[ns++] = 0;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (long i = 0; i < n; i++) {
+      Len p = c->facts[i].a, q = c->facts[i].b;
+      long ip = -1, iq = -1;
+      for (long k = 0; k < ns; k++) {
+        if (seen[k] == p.root) ip = k;
+        if (seen[k] == q.root) iq = k;
+      }
+      if (ip >= 0 && iq < 0) {
+        seen[ns] = q.root;
+        pos[ns++] = pos[ip] + p.off - q.off;
+        grew = true;
+      } else if (iq >= 0 && ip < 0) {
+        seen[ns] = p.root;
+        pos[ns++] = pos[iq] + q.off - p.off;
+        grew = true;
+      }
+    }
+  }
+  for (long k = 0; k < ns; k++)
+    if (seen[k] == b.root) return pos[k] + b.off == a.off;
+  return false;
+}
+
+bool opt_rw_same_length(OptRw *c, Term *a, Term *b) {
+  return len_equal(c, len_of(c, a, 64), len_of(c, b, 64));
+}
+
+/* ---- safety ---- */
+
+static bool count_ok(OptRw *c, Term *n) {
+  Len l = count_len(c, n, 64);
+  if (l.root == NULL) return true;
+  /* a length (plus a non-negative integer) */
+  Term *r = opt_rw_resolve(c, n);
+  if (r->kind == T_PRIM && r->prim == PRIM_LENGTH) return true;
+  return r->kind == T_PRIM && r->prim == PRIM_ADD && r->kids[1]->kind == T_NUM &&
+         is_count_literal(r->kids[1]->num) && count_ok(c, r->kids[0]);
+}
+
+bool opt_rw_safe(OptRw *c, const Term *t) {
+  fe_stack_check(t->span);
+  for (;;) {
+    switch (t->kind) {
+    case T_NUM:
+    case T_BOOL:
+    case T_STR:
+    case T_VAR:
+    case T_GLOBAL: return true;
+    case T_LET:
+    case T_LETTUP:
+      if (!opt_rw_safe(c, t->kids[0])) return false;
+      t = t->kids[1];
+      continue;
+    case T_LAM: t = t->kids[0]; continue;
+    case T_TUPLE:
+    case T_PROJ:
+    case T_IF:
+    case T_ARRAY: break;
+    case T_PRIM:
+      switch (t->prim) {
+      case PRIM_RAND:
+      case PRIM_LOAD:
+      case PRIM_SAVE: return false;
+      case PRIM_MAP2:
+        if (!opt_rw_same_length(c, t->kids[1], t->kids[2])) return false;
+        break;
+      case PRIM_REPLICATE:
+      case PRIM_IOTA:
+        if (!count_ok(c, t->kids[0])) return false;
+        break;
+      default: break;
+      }
+      break;
+    default: return false;
+    }
+    for (int i = 0; i < t->nkids; i++)
+      if (!opt_rw_safe(c, t->kids[i])) return false;
+    return true;
+  }
+}
+
+/* ---- small predicates ---- */
+
+bool opt_is_num(const Term *t, double v) {
+  if (t->kind != T_NUM) return false;
+  double a = t->num;
+  return memcmp(&a, &v, sizeof a) == 0;
+}
+
+bool opt_mentions(const Term *t, const Sym *x) {
+  fe_stack_check(t->span);
+  for (;;) {
+    if (t->kind == T_VAR) return t->sym == x;
+    if (t->nkids == 0) return false;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      if (opt_mentions(t->kids[i], x)) return true;
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+bool opt_is_oplam(const Term *lam, Prim p) {
+  if (lam->kind != T_LAM || lam->nsyms != 2) return false;
+  const Term *b = lam->kids[0];
+  return b->kind == T_PRIM && b->prim == p && b->nkids == 2 && b->kids[0]->kind == T_VAR &&
+         b->kids[0]->sym == lam->syms[0] && b->kids[1]->kind == T_VAR &&
+         b->kids[1]->sym == lam->syms[1];
+}
+
+Term *opt_rw_const_elem(OptRw *c, Term *a) {
+  Term *r = opt_rw_resolve(c, a);
+  if (r->kind != T_PRIM) return NULL;
+  if (r->prim == PRIM_MAP) {
+    Term *lam = r->kids[0];
+    Term *b = lam->kids[0];
+    if (b->kind == T_NUM || (b->kind == T_VAR && b->sym != lam->syms[0])) return b;
+  } else if (r->prim == PRIM_REPLICATE) {
+    Term *b = r->kids[1];
+    if (b->kind == T_NUM || b->kind == T_VAR) return b;
+  }
+  return NULL;
+}
+
+/* ---- the walker ---- */
+
+/* (The walker also drops dead lets: see rw_chain.) */
+
+static Term *apply(OptRw *c, Term *t) {
+  for (int i = 0; i < 16; i++) {
+    Term *r = c->rule(c, t);
+    if (r == t) break;
+    t = r;
+  }
+  return t;
+}
+
+static Term *rw(OptRw *c, const Term *t);
+
+static Term *rw_chain(OptRw *c, const Term *t) {
+  long saved = c->nfacts;
+  const Term **nodes = NULL;
+  Term **rhss = NULL;
+  long *before = NULL; /* c->nfacts before each let's own fact */
+  long n = 0, cap = 0;
+  const Term *cur = t;
+  while (cur->kind == T_LET || cur->kind == T_LETTUP) {
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      const Term **nn = NEW_ARRAY(const Term *, cap);
+      Term **nr = NEW_ARRAY(Term *, cap);
+      long *nb = NEW_ARRAY(long, cap);
+      if (n) {
+        memcpy(nn, nodes, sizeof(Term *) * (size_t)n);
+        memcpy(nr, rhss, sizeof(Term *) * (size_t)n);
+        memcpy(nb, before, sizeof(long) * (size_t)n);
+      }
+      nodes = nn;
+      rhss = nr;
+      before = nb;
+    }
+    Term *rhs = rw(c, cur->kids[0]);
+    nodes[n] = cur;
+    before[n] = c->nfacts;
+    rhss[n++] = rhs;
+    if (cur->kind == T_LET) {
+      opt_map_set(c->rhs, cur->sym, rhs);
+      if (rhs->kind == T_PRIM && rhs->prim == PRIM_MAP2)
+        push_fact(c, len_of(c, rhs->kids[1], 64), len_of(c, rhs->kids[2], 64));
+    }
+    cur = cur->kids[1];
+  }
+  Term *body = rw(c, cur);
+  for (long i = n - 1; i >= 0; i--) {
+    c->nfacts = before[i]; /* only the facts of the lets before this one */
+    /* a let unused in the input whose rhs cannot raise is dropped here,
+       with the length facts that dce.c does not have (rules only add uses
+       of variables that are used already) */
+    if (nodes[i]->kind == T_LET && opt_rw_uses(c, nodes[i]->sym) == 0 && opt_rw_safe(c, rhss[i])) continue;
+    Term *k[2] = {rhss[i], body};
+    body = apply(c, opt_with_kids(nodes[i], k));
+  }
+  c->nfacts = saved;
+  return body;
+}
+
+static Term *rw(OptRw *c, const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_LET || t->kind == T_LETTUP) return rw_chain(c, t);
+  if (t->nkids == 0) return apply(c, (Term *)t);
+  Term **k = NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) k[i] = rw(c, t->kids[i]);
+  return apply(c, opt_with_kids(t, k));
+}
+
+Term *opt_rw_run(const Term *t, OptRule rule) {
+  OptRw *c = NEW(OptRw);
+  c->rule = rule;
+  c->uses = opt_map_new();
+  c->bind = opt_map_new();
+  c->away = opt_map_new();
+  c->rhs = opt_map_new();
+  census(c, t, 0);
+  return rw(c, t);
+}

@@ -1,0 +1,128 @@
+/* tuples.c: tuple partial evaluation (paper section 5.1):
+   `let (a, b) = (e1, e2) in e` -> `let a = e1 in let b = e2 in e`;
+   π_i ⟨e1, ..., en⟩ -> e_i when the other components cannot raise (else
+   they are let-bound, in order, for dce to keep); `let t = (e1, e2) in e`
+   where t is only projected or destructured -> lets of the components
+   (scalar replacement); ⟨π_1 t, ..., π_n t⟩ -> t. */
+#include "../frontend/build.h"
+#include "../frontend/common.h"
+#include "passes.h"
+#include "pe_util.h"
+
+typedef struct Ctx {
+  OptSymMap *uses;    /* occurrences of each variable */
+  OptSymMap *destr;   /* occurrences as π_i x or as `let (..) = x` */
+  OptSymMap *tuples;  /* x -> the tuple of fresh variables replacing it */
+} Ctx;
+
+static Term *visit(void *ctx, const Term *t);
+
+/* Counts the destructuring occurrences in t (iteratively). */
+static void count_destr(const Term *t, OptSymMap *m) {
+  const Term **st = NEW_ARRAY(const Term *, 256);
+  long n = 0, cap = 256;
+  st[n++] = t;
+  while (n) {
+    const Term *u = st[--n];
+    if ((u->kind == T_PROJ || u->kind == T_LETTUP) && u->kids[0]->kind == T_VAR)
+      opt_map_add(m, u->kids[0]->sym, 1);
+    for (int i = 0; i < u->nkids; i++) {
+      if (n == cap) {
+        const Term **v = NEW_ARRAY(const Term *, 2 * cap);
+        memcpy(v, st, sizeof *v * (size_t)n);
+        st = v;
+        cap *= 2;
+      }
+      st[n++] = u->kids[i];
+    }
+  }
+}
+
+/* π_i of the tuple term k. */
+static Term *proj_tuple(const Term *t, Term *k) {
+  int i = t->index;
+  bool others_pure = true;
+  for (int j = 0; j < k->nkids && others_pure; j++)
+    if (j != i && opt_may_raise(k->kids[j])) others_pure = false;
+  if (others_pure) return k->kids[i];
+  OptBinds b = {0};
+  Sym *keep = NULL;
+  for (int j = 0; j < k->nkids; j++) {
+    Sym *y = fe_mk_sym("p", k->kids[j]->type, k->kids[j]->span);
+    opt_binds_let(&b, t->span, y, k->kids[j]);
+    if (j == i) keep = y;
+  }
+  return opt_build_chain(&b, 0, fe_mk_var(t->span, keep));
+}
+
+/* ⟨π_1 x, ..., π_n x⟩ -> x when x has n components. */
+static Term *eta_tuple(Term *t) {
+  const Term *k0 = t->kids[0];
+  if (k0->kind != T_PROJ || k0->kids[0]->kind != T_VAR) return t;
+  Sym *x = k0->kids[0]->sym;
+  if (x->type->kind != TY_TUPLE || x->type->n != t->nkids) return t;
+  for (int i = 0; i < t->nkids; i++) {
+    const Term *k = t->kids[i];
+    if (k->kind != T_PROJ || k->index != i || k->kids[0]->kind != T_VAR || k->kids[0]->sym != x) return t;
+  }
+  return fe_mk_var(t->span, x);
+}
+
+/* A let chain, with a loop along it. */
+static Term *chain(Ctx *c, const Term *t) {
+  OptBinds b = {0};
+  bool changed = false;
+  const Term *cur = t;
+  while (cur->kind == T_LET || cur->kind == T_LETTUP) {
+    Term *r = visit(c, cur->kids[0]);
+    if (r != cur->kids[0]) changed = true;
+    if (cur->kind == T_LETTUP && r->kind == T_TUPLE) {
+      for (int i = 0; i < r->nkids; i++) opt_binds_let(&b, cur->span, cur->syms[i], r->kids[i]);
+      changed = true;
+    } else if (cur->kind == T_LET && r->kind == T_TUPLE && opt_map_count(c->uses, cur->sym) > 0 &&
+               opt_map_count(c->uses, cur->sym) == opt_map_count(c->destr, cur->sym)) {
+      Term **vars = NEW_ARRAY(Term *, r->nkids);
+      for (int i = 0; i < r->nkids; i++) {
+        Sym *y = fe_mk_sym(cur->sym->name, r->kids[i]->type, cur->sym->span);
+        opt_binds_let(&b, cur->span, y, r->kids[i]);
+        vars[i] = fe_mk_var(cur->sym->span, y);
+      }
+      opt_map_set(c->tuples, cur->sym, fe_mk_tuple(r->span, r->nkids, vars));
+      changed = true;
+    } else {
+      opt_binds_node(&b, cur, r);
+    }
+    cur = cur->kids[1];
+  }
+  Term *tail = visit(c, cur);
+  if (tail != cur) changed = true;
+  return changed ? opt_build_chain(&b, 0, tail) : (Term *)t;
+}
+
+static Term *visit(void *ctx, const Term *t) {
+  Ctx *c = ctx;
+  fe_stack_check(t->span);
+  switch (t->kind) {
+  case T_LET:
+  case T_LETTUP: return chain(c, t);
+  case T_VAR: {
+    Term *r = opt_map_term(c->tuples, t->sym);
+    return r ? r : (Term *)t;
+  }
+  case T_PROJ: {
+    Term *k = visit(c, t->kids[0]);
+    if (k->kind == T_TUPLE) return proj_tuple(t, k);
+    return k == t->kids[0] ? (Term *)t : fe_mk_proj(t->span, k, t->index);
+  }
+  case T_TUPLE: return eta_tuple(opt_map_kids(t, visit, c));
+  default: return opt_map_kids(t, visit, c);
+  }
+}
+
+/* Tuple partial evaluation. */
+Term *opt_tuples(const Term *t) {
+  Ctx c = {opt_map_new(), opt_map_new(), opt_map_new()};
+  opt_count_uses(t, c.uses, 1);
+  count_destr(t, c.destr);
+  return visit(&c, t);
+}
