@@ -136,6 +136,24 @@ static bool leading_minus(const Term *t) {
 
 static void emit(Buf *b, const Term *t, int ctx, bool tail);
 
+/* The operator of a checked combinator lambda (x, y. x OP y) whose body is
+   the builtin +, -, *, /, max or min applied to its two R parameters in
+   order (printed as the section (OP)), or -1. */
+static int section_of(const Term *t) {
+  if (t->nsyms != 2 || !t->syms[0]->type || t->syms[0]->type->kind != TY_REAL || !t->syms[1]->type ||
+      t->syms[1]->type->kind != TY_REAL)
+    return -1;
+  const Term *e = t->kids[0];
+  if (e->kind != T_PRIM || e->nkids != 2) return -1;
+  switch (e->prim) {
+  case PRIM_ADD: case PRIM_SUB: case PRIM_MUL: case PRIM_DIV: case PRIM_MAX: case PRIM_MIN: break;
+  default: return -1;
+  }
+  for (int i = 0; i < 2; i++)
+    if (e->kids[i]->kind != T_VAR || e->kids[i]->sym != t->syms[i]) return -1;
+  return (int)e->prim;
+}
+
 static void emit_args(Buf *b, const Term *t) {
   for (int i = 0; i < t->nkids; i++) {
     puts_(b, " ");
@@ -279,6 +297,11 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
   case T_LAM: {
     int n = nbinders(t);
     bool value = lv == L_LET; /* fun (x, y) -> e; else (x, y. e) */
+    int sp = value ? -1 : section_of(t);
+    if (sp >= 0) { /* (x, y. x + y) as the section (+), which checks back to it */
+      putf(b, "(%s)", fe_prims[sp].infix ? fe_prims[sp].infix : fe_prims[sp].name);
+      break;
+    }
     puts_(b, value ? "fun (" : "(");
     for (int i = 0; i < n; i++) {
       if (i) puts_(b, ", ");

@@ -1,49 +1,166 @@
-/* forward.c: forward substitution (paper section 5.1): `let x = y in e`
-   and `let x = c in e` for a variable y or a constant c become e with x
-   replaced, in one walk with a map (no quadratic substitution). */
+/* forward.c: forward substitution (paper section 5.1 and figure 12), in
+   one walk with a map (no quadratic substitution):
+   - `let x = y in e` and `let x = c in e` for a variable y or a constant c
+     become e with x replaced;
+   - `let x = e1 in e2` for a scalar e1 (R or B) where x occurs exactly
+     once in e2, not inside a
+     lambda (so e1 is not recomputed per element or per call), and e1 cannot
+     raise and has no effect (opt_may_raise false: moving it past anything
+     else, or into a branch, changes neither the value nor the errors)
+     becomes e2 with e1 at that occurrence; the nesting depth of an
+     expression built this way is bounded (MAX_DEPTH), so a long chain of
+     single-use lets does not become a tree too deep for the later passes;
+   - `let x = e in x` becomes e (any e: it is evaluated at the same point). */
 #include "../frontend/common.h"
 #include "passes.h"
 #include "pe_util.h"
+
+#include <string.h>
+
+/* The deepest expression that substitution of single-use lets builds. */
+#define MAX_DEPTH 32
+
+typedef struct Ctx {
+  OptSymMap *sub;   /* x -> the term that replaces it */
+  OptSymMap *uses;  /* occurrences of each variable */
+  OptSymMap *blvl;  /* let-bound x -> 1 + the lambda nesting of its let */
+  OptSymMap *ulvl;  /* x -> 1 + the lambda nesting of (one of) its uses */
+  OptSymMap *depth; /* substituted x -> the depth of its term */
+} Ctx;
+
+/* An explicit stack of (term, level) pairs for the iterative walks. */
+typedef struct Item {
+  const Term *t;
+  long lv;
+} Item;
+typedef struct Stack {
+  Item *v;
+  long n, cap;
+} Stack;
+
+static void push(Stack *s, const Term *t, long lv) {
+  if (s->n == s->cap) {
+    long cap = s->cap ? 2 * s->cap : 256;
+    Item *v = NEW_ARRAY(Item, cap);
+    if (s->n) memcpy(v, s->v, sizeof *v * (size_t)s->n);
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n].t = t;
+  s->v[s->n].lv = lv;
+  s->n++;
+}
+
+/* Counts the uses of every variable and records the lambda nesting of
+   each let binding and of the uses (iterative). */
+static void scan(Ctx *c, const Term *t) {
+  Stack s = {0};
+  push(&s, t, 0);
+  while (s.n) {
+    Item it = s.v[--s.n];
+    const Term *u = it.t;
+    if (u->kind == T_VAR) {
+      opt_map_add(c->uses, u->sym, 1);
+      long i = opt_map_count(c->ulvl, u->sym);
+      opt_map_add(c->ulvl, u->sym, it.lv + 1 - i);
+    } else if (u->kind == T_LET) {
+      opt_map_add(c->blvl, u->sym, it.lv + 1);
+    }
+    long lv = u->kind == T_LAM ? it.lv + 1 : it.lv;
+    for (int i = 0; i < u->nkids; i++) push(&s, u->kids[i], lv);
+  }
+}
+
+/* The depth of t once the substitutions are made, or MAX_DEPTH + 1 when
+   larger (iterative, stops early). */
+static long depth(Ctx *c, const Term *t) {
+  Stack s = {0};
+  long best = 0;
+  push(&s, t, 1);
+  while (s.n) {
+    Item it = s.v[--s.n];
+    const Term *u = it.t;
+    long d = it.lv;
+    if (u->kind == T_VAR && opt_map_term(c->sub, u->sym)) d += opt_map_count(c->depth, u->sym);
+    if (d > best) best = d;
+    if (best > MAX_DEPTH) return MAX_DEPTH + 1;
+    for (int i = 0; i < u->nkids; i++) push(&s, u->kids[i], d + 1);
+  }
+  return best;
+}
 
 static Term *visit(void *ctx, const Term *t);
 
 /* True for the right-hand sides that are substituted forward. */
 static bool trivial(const Term *r) { return r->kind == T_VAR || r->kind == T_NUM || r->kind == T_BOOL; }
 
+/* True when r is a scalar (R or B). Only scalar lets are moved: array
+   lets stay variables, which the array rules (arrays.c, fusion.c) match. */
+static bool scalar(const Term *r) {
+  return r->type && (r->type->kind == TY_REAL || r->type->kind == TY_BOOL);
+}
+
+/* True when the let-bound x is used exactly once, at the lambda nesting of
+   its let. */
+static bool single_use(Ctx *c, Sym *x) {
+  return opt_map_count(c->uses, x) == 1 && opt_map_count(c->ulvl, x) == opt_map_count(c->blvl, x);
+}
+
 /* A let chain, with a loop along it. */
-static Term *chain(OptSymMap *sub, const Term *t) {
+static Term *chain(Ctx *c, const Term *t) {
   OptBinds b = {0};
   bool changed = false;
   const Term *cur = t;
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
-    Term *r = visit(sub, cur->kids[0]);
+    Term *r = visit(c, cur->kids[0]);
     if (cur->kind == T_LET && trivial(r)) {
-      opt_map_set(sub, cur->sym, r);
+      opt_map_set(c->sub, cur->sym, r);
+      opt_map_add(c->depth, cur->sym, 0);
       changed = true;
+    } else if (cur->kind == T_LET && scalar(cur->kids[0]) && single_use(c, cur->sym) &&
+               !opt_may_raise(cur->kids[0])) {
+      long d = depth(c, cur->kids[0]);
+      if (d <= MAX_DEPTH) {
+        opt_map_set(c->sub, cur->sym, r);
+        opt_map_add(c->depth, cur->sym, d - opt_map_count(c->depth, cur->sym));
+        changed = true;
+      } else {
+        if (r != cur->kids[0]) changed = true;
+        opt_binds_node(&b, cur, r);
+      }
     } else {
       if (r != cur->kids[0]) changed = true;
       opt_binds_node(&b, cur, r);
     }
     cur = cur->kids[1];
   }
-  Term *tail = visit(sub, cur);
+  Term *tail = visit(c, cur);
   if (tail != cur) changed = true;
+  /* let x = e in x -> e */
+  while (b.n > 0 && !b.v[b.n - 1].tup && tail->kind == T_VAR && tail->sym == b.v[b.n - 1].x) {
+    tail = b.v[--b.n].rhs;
+    changed = true;
+  }
   return changed ? opt_build_chain(&b, 0, tail) : (Term *)t;
 }
 
 static Term *visit(void *ctx, const Term *t) {
-  OptSymMap *sub = ctx;
+  Ctx *c = ctx;
   fe_stack_check(t->span);
   switch (t->kind) {
   case T_LET:
-  case T_LETTUP: return chain(sub, t);
+  case T_LETTUP: return chain(c, t);
   case T_VAR: {
-    Term *r = opt_map_term(sub, t->sym);
+    Term *r = opt_map_term(c->sub, t->sym);
     return r ? r : (Term *)t;
   }
-  default: return opt_map_kids(t, visit, sub);
+  default: return opt_map_kids(t, visit, c);
   }
 }
 
-/* Forward substitution of variables and constants. */
-Term *opt_forward(const Term *t) { return visit(opt_map_new(), t); }
+/* Forward substitution of variables, constants and single-use lets. */
+Term *opt_forward(const Term *t) {
+  Ctx c = {opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new()};
+  scan(&c, t);
+  return visit(&c, t);
+}

@@ -293,15 +293,13 @@ START_TEST(target_notation) {
   Term *sum = fe_mk_reduce(S0, fe_mk_oplam(S0, PRIM_ADD), num(0), m);
   Term *body = fe_mk_let(S0, k, lam, fe_mk_add(S0, fe_mk_app(S0, var(k), 2, args), sum));
   ck_assert_str_eq(fe_term_str(body),
-                   "let k = fun (y, z) -> y * z in k (2, 3) + reduce (x, y. x + y) 0 "
+                   "let k = fun (y, z) -> y * z in k (2, 3) + reduce (+) 0 "
                    "(map (x. (fun (w) -> w) (x)) [0])");
   ck_assert_str_eq(fe_term_str_opts(body, FE_PRINT_UNIQUE),
                    una_sprintf("let k_%d = fun (y_%d, z_%d) -> y_%d * z_%d in k_%d (2, 3) + "
-                               "reduce (x_%d, y_%d. x_%d + y_%d) 0 (map (x_%d. (fun (w_%d) -> "
+                               "reduce (+) 0 (map (x_%d. (fun (w_%d) -> "
                                "w_%d) (x_%d)) [0])",
-                               k->id, yz[0]->id, yz[1]->id, yz[0]->id, yz[1]->id, k->id,
-                               sum->kids[0]->syms[0]->id, sum->kids[0]->syms[1]->id,
-                               sum->kids[0]->syms[0]->id, sum->kids[0]->syms[1]->id, x->id,
+                               k->id, yz[0]->id, yz[1]->id, yz[0]->id, yz[1]->id, k->id, x->id,
                                w->id, w->id, x->id));
   /* a lambda value that is not last is parenthesized; an application as a
      tuple item and with no arguments */

@@ -310,7 +310,7 @@ static Term *one_pass(const char *pass, Def *f, const char *args) {
 START_TEST(pass_forward) {
   Def *f = def_of("def f (x: R) (y: R) : R = let a = x in let b = 3 in let c = a * b in c + a");
   Term *t = one_pass("forward", f, "(2, 5)");
-  ck_assert_str_eq(fe_term_str(t), "let c = x * 3 in c + x");
+  ck_assert_str_eq(fe_term_str(t), "x * 3 + x");
   /* nothing to do: the same pointer */
   ck_assert_ptr_eq(opt_forward(t), t);
 }
@@ -324,7 +324,7 @@ START_TEST(pass_letnorm) {
   /* lets of a later operand do not move before an earlier one that may raise */
   f = def_of("def f (v: [R]) : R = sum (map2 (*) v v) + (let d = sum v in d * d)");
   t = one_pass("letnorm", f, "[1, 2]");
-  ck_assert_str_eq(fe_term_str(t), "sum (map2 (x, y. x * y) v v) + let d = sum v in d * d");
+  ck_assert_str_eq(fe_term_str(t), "sum (map2 (*) v v) + let d = sum v in d * d");
 }
 END_TEST
 
@@ -344,7 +344,7 @@ START_TEST(pass_dce) {
                   "let w = iota 3 in let z = map (e. e * a) v in x");
   Term *t = one_pass("dce", f, "(2, [1, 2])");
   /* a, b and z go in one pass; map2 and iota may raise and stay */
-  ck_assert_str_eq(fe_term_str(t), "let u = map2 (x, y. x * y) v v in let w = iota 3 in x");
+  ck_assert_str_eq(fe_term_str(t), "let u = map2 (*) v v in let w = iota 3 in x");
   ck_assert_ptr_eq(opt_dce(t), t);
 }
 END_TEST
