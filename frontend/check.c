@@ -464,9 +464,9 @@ static bool differentiable(const Type *t) {
   }
 }
 
-/* Checks grad NAME [wrt ...] applied to its arguments. With unapplied set,
-   grad without arguments is allowed: returns NULL and sets *fun_type. */
-static NOINLINE Term *check_grad(Ck *c, const Term *t, bool unapplied, const Type **fun_type) {
+/* Resolves the function and the wrt list of a grad (T_GRADREF t): the
+   def, its parameter indexes in wrt and nwrt, and the gradient's type. */
+static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, int *nwrt_out) {
   const char *name = t->str;
   Span at = t->str_span.line > 0 ? t->str_span : t->span;
   Res r = resolve(c, name);
@@ -521,6 +521,19 @@ static NOINLINE Term *check_grad(Ck *c, const Term *t, bool unapplied, const Typ
     for (int k = 0; k < nwrt; k++) gt[k] = d->params[wrt[k]]->type;
     gtype = fe_ty_tuple(nwrt, gt);
   }
+  *def = d;
+  *wrt_out = wrt;
+  *nwrt_out = nwrt;
+  return gtype;
+}
+
+/* Checks grad NAME [wrt ...] applied to its arguments. With unapplied set,
+   grad without arguments is allowed: returns NULL and sets *fun_type. */
+static NOINLINE Term *check_grad(Ck *c, const Term *t, bool unapplied, const Type **fun_type) {
+  const char *name = t->str;
+  Def *d;
+  int *wrt, nwrt;
+  const Type *gtype = grad_target(c, t, &d, &wrt, &nwrt);
   if (t->nkids == 0 && unapplied) {
     const Type **pt = NEW_ARRAY(const Type *, d->nparams > 0 ? d->nparams : 1);
     for (int i = 0; i < d->nparams; i++) pt[i] = d->params[i]->type;
@@ -801,6 +814,13 @@ Def *fe_check_let(Env *env, const Item *it, Global ***globals) {
 
 /* The type of e for ":type"; a TY_FUN type for the bare name of a function
    or a scalar builtin, and for grad f without arguments. */
+void fe_check_grad_target(Env *env, const Term *e, Def **f, int **wrt, int *nwrt) {
+  Ck c;
+  ck_init(&c, env, NULL);
+  ASSERT(e->kind == T_GRADREF);
+  grad_target(&c, e, f, wrt, nwrt);
+}
+
 const Type *fe_check_type_of(Env *env, const Term *e) {
   Ck c;
   ck_init(&c, env, NULL);

@@ -35,6 +35,13 @@ void fe_env_bind_global(Env *env, Global *g);
    is the bare name of a function or "grad f" without arguments. */
 const Type *fe_check_type_of(Env *env, const Term *e);
 
+/* Resolves the function and wrt list of an unapplied grad (a T_GRADREF:
+   `grad f` or `(grad f wrt p q)`) as the checker does for `grad f args`:
+   *f, and its parameter indexes in *wrt (*nwrt of them). Raises the
+   checker's located errors (unknown names, B parameters, a result that is
+   not R, ...). */
+void fe_check_grad_target(Env *env, const Term *e, Def **f, int **wrt, int *nwrt);
+
 /* Looks up a bound function (NULL if the name is not a function). */
 Def *fe_env_find_def(Env *env, const char *name);
 

@@ -234,30 +234,14 @@ static bool show_command(Session *s, const Item *it, const char *file) {
   else fe_error(e->span, "':show' expects a function name or (grad f wrt p ...), found '%s'", rest);
   Def *f = fe_env_find_def(s->env, fname);
   if (!f) fe_error(e->span, "unknown function '%s'", fname);
-  int *wrt = NEW_ARRAY(int, f->nparams > 0 ? f->nparams : 1);
-  int nwrt = 0;
-  if (e->kind == T_NAME || e->nnames == 0) {
-    for (int i = 0; i < f->nparams; i++)
-      if (f->params[i]->type->kind != TY_BOOL) wrt[nwrt++] = i;
-  } else {
-    for (int j = 0; j < e->nnames; j++) {
-      Span ws = e->name_spans ? e->name_spans[j] : e->span;
-      int i = 0;
-      while (i < f->nparams && strcmp(f->params[i]->name, e->names[j]) != 0) i++;
-      if (i == f->nparams) fe_error(ws, "'%s' is not a parameter of '%s'", e->names[j], fname);
-      if (f->params[i]->type->kind == TY_BOOL)
-        fe_error(ws, "cannot differentiate with respect to '%s': it has type B", e->names[j]);
-      for (int m = 0; m < nwrt; m++)
-        if (wrt[m] == i) fe_error(ws, "'%s' is named twice after wrt", e->names[j]);
-      wrt[nwrt++] = i;
-    }
+  Term *target = e;
+  if (e->kind == T_NAME) { /* :show STAGE f is :show STAGE (grad f) */
+    target = fe_term_new(T_GRADREF, e->span, NULL);
+    target->str = e->str;
+    target->str_span = e->span;
   }
-  if (nwrt == 0)
-    fe_error(e->span, "grad needs a function with a parameter of a type other than B; '%s' has none",
-             fname);
-  if (f->ret->kind != TY_REAL)
-    fe_error(e->span, "grad needs a function returning R; '%s' returns %s", fname,
-             fe_type_str(f->ret));
+  int *wrt, nwrt;
+  fe_check_grad_target(s->env, target, &f, &wrt, &nwrt);
   if (strcmp(stage, "grad") == 0 || strcmp(stage, "direct") == 0)
     fprintf(s->out, "%s\n",
             optimized_grad_text(s, f, wrt, nwrt, stage[0] == 'g' ? REV_UNF : REV_DIRECT));
