@@ -74,6 +74,7 @@ static Sym *local_push(Ck *c, const char *name, const Type *type, Span span) {
   if (c->nlocals >= 2 * c->ntab) locals_grow(c);
   Sym *x = fe_sym_new(name, type, span);
   x->slot = c->nslots++;
+  x->user = true;
   Local *l = NEW(Local);
   l->name = name;
   l->sym = x;

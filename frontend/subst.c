@@ -90,6 +90,7 @@ static Term *map_find(const Map *m, const Sym *x) {
 
 static Sym *rebind(Map *m, Span s, Sym *x) {
   Sym *y = fe_sym_new(x->name, x->type, x->span);
+  y->user = x->user;
   Term *v = fe_term_var(s, y);
   map_push(m, x, v);
   return y;

@@ -47,6 +47,8 @@ typedef struct Sym {
   int slot;
   const Type *type;
   Span span;
+  bool user; /* named in the source (copies and UNF⁻¹ keep it): the
+                optimizer keeps the user's lets (optimizer/forward.c) */
 } Sym;
 
 typedef struct Term Term;

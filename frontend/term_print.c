@@ -397,30 +397,72 @@ char *fe_term_str(const Term *t) { return fe_term_str_opts(t, 0); }
 
 void fe_term_print(FILE *out, const Term *t) { fputs(fe_term_str(t), out); }
 
-/* The body of a def: with FE_PRINT_MULTILINE, its leading lets one per
-   line. */
+/* True when t prints as an indented block: a let chain, or an if with a
+   block in a branch. */
+static bool blocky(const Term *t) {
+  for (;;) {
+    if (t->kind == T_LET || t->kind == T_LETTUP) return true;
+    if (t->kind != T_IF) return false;
+    if (blocky(t->kids[1])) return true;
+    t = t->kids[2];
+  }
+}
+
+static void newline(Buf *b, int indent) {
+  puts_(b, "\n");
+  for (int i = 0; i < indent; i++) puts_(b, " ");
+}
+
+/* t as lines indented by indent: one let per line (a let whose right-hand
+   side is a block gets it indented below, then `in` on its own line), and
+   an if with a block in a branch as `if c then`, the branch, `else`, the
+   branch. The result re-parses to t: a block only stands where a let body
+   or an else branch would extend as far right as possible anyway. */
+static void emit_block(Buf *b, const Term *t, int indent) {
+  while (t->kind == T_LET || t->kind == T_LETTUP) {
+    newline(b, indent);
+    puts_(b, "let ");
+    int n = nbinders(t);
+    if (t->kind == T_LETTUP) puts_(b, "(");
+    for (int i = 0; i < n; i++) {
+      if (i) puts_(b, ", ");
+      put_binder(b, t, i);
+    }
+    if (t->kind == T_LETTUP) puts_(b, ")");
+    if (blocky(t->kids[0])) {
+      puts_(b, " =");
+      emit_block(b, t->kids[0], indent + 2);
+      newline(b, indent);
+      puts_(b, "in");
+    } else {
+      puts_(b, " = ");
+      emit(b, t->kids[0], L_LET, true);
+      puts_(b, " in");
+    }
+    t = t->kids[1];
+  }
+  newline(b, indent);
+  if (t->kind == T_IF && blocky(t)) {
+    puts_(b, "if ");
+    emit(b, t->kids[0], L_LET, true);
+    puts_(b, " then");
+    emit_block(b, t->kids[1], indent + 2);
+    newline(b, indent);
+    puts_(b, "else");
+    emit_block(b, t->kids[2], indent + 2);
+    return;
+  }
+  emit(b, t, L_LET, true);
+}
+
+/* The body of a def: with FE_PRINT_MULTILINE, as an indented block. */
 static void emit_body(Buf *b, const Term *body) {
   if (!(b->flags & FE_PRINT_MULTILINE)) {
     puts_(b, " ");
     emit(b, body, L_LET, true);
     return;
   }
-  while (body->kind == T_LET || body->kind == T_LETTUP) {
-    puts_(b, "\n  let ");
-    int n = nbinders(body);
-    if (body->kind == T_LETTUP) puts_(b, "(");
-    for (int i = 0; i < n; i++) {
-      if (i) puts_(b, ", ");
-      put_binder(b, body, i);
-    }
-    if (body->kind == T_LETTUP) puts_(b, ")");
-    puts_(b, " = ");
-    emit(b, body->kids[0], L_LET, true);
-    puts_(b, " in");
-    body = body->kids[1];
-  }
-  puts_(b, "\n  ");
-  emit(b, body, L_LET, true);
+  emit_block(b, body, 2);
 }
 
 char *fe_def_str_opts(const Def *d, int flags) {

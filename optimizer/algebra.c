@@ -12,6 +12,8 @@
      e && true -> e (and the duals for ||); e && false -> false only when e
      cannot raise
      if true then a else b -> a, if false then a else b -> b
+     if c then a else a -> a   when c cannot raise (a and b alike up to
+                               the names of bound variables)
    Over tuples and arrays the laws act through the lifted forms the AD
    builds (component-wise tuples, map2 (+) / map (x. x * z) over arrays):
    this pass simplifies the scalar bodies and optimizer/arrays.c the array
@@ -21,10 +23,12 @@
 
 #include "../backend/scalar.h"
 #include "../frontend/build.h"
+#include "pe_util.h"
 #include "rw.h"
 
 static Term *fold_rule(OptRw *c, Term *t) {
   if (t->kind == T_IF && t->kids[0]->kind == T_BOOL) return t->kids[0]->b ? t->kids[1] : t->kids[2];
+  if (t->kind == T_IF && opt_alpha_eq(t->kids[1], t->kids[2]) && opt_rw_safe(c, t->kids[0])) return t->kids[1];
   if (t->kind != T_PRIM) return t;
   PrimClass cls = fe_prims[t->prim].cls;
   Term **k = t->kids;

@@ -168,6 +168,13 @@ static bool alpha_eq(const Term *a, const Term *b, Pairs *p) {
   return true;
 }
 
+/* True when a and b are the same term up to the names of their bound
+   variables (pe_util.h). */
+bool opt_alpha_eq(const Term *a, const Term *b) {
+  Pairs p = {0};
+  return alpha_eq(a, b, &p);
+}
+
 /* True when t calls nothing impure (load, save, calls, gradients,
    applications), anywhere inside. */
 static bool pure(const Term *t) {

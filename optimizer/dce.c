@@ -2,10 +2,19 @@
    variables is used is dropped when its right-hand side cannot raise and
    has no effect (opt_may_raise). Chains are processed from their end, and
    the uses inside a dropped right-hand side are discounted at once, so a
-   whole chain of dead lets goes in one pass. */
+   whole chain of dead lets goes in one pass.
+
+   A dead `map2 f A B` (A and B variables, f unable to raise) raises only
+   when the lengths of A and B differ. It goes too when a later binding of
+   the same chain is a map2 of the same A and B at the same source
+   position (so its error is the same, word for word) and nothing between
+   them can raise: the gradient of sum (map2 f w y) keeps its primal map2
+   only for that error, and the map2 of its partials raises it. */
 #include "../frontend/common.h"
 #include "passes.h"
 #include "pe_util.h"
+
+#include <string.h>
 
 static Term *visit(void *ctx, const Term *t);
 
@@ -15,6 +24,37 @@ static bool dead(OptSymMap *uses, const Term *t) {
   for (int i = 0; i < t->nsyms; i++)
     if (opt_map_count(uses, t->syms[i]) != 0) return false;
   return true;
+}
+
+static bool same_span(Span a, Span b) {
+  return a.line == b.line && a.col == b.col && (a.file == b.file || (a.file && b.file && strcmp(a.file, b.file) == 0));
+}
+
+/* True when r is `map2 f A B` for variables A and B and an f that cannot
+   raise: it raises only when the lengths of A and B differ. */
+static bool length_check(const Term *r) {
+  return r->kind == T_PRIM && r->prim == PRIM_MAP2 && r->kids[0]->kind == T_LAM && r->kids[1]->kind == T_VAR &&
+         r->kids[2]->kind == T_VAR && !opt_may_raise(r->kids[0]->kids[0]);
+}
+
+/* True when r is a map2 of the same arrays as the length check c, at the
+   same source position. */
+static bool same_check(const Term *r, const Term *c) {
+  return r->kind == T_PRIM && r->prim == PRIM_MAP2 && r->kids[1]->kind == T_VAR && r->kids[2]->kind == T_VAR &&
+         r->kids[1]->sym == c->kids[1]->sym && r->kids[2]->sym == c->kids[2]->sym && same_span(r->span, c->span);
+}
+
+/* True when the dead length check lets[i] is raised again, word for word,
+   by a later binding (or the tail) with nothing that can raise between. */
+static bool checked_later(const Term **lets, long i, long n, const Term *tail) {
+  const Term *c = lets[i]->kids[0];
+  if (!length_check(c)) return false;
+  for (long j = i + 1; j < n; j++) {
+    const Term *r = lets[j]->kids[0];
+    if (same_check(r, c)) return true;
+    if (opt_may_raise(r)) return false;
+  }
+  return same_check(tail, c);
 }
 
 /* A let chain, from its end back to its start. */
@@ -37,7 +77,7 @@ static Term *chain(OptSymMap *uses, const Term *t) {
   Term **rhs = NEW_ARRAY(Term *, n);
   for (long i = n - 1; i >= 0; i--) {
     const Term *l = lets[i];
-    if (dead(uses, l) && !opt_may_raise(l->kids[0])) {
+    if (dead(uses, l) && (!opt_may_raise(l->kids[0]) || checked_later(lets, i, n, cur))) {
       opt_count_uses(l->kids[0], uses, -1);
       rhs[i] = NULL;
       changed = true;

@@ -2,12 +2,14 @@
    one walk with a map (no quadratic substitution):
    - `let x = y in e` and `let x = c in e` for a variable y or a constant c
      become e with x replaced;
-   - `let x = e1 in e2` for a scalar e1 (R or B) where x occurs exactly
-     once in e2, not inside a
-     lambda (so e1 is not recomputed per element or per call), and e1 cannot
-     raise and has no effect (opt_may_raise false: moving it past anything
-     else, or into a branch, changes neither the value nor the errors)
-     becomes e2 with e1 at that occurrence; the nesting depth of an
+   - `let x = e1 in e2` for a scalar e1 (R or B; or an array, in the sink
+     pass run once after the fixpoint, opt_sink) where x occurs exactly
+     once in e2, not inside a lambda (so e1 is not recomputed per element
+     or per call), x is not a let the user wrote (Sym.user: those stay, as
+     in the paper's example 1.1), and e1 cannot raise and has no effect
+     (opt_may_raise false: moving it past anything else, or into a branch,
+     changes neither the value nor the errors) becomes e2 with e1 at that
+     occurrence; the nesting depth of an
      expression built this way is bounded (MAX_DEPTH), so a long chain of
      single-use lets does not become a tree too deep for the later passes;
    - `let x = e in x` becomes e (any e: it is evaluated at the same point). */
@@ -26,6 +28,7 @@ typedef struct Ctx {
   OptSymMap *blvl;  /* let-bound x -> 1 + the lambda nesting of its let */
   OptSymMap *ulvl;  /* x -> 1 + the lambda nesting of (one of) its uses */
   OptSymMap *depth; /* substituted x -> the depth of its term */
+  bool arrays;      /* single-use array lets move too */
 } Ctx;
 
 /* An explicit stack of (term, level) pairs for the iterative walks. */
@@ -94,16 +97,22 @@ static Term *visit(void *ctx, const Term *t);
 /* True for the right-hand sides that are substituted forward. */
 static bool trivial(const Term *r) { return r->kind == T_VAR || r->kind == T_NUM || r->kind == T_BOOL; }
 
-/* True when r is a scalar (R or B). Only scalar lets are moved: array
-   lets stay variables, which the array rules (arrays.c, fusion.c) match. */
-static bool scalar(const Term *r) {
-  return r->type && (r->type->kind == TY_REAL || r->type->kind == TY_BOOL);
+/* True when r is a value that a single-use let moves: a scalar (R or B),
+   and an array too when c->arrays (the sink pass after the fixpoint: in
+   the fixpoint array lets stay variables, which the array rules of
+   arrays.c and fusion.c follow). Tuples stay bound, for tuples.c. */
+static bool movable(const Ctx *c, const Term *r) {
+  if (!r->type) return false;
+  if (r->type->kind == TY_REAL || r->type->kind == TY_BOOL) return true;
+  return c->arrays && r->type->kind == TY_ARRAY;
 }
 
 /* True when the let-bound x is used exactly once, at the lambda nesting of
-   its let. */
+   its let, and is not a let the user wrote (Sym.user: a gradient keeps
+   the primal's named intermediate values, as the paper's example 1.1 and
+   a hand-written gradient do). */
 static bool single_use(Ctx *c, Sym *x) {
-  return opt_map_count(c->uses, x) == 1 && opt_map_count(c->ulvl, x) == opt_map_count(c->blvl, x);
+  return !x->user && opt_map_count(c->uses, x) == 1 && opt_map_count(c->ulvl, x) == opt_map_count(c->blvl, x);
 }
 
 /* A let chain, with a loop along it. */
@@ -117,7 +126,7 @@ static Term *chain(Ctx *c, const Term *t) {
       opt_map_set(c->sub, cur->sym, r);
       opt_map_add(c->depth, cur->sym, 0);
       changed = true;
-    } else if (cur->kind == T_LET && scalar(cur->kids[0]) && single_use(c, cur->sym) &&
+    } else if (cur->kind == T_LET && movable(c, cur->kids[0]) && single_use(c, cur->sym) &&
                !opt_may_raise(cur->kids[0])) {
       long d = depth(c, cur->kids[0]);
       if (d <= MAX_DEPTH) {
@@ -158,9 +167,14 @@ static Term *visit(void *ctx, const Term *t) {
   }
 }
 
-/* Forward substitution of variables, constants and single-use lets. */
-Term *opt_forward(const Term *t) {
-  Ctx c = {opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new()};
+static Term *forward(const Term *t, bool arrays) {
+  Ctx c = {opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new(), arrays};
   scan(&c, t);
   return visit(&c, t);
 }
+
+/* Forward substitution of variables, constants and single-use scalar lets. */
+Term *opt_forward(const Term *t) { return forward(t, false); }
+
+/* The same with single-use array lets moved too (the final sink pass). */
+Term *opt_sink(const Term *t) { return forward(t, true); }

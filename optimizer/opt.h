@@ -30,11 +30,15 @@ typedef struct OptOptions {
 /* The passes, in pipeline order (optimizer/pipeline.c). */
 extern const OptPass opt_passes[];
 extern const int opt_npasses;
+/* The passes run once after the fixpoint (sink). */
+extern const OptPass opt_final_passes[];
+extern const int opt_nfinal_passes;
 
 /* The pass named name, or NULL. */
 const OptPass *opt_find_pass(const char *name);
 
-/* Runs the pipeline to a fixpoint (at most max_rounds rounds) on t. */
+/* Runs the pipeline to a fixpoint (at most max_rounds rounds) on t, then
+   the final passes. */
 Term *opt_optimize(const Term *t, const OptOptions *o);
 
 /* A copy of d with its body optimized and slots reassigned (d itself when

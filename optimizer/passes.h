@@ -22,6 +22,10 @@ Term *opt_arrays(const Term *t);
 Term *opt_fusion(const Term *t);
 /* Common subexpressions of pure let right-hand sides (optimizer/cse.c). */
 Term *opt_cse(const Term *t);
+/* After the fixpoint, once: single-use array lets that cannot raise
+   substituted at their use (optimizer/forward.c), so that ∇prod reads as
+   one expression. */
+Term *opt_sink(const Term *t);
 /* (passes are declared above this line) */
 
 #endif

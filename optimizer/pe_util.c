@@ -210,6 +210,7 @@ Term *opt_map_kids(const Term *t, Term *(*visit)(void *ctx, const Term *k), void
 /* The fresh copy of the binder x, recorded in m. */
 static Sym *fresh(OptSymMap *m, Sym *x) {
   Sym *y = fe_sym_new(x->name, x->type, x->span);
+  y->user = x->user;
   opt_map_set(m, x, fe_term_var(x->span, y));
   return y;
 }

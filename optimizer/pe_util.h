@@ -37,6 +37,11 @@ void opt_count_uses(const Term *t, OptSymMap *m, long sign);
    pure. Iterative. */
 bool opt_may_raise(const Term *t);
 
+/* True when a and b are the same term up to the names of their bound
+   variables (calls, gradients and applications are never equal; in
+   cse.c). */
+bool opt_alpha_eq(const Term *a, const Term *b);
+
 /* A shallow copy of t with kids replaced (same kind, type and fields);
    t itself when every new kid is the old one. */
 Term *opt_with_kids(const Term *t, Term **kids);

@@ -26,11 +26,19 @@ const OptPass opt_passes[] = {
 };
 const int opt_npasses = (int)(sizeof opt_passes / sizeof opt_passes[0]);
 
+/* Run once after the fixpoint, in order. */
+const OptPass opt_final_passes[] = {
+    {"sink", opt_sink}, /* single-use array lets moved to their use */
+};
+const int opt_nfinal_passes = (int)(sizeof opt_final_passes / sizeof opt_final_passes[0]);
+
 #define DEFAULT_ROUNDS 20
 
 const OptPass *opt_find_pass(const char *name) {
   for (int i = 0; i < opt_npasses; i++)
     if (strcmp(opt_passes[i].name, name) == 0) return &opt_passes[i];
+  for (int i = 0; i < opt_nfinal_passes; i++)
+    if (strcmp(opt_final_passes[i].name, name) == 0) return &opt_final_passes[i];
   return NULL;
 }
 
@@ -71,6 +79,12 @@ static Term *run(const Term *t, const OptOptions *o, const Def *like, bool *any)
         cur = next;
       }
       if (!changed) break;
+    }
+    for (int i = 0; i < opt_nfinal_passes; i++) {
+      Term *next = opt_final_passes[i].run(cur);
+      if (next != cur) *any = true;
+      if (dumps(o, opt_final_passes[i].name)) dump(o, opt_final_passes[i].name, like, next);
+      cur = next;
     }
     fe_untry(&tr);
   }

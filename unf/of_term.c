@@ -106,7 +106,10 @@ static void bind_top(Gen *g, Sym *x) {
   int i = g->n - 1; /* the step that computed the value: the last one but proj */
   while (i > 0 && g->steps[i]->kind == U_PROJ) i--;
   Unf *last = g->steps[i];
-  if (last->kind != U_VAR && last->kind != U_PROJ && !last->hint) last->hint = x->name;
+  if (last->kind != U_VAR && last->kind != U_PROJ && !last->hint) {
+    last->hint = x->name;
+    last->user = x->user;
+  }
 }
 
 /* The free variables of t1 and t2 (t2 may be NULL) that have a position

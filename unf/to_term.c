@@ -210,6 +210,12 @@ static Term *operand(const Unf *u, const UEnv *env, int i) {
   return use(env_atom(env, unf_ctx_len(u->base) + i));
 }
 
+/* Marks the variable v just bound for u as the user's (Sym.user) when u
+   computes a let of the source program. */
+static void mark_user(St *st, const Unf *u, Term *v) {
+  if (u->user && v->kind == T_VAR && st->n > 0 && st->binds[st->n - 1].x == v->sym) v->sym->user = true;
+}
+
 static const UEnv *forward(St *st, const Unf *u, const UEnv *env) {
   Span s = u->span;
   const char *name = u->hint ? u->hint : "t";
@@ -275,6 +281,7 @@ static const UEnv *forward(St *st, const Unf *u, const UEnv *env) {
   }
   default: UNREACHABLE();
   }
+  mark_user(st, u, v);
   return env_push(env, v, NULL, NULL);
 }
 

@@ -96,6 +96,7 @@ struct Unf {
   Sym **fv;
   int *fv_pos;
   const char *hint; /* a name for the value this produces (the let's), or NULL */
+  bool user;        /* the hint is a let of the source program (Sym.user) */
   Unf **kids;       /* SEQ: the steps; TPAIR, COMP: 2; JT: 1 */
   int nkids;
 };
