@@ -25,6 +25,7 @@
 #include "../../backend/eval.h"
 #include "../../frontend/check.h"
 #include "../../frontend/parser.h"
+#include "../../optimizer/opt.h"
 #include "../../reverse/reverse.h"
 
 #define STACK_SIZE ((size_t)1 << 30)
@@ -44,7 +45,12 @@ typedef struct Result {
   long nodes;          /* nodes of the gradient's body */
   long eval_gcs;       /* collections during one evaluation */
   double eval_alloc_mb;/* bytes allocated by one evaluation */
+  double opt_ms;       /* opt_optimize_def of the gradient, best of REPS */
+  double rss_opt_mb;   /* peak resident memory after optimizing */
+  long opt_nodes;      /* nodes of the optimized gradient's body */
+  double opt_eval_ms;  /* one evaluation of the optimized gradient */
   double g1, g2;       /* the gradient at (0.5, 0.5) */
+  double o1, o2;       /* the optimized gradient there */
   char error[256];
 } Result;
 
@@ -150,6 +156,32 @@ static void *measure(void *arg) {
     r->g1 = v.u.t->items[0].u.r;
     r->g2 = v.u.t->items[1].u.r;
   }
+
+  /* the optimizer on the derived gradient, as :grad and evaluation run it */
+  OptOptions oo = {0};
+  oo.enabled = true;
+  Def *og = g;
+  r->opt_ms = INFINITY;
+  for (int rep = 0; rep < REPS; rep++) {
+    double t0 = now_ms();
+    og = opt_optimize_def(g, &oo);
+    double ms = now_ms() - t0;
+    if (ms < r->opt_ms) r->opt_ms = ms;
+  }
+  r->rss_opt_mb = peak_rss_mb();
+  r->opt_nodes = term_size(og->body);
+  r->opt_eval_ms = INFINITY;
+  for (int rep = 0; rep < REPS; rep++) {
+    GC_gcollect();
+    double t0 = now_ms();
+    v = cpu_call(og, args);
+    double ms = now_ms() - t0;
+    if (ms < r->opt_eval_ms) r->opt_eval_ms = ms;
+  }
+  if (v.kind == V_TUPLE && v.u.t->n == 2) {
+    r->o1 = v.u.t->items[0].u.r;
+    r->o2 = v.u.t->items[1].u.r;
+  }
   fe_untry(&t);
   return NULL;
 }
@@ -227,6 +259,22 @@ int main(int argc, char **argv) {
          "checking f and after deriving; eval alloc/GCs = bytes allocated and collections during\n"
          "one evaluation (started on a collected heap); x = ratio to the row above (the size doubled).\n\n",
          REPS);
+  printf("| path | lets | derive ms | optimize ms | x | derive + optimize ms | x | RSS optimize MB | "
+         "optimized nodes | x | evaluate optimized ms |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (int path = 0; path < 2; path++)
+    for (int i = 0; i < nsizes; i++) {
+      const Result *r = &res[path][i], *prev = i > 0 ? &res[path][i - 1] : NULL;
+      if (r->error[0]) continue;
+      bool doubled = prev && !prev->error[0] && r->n == 2 * prev->n;
+      char x1[16], x2[16], x3[16];
+      ratio(x1, sizeof x1, doubled ? r->opt_ms : 0, doubled ? prev->opt_ms : 0);
+      ratio(x2, sizeof x2, doubled ? r->derive_ms + r->opt_ms : 0, doubled ? prev->derive_ms + prev->opt_ms : 0);
+      ratio(x3, sizeof x3, doubled ? (double)r->opt_nodes : 0, doubled ? (double)prev->opt_nodes : 0);
+      printf("| %s | %d | %.1f | %.1f | %s | %.1f | %s | %.0f | %ld | %s | %.2f |\n", names[path], r->n, r->derive_ms,
+             r->opt_ms, x1, r->derive_ms + r->opt_ms, x2, r->rss_opt_mb, r->opt_nodes, x3, r->opt_eval_ms);
+    }
+  printf("\n");
   printf("| path | lets | check ms | derive ms | x | alloc MB | x | RSS check MB | RSS derive MB | "
          "evaluate ms | x | eval alloc MB | eval GCs | gradient nodes | x |\n");
   printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -256,8 +304,14 @@ int main(int argc, char **argv) {
     char g1[40], g2[40];
     una_format_real(g1, sizeof g1, a->g1);
     una_format_real(g2, sizeof g2, a->g2);
-    printf("%d lets: gradient (%s, %s); UNF and direct differ by %.2g (relative)\n", a->n, g1, g2, d);
-    if (!(d <= 1e-12)) failed = 1;
+    double od = 0;
+    for (int k = 0; k < 2; k++) {
+      const Result *x = k ? b : a;
+      od = fmax(od, fmax(fabs(x->o1 - x->g1) / fmax(fabs(x->g1), 1e-300), fabs(x->o2 - x->g2) / fmax(fabs(x->g2), 1e-300)));
+    }
+    printf("%d lets: gradient (%s, %s); UNF and direct differ by %.2g, optimized and not by %.2g (relative)\n",
+           a->n, g1, g2, d, od);
+    if (!(d <= 1e-12) || !(od <= 1e-12)) failed = 1;
   }
   return failed;
 }
