@@ -17,11 +17,13 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../backend/array_ops.h"
 #include "../../backend/cost_meter.h"
 #include "../../backend/eval.h"
 #include "../../frontend/build.h"
+#include "../../frontend/term_print.h"
 #include "../../optimizer/cost.h"
 #include "../../optimizer/program.h"
 #include "../reverse/gen.h"
@@ -310,6 +312,8 @@ typedef struct Ratios {
 
 typedef struct Stats {
   Ratios d[NDERIVS];
+  long chars[NDERIVS], lines[NDERIVS]; /* printed size of the gradients */
+  int ngrads;
   int skipped; /* points where f raised */
 } Stats;
 
@@ -375,6 +379,13 @@ static void measure(Stats *st, const char *name, const char *src, const char *wr
       g[k] = opt_optimize_program(g[k], &o);
     }
   }
+  st->ngrads++;
+  for (int k = 0; k < NDERIVS && getenv("UNA_COST_REPORT"); k++) {
+    const char *text = fe_def_str_opts(g[k], FE_PRINT_MULTILINE);
+    st->chars[k] += (long)strlen(text);
+    for (const char *q = text; *q; q++) st->lines[k] += *q == '\n';
+    st->lines[k]++;
+  }
   static const int lengths[] = {0, 1, 3, 7};
   for (int li = 0; li < 4; li++)
     for (int pt = 0; pt < npoints; pt++) {
@@ -420,6 +431,8 @@ static void report(const char *title, Stats *st) {
            title, derivs[k].name, rs->n, st->skipped, ratios_median(rs), rs->worst, rs->worst_at, rs->worst_k,
            rs->k_at, rs->over_theorem, rs->over_theorem ? ", first: " : "",
            rs->over_theorem ? rs->first_over_theorem : "");
+    printf("  printed gradients: %.0f characters, %.1f lines on average over %d programs\n",
+           (double)st->chars[k] / st->ngrads, (double)st->lines[k] / st->ngrads, st->ngrads);
   }
   fflush(stdout);
 }
