@@ -8,21 +8,39 @@
    The lengths and errors are unchanged (map keeps its array's length; the
    map2 check sees the same lengths). The inner array's let is left in place
    for dead-code elimination; the copied body gets fresh binders. reduce is
-   not fused (its operator must stay associative), nor map2 f (map2 ...). */
+   not fused (its operator must stay associative), nor map2 f (map2 ...).
+
+   Arrays of tuples are the exception to "used once": the gradient of a
+   map builds `W = map (x. (d1, d2)) A` and reads its components by
+   separate maps, and an array of tuples is boxed, element by element, in
+   the evaluator. A let-bound W whose elements are tuples is fused into
+   each of its consumers (all at its lambda depth), which then compute
+   only the component they read (tuples.c projects it), and W dies. When
+   the consumer is a map2 of such a W made by a map2, which cannot take a
+   third array, and reads a single component k of its elements, that
+   component is made its own unboxed array first:
+     map2 (t, u. e[t.k]) W B  ->  map2 (p, u. e[p]) (map2 (a, b. (g a b).k) A B) B
+   with W = map2 g A B. */
 #include "passes.h"
 
 #include "../frontend/build.h"
 #include "../frontend/subst.h"
+#include "pe_util.h"
 #include "rw.h"
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
 /* The inner map/map2 that the array term a stands for when it may be
    fused (see the header), or NULL. */
+/* True when the array term a has tuples as elements. */
+static bool of_tuples(const Term *a) {
+  return a->type && a->type->kind == TY_ARRAY && a->type->elem->kind == TY_TUPLE;
+}
+
 static Term *fusable(OptRw *c, Term *a, bool map_only) {
   Term *r = a;
   if (a->kind == T_VAR) {
-    if (opt_rw_uses(c, a->sym) != 1 || !opt_rw_same_depth(c, a->sym)) return NULL;
+    if ((opt_rw_uses(c, a->sym) != 1 && !of_tuples(a)) || !opt_rw_same_depth(c, a->sym)) return NULL;
     r = opt_rw_rhs(c, a->sym);
     if (!r) return NULL;
   }
@@ -61,6 +79,60 @@ static Term *compose(const Term *inner_lam, const Term *outer_lam, int i, int *n
   return body;
 }
 
+/* True when every occurrence of x in t is a projection x.k with one and
+   the same k (stored in *k; 0 when x does not occur). */
+static bool only_proj(const Term *t, const Sym *x, int *k) {
+  if (t->kind == T_PROJ && t->kids[0]->kind == T_VAR && t->kids[0]->sym == x) {
+    if (*k && *k != t->index) return false;
+    *k = t->index;
+    return true;
+  }
+  if (t->kind == T_VAR) return t->sym != x;
+  for (int i = 0; i < t->nkids; i++)
+    if (!only_proj(t->kids[i], x, k)) return false;
+  return true;
+}
+
+typedef struct ProjTo {
+  const Sym *x;
+  Sym *p;
+} ProjTo;
+
+/* t with every x.k replaced by the variable p. */
+static Term *proj_to(void *ctx, const Term *t) {
+  ProjTo *pt = ctx;
+  if (t->kind == T_PROJ && t->kids[0]->kind == T_VAR && t->kids[0]->sym == pt->x) return fe_mk_var(t->span, pt->p);
+  return opt_map_kids(t, proj_to, ctx);
+}
+
+/* The narrowing of the header: map2 f ... W ... with W = map2 g A B of
+   tuples and f reading one component of W's elements; NULL otherwise. */
+static Term *narrow(OptRw *c, Term *t) {
+  Term *lam = t->kids[0];
+  for (int i = 0; i < 2; i++) {
+    Term *w = t->kids[1 + i];
+    if (w->kind != T_VAR || !of_tuples(w)) continue;
+    Term *in = fusable(c, w, false);
+    if (!in || !is_prim(in, PRIM_MAP2)) continue;
+    int k = 0;
+    if (!only_proj(lam->kids[0], lam->syms[i], &k) || k == 0) continue;
+    Term *il = fe_copy(in->kids[0]);
+    Sym *q = fe_mk_sym("q", il->kids[0]->type, il->span);
+    Term *qk = fe_mk_proj(il->span, fe_mk_var(il->span, q), k);
+    Term *part = fe_mk_map2(in->span, fe_mk_lam(il->span, il->nsyms, il->syms, fe_mk_let(il->span, q, il->kids[0], qk)),
+                            in->kids[1], in->kids[2]);
+    Sym **ps = NEW_ARRAY(Sym *, 2);
+    ps[0] = lam->syms[0];
+    ps[1] = lam->syms[1];
+    ps[i] = fe_mk_sym(lam->syms[i]->name, qk->type, lam->span);
+    ProjTo pt = {lam->syms[i], ps[i]};
+    Term *body = proj_to(&pt, lam->kids[0]);
+    Term *nl = fe_mk_lam(lam->span, 2, ps, body);
+    return i == 0 ? fe_mk_map2(t->span, nl, part, t->kids[2]) : fe_mk_map2(t->span, nl, t->kids[1], part);
+  }
+  return NULL;
+}
+
 static Term *fusion_rule(OptRw *c, Term *t) {
   if (t->kind != T_PRIM) return t;
   int np;
@@ -74,7 +146,9 @@ static Term *fusion_rule(OptRw *c, Term *t) {
     if (in->prim == PRIM_MAP) return fe_mk_map(t->span, lam, in->kids[1]);
     return fe_mk_map2(in->span, lam, in->kids[1], in->kids[2]);
   }
-  case PRIM_MAP2:
+  case PRIM_MAP2: {
+    Term *n = narrow(c, t);
+    if (n) return n;
     for (int i = 0; i < 2; i++) {
       Term *in = fusable(c, t->kids[1 + i], true);
       if (!in) continue;
@@ -84,6 +158,7 @@ static Term *fusion_rule(OptRw *c, Term *t) {
                     : fe_mk_map2(t->span, lam, t->kids[1], in->kids[1]);
     }
     return t;
+  }
   case PRIM_FOLDL: {
     Term *in = fusable(c, t->kids[2], true);
     if (!in) return t;
