@@ -10,7 +10,18 @@
    bit): CPU_BLOCK lanes; lane 0 starts as f(v, a[0]), lane j as a[j]; the
    element at i >= CPU_BLOCK is folded into lane i mod CPU_BLOCK; finally the
    lanes are folded left to right. For n <= CPU_BLOCK this is exactly the
-   left fold. foldl, scanl and scanr are strictly sequential.
+   left fold. From CPU_PAR_MIN elements on (parallel.h) the array is cut into
+   CPU_CHUNKS chunks of whole blocks, each with lanes of its own as above
+   (only chunk 0 starts with v), run on all cores; the chunks' lanes are
+   then combined lane by lane in chunk order, and the lanes folded. The
+   chunks depend on n only, so the bits do not depend on the number of
+   threads, and every path brackets the same way. foldl, scanl and scanr
+   are strictly sequential.
+
+   Fusion: `reduce f v (map g A)` and `reduce f v (map2 g A B)` written
+   inline, with g a kernel, compute g block by block into the reduce's
+   lanes: the mapped array is never allocated. map and map2 over large
+   arrays run their kernels on all cores, chunk by chunk.
 
    While the cost meter runs (cost_meter.h), each builtin counts its own
    cost once, from its length, and the monoid loops and kernels are off, so
@@ -20,6 +31,7 @@
 #include "eval.h"
 #include "kernel.h"
 #include "npy.h"
+#include "parallel.h"
 #include "rand.h"
 #include "scalar.h"
 
@@ -98,6 +110,10 @@ CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped) {
       out[i + 1] = acc = OP(acc, a[i]);                                         \
     }                                                                           \
   }                                                                             \
+  static void lanes_##NAME(double *acc, const double *x, size_t k) {          \
+    for (size_t j = 0; j < k; j++) acc[j] = OP(acc[j], x[j]);                   \
+  }                                                                             \
+  static double op_##NAME(double l, double r) { return OP(l, r); }             \
   static void scanr_##NAME(double v, const double *a, size_t n, double *out,   \
                            Span s) {                                            \
     double acc = v;                                                             \
@@ -120,15 +136,15 @@ typedef struct MonoidFns {
   double (*foldl)(double, const double *, size_t, Span);
   void (*scanl)(double, const double *, size_t, double *, Span);
   void (*scanr)(double, const double *, size_t, double *, Span);
+  void (*lanes)(double *, const double *, size_t); /* acc[j] = OP(acc[j], x[j]) */
+  double (*op)(double, double);
 } MonoidFns;
 
+#define MONOID_FNS(NAME) \
+  { reduce_##NAME, foldl_##NAME, scanl_##NAME, scanr_##NAME, lanes_##NAME, op_##NAME }
+
 static const MonoidFns monoids[6] = {
-    {reduce_add, foldl_add, scanl_add, scanr_add},
-    {reduce_mul, foldl_mul, scanl_mul, scanr_mul},
-    {reduce_max, foldl_max, scanl_max, scanr_max},
-    {reduce_maxsw, foldl_maxsw, scanl_maxsw, scanr_maxsw},
-    {reduce_min, foldl_min, scanl_min, scanr_min},
-    {reduce_minsw, foldl_minsw, scanl_minsw, scanr_minsw},
+    MONOID_FNS(add), MONOID_FNS(mul), MONOID_FNS(max), MONOID_FNS(maxsw), MONOID_FNS(min), MONOID_FNS(minsw),
 };
 
 /* The loops for lam when it is a builtin monoid and the loops are enabled.
@@ -169,106 +185,232 @@ static Array *eval_array(const Term *t, Value *frame) {
 
 /* ---- map and map2 ---- */
 
-/* Runs a bound kernel over a (and b) into out. */
-static void kernel_map(CpuKernelRun *run, const Term *t, const Array *a, const Array *b, Array *out) {
-  size_t n = a->len;
-  ASSERT(!a->boxed && (!b || !b->boxed));
-  if (!cpu_kernel_returns_bool(run->k)) {
-    ASSERT(!out->boxed);
-    for (size_t i = 0; i < n; i += B) {
-      if ((i & (64 * B - 1)) == 0) fe_poll_interrupt(t->span);
-      cpu_kernel_block(run, a->r + i, b ? b->r + i : NULL, min_size(B, n - i), out->r + i);
-    }
-    return;
-  }
+/* Kernel runs for every thread of a parallel loop: runs[0] the bound run
+   itself, the others clones; all with their buffers allocated. */
+static int kernel_runs(CpuKernelRun *runs, const CpuKernelRun *run, int nchunks) {
+  int nt = cpu_threads() < nchunks ? cpu_threads() : nchunks;
+  runs[0] = *run;
+  cpu_kernel_prepare(&runs[0]);
+  for (int i = 1; i < nt; i++) cpu_kernel_clone(run, &runs[i]);
+  return nt;
+}
+
+typedef struct MapJob {
+  CpuKernelRun runs[CPU_MAX_THREADS];
+  const Array *a, *b;
+  Array *out;
+  int nchunks;
+  bool boolean;
+} MapJob;
+
+static void map_chunk(void *ctx, int thread, int c) {
+  MapJob *j = ctx;
+  size_t lo, hi;
+  cpu_chunk_bounds(j->a->len, B, j->nchunks, c, &lo, &hi);
+  CpuKernelRun *run = &j->runs[thread];
+  const double *x = j->a->r, *y = j->b ? j->b->r : NULL;
   double tmp[B];
-  for (size_t i = 0; i < n; i += B) {
-    if ((i & (64 * B - 1)) == 0) fe_poll_interrupt(t->span);
-    size_t m = min_size(B, n - i);
-    cpu_kernel_block(run, a->r + i, b ? b->r + i : NULL, m, tmp);
-    for (size_t j = 0; j < m; j++) out->v[i + j] = val_bool(tmp[j] != 0);
+  for (size_t i = lo; i < hi; i += B) {
+    size_t m = min_size(B, hi - i);
+    if (!j->boolean) {
+      cpu_kernel_block(run, x + i, y ? y + i : NULL, m, j->out->r + i);
+    } else {
+      cpu_kernel_block(run, x + i, y ? y + i : NULL, m, tmp);
+      for (size_t q = 0; q < m; q++) j->out->v[i + q] = val_bool(tmp[q] != 0);
+    }
   }
 }
 
-static Value op_map(const Term *t, Value *frame) {
-  const Term *lam = t->kids[0];
-  Array *a = eval_array(t->kids[1], frame);
-  size_t n = a->len;
-  if (cpu_metering) cpu_meter_array(t, n);
-  Array *out = val_new_array_of(t->type->elem, n, t->span);
-  CpuKernelRun run;
-  if (n > 0 && kernel_bind(lam, frame, &run)) {
-    kernel_map(&run, t, a, NULL, out);
-    return val_array(out);
-  }
-  const Sym *x = lam->syms[0];
-  const Term *body = lam->kids[0];
-  for (size_t i = 0; i < n; i++) {
-    if ((i & 255) == 0) fe_poll_interrupt(t->span);
-    frame[x->slot] = val_array_get(a, i);
-    val_array_set(out, i, cpu_eval(body, frame));
-  }
-  return val_array(out);
+/* Runs a bound kernel over a (and b) into out, on all cores when large. */
+static void kernel_map(CpuKernelRun *run, const Term *t, const Array *a, const Array *b, Array *out) {
+  ASSERT(!a->boxed && (!b || !b->boxed));
+  MapJob j;
+  j.a = a;
+  j.b = b;
+  j.out = out;
+  j.nchunks = cpu_chunks_for(a->len);
+  j.boolean = cpu_kernel_returns_bool(run->k);
+  ASSERT(j.boolean == out->boxed);
+  kernel_runs(j.runs, run, j.nchunks);
+  cpu_parallel_chunks(j.nchunks, map_chunk, &j, t->span);
 }
 
-static Value op_map2(const Term *t, Value *frame) {
+/* map (b NULL) or map2 of the map/map2 term t over the evaluated arrays a
+   and b (of equal lengths). */
+static Array *map_arrays(const Term *t, Value *frame, Array *a, Array *b) {
   const Term *lam = t->kids[0];
-  Array *a = eval_array(t->kids[1], frame);
-  Array *b = eval_array(t->kids[2], frame);
-  if (a->len != b->len) fe_error(t->span, "map2: lengths %zu and %zu differ", a->len, b->len);
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
   if (n > 0 && kernel_bind(lam, frame, &run)) {
     kernel_map(&run, t, a, b, out);
-    return val_array(out);
+    return out;
   }
   for (size_t i = 0; i < n; i++) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
-    val_array_set(out, i, apply2(lam, frame, val_array_get(a, i), val_array_get(b, i)));
+    Value r;
+    if (b) {
+      r = apply2(lam, frame, val_array_get(a, i), val_array_get(b, i));
+    } else {
+      frame[lam->syms[0]->slot] = val_array_get(a, i);
+      r = cpu_eval(lam->kids[0], frame);
+    }
+    val_array_set(out, i, r);
   }
-  return val_array(out);
+  return out;
+}
+
+/* The arrays of the map/map2 term t, evaluated (map2's lengths checked). */
+static void map_args(const Term *t, Value *frame, Array **a, Array **b) {
+  *a = eval_array(t->kids[1], frame);
+  *b = NULL;
+  if (t->prim == PRIM_MAP2) {
+    *b = eval_array(t->kids[2], frame);
+    if ((*a)->len != (*b)->len) fe_error(t->span, "map2: lengths %zu and %zu differ", (*a)->len, (*b)->len);
+  }
+}
+
+static Value op_map(const Term *t, Value *frame) {
+  Array *a, *b;
+  map_args(t, frame, &a, &b);
+  return val_array(map_arrays(t, frame, a, b));
 }
 
 /* ---- reduce, foldl, scanl, scanr ---- */
 
-static Value op_reduce(const Term *t, Value *frame) {
+/* A reduce over reals: its operator (a monoid loop or a kernel, one run per
+   thread) and its elements (an array, or a map/map2 kernel over one or two
+   arrays computed block by block), bracketed as the header says. */
+typedef struct RedJob {
+  const MonoidFns *m;                   /* the operator as a monoid, or */
+  CpuKernelRun op[CPU_MAX_THREADS];     /* ... as a kernel */
+  const double *r;                      /* the elements, or */
+  const double *x, *y;                  /* ... g over x (and y) */
+  CpuKernelRun g[CPU_MAX_THREADS];
+  double v;
+  size_t n;
+  int nchunks;
+  double acc[CPU_CHUNKS][B];
+  size_t nlanes[CPU_CHUNKS];
+} RedJob;
+
+static double red_op(RedJob *j, int thread, double l, double r) {
+  return j->m ? j->m->op(l, r) : cpu_kernel_call1(&j->op[thread], l, r);
+}
+
+static void red_chunk(void *ctx, int thread, int c) {
+  RedJob *j = ctx;
+  size_t lo, hi;
+  cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
+  double *acc = j->acc[c], buf[B], tmp[B];
+  for (size_t i = lo; i < hi; i += B) {
+    size_t k = min_size(B, hi - i);
+    const double *e = j->r ? j->r + i : buf;
+    if (!j->r) cpu_kernel_block(&j->g[thread], j->x + i, j->y ? j->y + i : NULL, k, buf);
+    if (i == lo) {
+      memcpy(acc, e, sizeof(double) * k);
+      j->nlanes[c] = k;
+      if (c == 0) acc[0] = red_op(j, thread, j->v, e[0]);
+    } else if (j->m) {
+      j->m->lanes(acc, e, k);
+    } else {
+      cpu_kernel_block(&j->op[thread], acc, e, k, tmp);
+      memcpy(acc, tmp, sizeof(double) * k);
+    }
+  }
+}
+
+/* Runs the job (n > 0): the chunks, then their lanes combined and folded. */
+static double red_run(RedJob *j, Span s) {
+  cpu_parallel_chunks(j->nchunks, red_chunk, j, s);
+  double *acc = j->acc[0];
+  for (int c = 1; c < j->nchunks; c++)
+    for (size_t l = 0; l < j->nlanes[c]; l++) acc[l] = red_op(j, 0, acc[l], j->acc[c][l]);
+  double r = acc[0];
+  for (size_t l = 1; l < j->nlanes[0]; l++) r = red_op(j, 0, r, acc[l]);
+  return r;
+}
+
+/* The generic reduce, bracketed in the same way, one chunk after another. */
+static Value reduce_generic(const Term *t, Value *frame, Value v, const Array *a) {
   const Term *lam = t->kids[0];
+  size_t n = a->len;
+  int nchunks = cpu_chunks_for(n);
+  Value *acc = NEW_ARRAY(Value, (size_t)nchunks * B);
+  size_t nlanes[CPU_CHUNKS];
+  for (int c = 0; c < nchunks; c++) {
+    size_t lo, hi;
+    cpu_chunk_bounds(n, B, nchunks, c, &lo, &hi);
+    Value *ac = acc + (size_t)c * B;
+    nlanes[c] = min_size(B, hi - lo);
+    for (size_t q = 0; q < nlanes[c]; q++) ac[q] = val_array_get(a, lo + q);
+    if (c == 0) ac[0] = apply2(lam, frame, v, ac[0]);
+    for (size_t i = lo + B; i < hi; i += B) {
+      fe_poll_interrupt(t->span);
+      size_t k = min_size(B, hi - i);
+      for (size_t q = 0; q < k; q++) ac[q] = apply2(lam, frame, ac[q], val_array_get(a, i + q));
+    }
+  }
+  for (int c = 1; c < nchunks; c++)
+    for (size_t l = 0; l < nlanes[c]; l++) acc[l] = apply2(lam, frame, acc[l], acc[(size_t)c * B + l]);
+  Value r = acc[0];
+  for (size_t l = 1; l < nlanes[0]; l++) r = apply2(lam, frame, r, acc[l]);
+  return r;
+}
+
+/* Sets up j's operator for lam; false when lam has neither a monoid loop
+   nor a kernel. */
+static bool red_operator(RedJob *j, const Term *lam, Value *frame) {
+  j->m = monoid_loops(lam);
+  if (j->m) return true;
+  CpuKernelRun run;
+  if (!kernel_bind(lam, frame, &run)) return false;
+  kernel_runs(j->op, &run, j->nchunks);
+  return true;
+}
+
+static Value op_reduce(const Term *t, Value *frame) {
+  const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = cpu_eval(t->kids[1], frame);
-  Array *a = eval_array(t->kids[2], frame);
+  RedJob *j = NULL;
+  Array *a;
+  if ((arg->kind == T_PRIM && (arg->prim == PRIM_MAP || arg->prim == PRIM_MAP2)) && !cpu_metering &&
+      use_kernel && v.kind == V_REAL) {
+    /* fusion: the mapped elements go straight into the lanes */
+    Array *x, *y;
+    map_args(arg, frame, &x, &y);
+    CpuKernelRun g;
+    if (x->len > 0 && !x->boxed && (!y || !y->boxed) && kernel_bind(arg->kids[0], frame, &g) &&
+        !cpu_kernel_returns_bool(g.k)) {
+      j = NEW(RedJob);
+      j->n = x->len;
+      j->nchunks = cpu_chunks_for(j->n);
+      j->v = v.u.r;
+      if (red_operator(j, lam, frame)) {
+        j->x = x->r;
+        j->y = y ? y->r : NULL;
+        kernel_runs(j->g, &g, j->nchunks);
+        return val_real(red_run(j, t->span));
+      }
+    }
+    a = map_arrays(arg, frame, x, y);
+  } else {
+    a = eval_array(arg, frame);
+  }
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
   if (n == 0) return v;
-  const MonoidFns *m = monoid_loops(lam);
-  if (m) return val_real(m->reduce(v.u.r, a->r, n, t->span));
-  size_t lanes = min_size(n, B), i;
-  CpuKernelRun run;
-  if (kernel_bind(lam, frame, &run)) {
-    double acc[B], tmp[B];
-    acc[0] = cpu_kernel_call1(&run, v.u.r, a->r[0]);
-    for (size_t j = 1; j < lanes; j++) acc[j] = a->r[j];
-    for (i = lanes; i < n; i += B) {
-      if ((i & (64 * B - 1)) == 0) fe_poll_interrupt(t->span);
-      size_t k = min_size(B, n - i);
-      cpu_kernel_block(&run, acc, a->r + i, k, tmp);
-      memcpy(acc, tmp, sizeof(double) * k);
-    }
-    double r = acc[0];
-    for (size_t j = 1; j < lanes; j++) r = cpu_kernel_call1(&run, r, acc[j]);
-    return val_real(r);
+  if (!a->boxed && v.kind == V_REAL) {
+    if (!j) j = NEW(RedJob);
+    memset(j, 0, sizeof *j);
+    j->n = n;
+    j->nchunks = cpu_chunks_for(n);
+    j->v = v.u.r;
+    j->r = a->r;
+    if (red_operator(j, lam, frame)) return val_real(red_run(j, t->span));
   }
-  Value acc[B];
-  acc[0] = apply2(lam, frame, v, val_array_get(a, 0));
-  for (size_t j = 1; j < lanes; j++) acc[j] = val_array_get(a, j);
-  for (i = lanes; i < n; i += B) {
-    fe_poll_interrupt(t->span);
-    size_t k = min_size(B, n - i);
-    for (size_t j = 0; j < k; j++) acc[j] = apply2(lam, frame, acc[j], val_array_get(a, i + j));
-  }
-  Value r = acc[0];
-  for (size_t j = 1; j < lanes; j++) r = apply2(lam, frame, r, acc[j]);
-  return r;
+  return reduce_generic(t, frame, v, a);
 }
 
 static Value op_foldl(const Term *t, Value *frame) {
@@ -390,7 +532,7 @@ static const char *file_arg(const Term *t) {
 Value cpu_array_prim(const Term *t, Value *frame) {
   switch (t->prim) {
   case PRIM_MAP: return op_map(t, frame);
-  case PRIM_MAP2: return op_map2(t, frame);
+  case PRIM_MAP2: return op_map(t, frame);
   case PRIM_REDUCE: return op_reduce(t, frame);
   case PRIM_FOLDL: return op_foldl(t, frame);
   case PRIM_SCANL: return op_scan(t, frame, false);

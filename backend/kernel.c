@@ -662,6 +662,18 @@ static void ensure_blocks(CpuKernelRun *run) {
     if (k->phys[v] >= 0) run->ptr[v] = run->scratch + (size_t)B * (size_t)k->phys[v];
 }
 
+void cpu_kernel_prepare(CpuKernelRun *run) { ensure_blocks(run); }
+
+void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst) {
+  *dst = *src;
+  dst->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)src->k->nvregs);
+  if (!dst->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
+  memcpy(dst->sregs, src->sregs, sizeof(double) * (size_t)src->k->nvregs);
+  dst->bcast = dst->scratch = dst->pad = NULL;
+  dst->ptr = NULL;
+  ensure_blocks(dst);
+}
+
 void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {
   ASSERT(n <= B);
   ensure_blocks(run);

@@ -51,6 +51,14 @@ typedef struct CpuKernelRun {
    raised again. */
 bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run);
 
+/* Allocates run's block buffers now (cpu_kernel_block would on its first
+   call), so that no allocation happens inside a parallel loop. */
+void cpu_kernel_prepare(CpuKernelRun *run);
+
+/* dst: a copy of the bound run src with buffers of its own (allocated
+   here), for another thread. */
+void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst);
+
 /* Runs the kernel on n <= CPU_BLOCK elements: x[i] (and y[i] for two
    parameters) -> out[i]. out must not overlap x or y. */
 void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out);

@@ -11,6 +11,7 @@
 #include "../../backend/array_ops.h"
 #include "../../backend/eval.h"
 #include "../../backend/kernel.h"
+#include "../../backend/parallel.h"
 #include "../../frontend/session.h"
 #include "../suites.h"
 #include "../testlib.h"
@@ -364,6 +365,63 @@ START_TEST(paths_257) { paths_agree(257); }
 END_TEST
 START_TEST(paths_100000) { paths_agree(100000); }
 END_TEST
+/* past CPU_PAR_MIN: chunked, parallel on the fast paths, chunk by chunk on
+   the generic one, the same bracketing everywhere */
+START_TEST(paths_chunked) { paths_agree(CPU_PAR_MIN + 300); }
+END_TEST
+
+/* The number of threads never changes a bit: the chunks depend on the
+   length only. */
+START_TEST(threads_same_bits) {
+  size_t n = 3 * CPU_PAR_MIN + 7;
+  tl_run(una_sprintf("let A = map (x. 2 * x - 1) (rand %zu 1)\n"
+                     "let B = map (x. 2 * x - 1) (rand %zu 2)\n"
+                     "def f (x: R) : R = let t = x * x in t - 2 * x\n"
+                     "let c = 3\n",
+                     n, n));
+  int saved = cpu_threads();
+  for (size_t i = 0; i < sizeof path_cases / sizeof *path_cases; i++) {
+    char *text = una_sprintf("let k = 0.25 in %s", path_cases[i].expr);
+    Value got[3];
+    static const int threads[3] = {1, 2, 5};
+    for (int q = 0; q < 3; q++) {
+      cpu_set_threads(threads[q]);
+      got[q] = tl_ev(text);
+    }
+    cpu_set_threads(saved);
+    ck_assert_msg(tl_same_bits(got[0], got[1], true), "%s: 1 and 2 threads differ", path_cases[i].expr);
+    ck_assert_msg(tl_same_bits(got[0], got[2], true), "%s: 1 and 5 threads differ", path_cases[i].expr);
+  }
+  cpu_set_threads(saved);
+}
+END_TEST
+
+/* A parallel reduce against a sequential C loop in the documented
+   bracketing (chunks of whole blocks, lanes, lanes combined in chunk
+   order, then folded). */
+START_TEST(chunked_bracketing) {
+  size_t n = CPU_PAR_MIN + 1000;
+  tl_run(una_sprintf("let A = map (x. 2 * x - 1) (rand %zu 3)\n", n));
+  Value av = tl_ev("A");
+  const double *a = av.u.a->r;
+  double acc[CPU_CHUNKS][CPU_BLOCK];
+  for (int c = 0; c < CPU_CHUNKS; c++) {
+    size_t lo, hi;
+    cpu_chunk_bounds(n, CPU_BLOCK, CPU_CHUNKS, c, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
+      double x = a[i] * a[i];
+      if (i - lo < CPU_BLOCK) acc[c][i - lo] = c == 0 && i == 0 ? 0.5 + x : x;
+      else acc[c][(i - lo) % CPU_BLOCK] += x;
+    }
+  }
+  for (int c = 1; c < CPU_CHUNKS; c++)
+    for (int l = 0; l < CPU_BLOCK; l++) acc[0][l] += acc[c][l];
+  double r = acc[0][0];
+  for (int l = 1; l < CPU_BLOCK; l++) r += acc[0][l];
+  Value got = tl_ev("reduce (+) 0.5 (map (x. x * x) A)");
+  ck_assert(got.u.r == r);
+}
+END_TEST
 
 static CpuMonoid monoid(const char *expr, bool *swapped) {
   const Term *t = tl_check(expr)->body;
@@ -450,6 +508,9 @@ Suite *suite_eval(void) {
   tcase_add_test(tc, paths_256);
   tcase_add_test(tc, paths_257);
   tcase_add_test(tc, paths_100000);
+  tcase_add_test(tc, paths_chunked);
+  tcase_add_test(tc, threads_same_bits);
+  tcase_add_test(tc, chunked_bracketing);
   tcase_add_test(tc, reference_values);
   suite_add_tcase(s, tc);
   return s;
