@@ -20,7 +20,9 @@
 
    Fusion: `reduce f v (map g A)` and `reduce f v (map2 g A B)` written
    inline, with g a kernel, compute g block by block into the reduce's
-   lanes: the mapped array is never allocated. map and map2 over large
+   lanes, and scanl/scanr of such a map into the scan, block by block in
+   the scan's direction: the mapped array is never allocated. foldl and
+   scanl of the linear recurrence acc * k + y run as a plain loop. map and map2 over large
    arrays run their kernels on all cores, chunk by chunk.
 
    While the cost meter runs (cost_meter.h), each builtin counts its own
@@ -168,6 +170,31 @@ static bool kernel_bind(const Term *lam, Value *frame, CpuKernelRun *run) {
   if (!use_kernel || cpu_metering) return false;
   const CpuKernel *k = cpu_kernel_for(lam);
   return k && cpu_kernel_bind(k, frame, run);
+}
+
+/* The linear recurrence acc * k + y (Horner's rule, exponential
+   smoothing): true when lam is (acc, y. acc * k + y) or (acc, y. k * acc +
+   y) with k a literal or a variable of type R other than acc and y; *k is
+   then k's value in frame. foldl and scanl run it as a plain loop, with
+   the same two roundings per element as the kernel. */
+static bool affine_of(const Term *lam, Value *frame, double *k) {
+  if (!use_kernel || cpu_metering || lam->kind != T_LAM || lam->nsyms != 2) return false;
+  const Sym *acc = lam->syms[0], *y = lam->syms[1];
+  const Term *b = lam->kids[0];
+  if (b->kind != T_PRIM || b->prim != PRIM_ADD || b->kids[1]->kind != T_VAR || b->kids[1]->sym != y) return false;
+  const Term *m = b->kids[0];
+  if (m->kind != T_PRIM || m->prim != PRIM_MUL) return false;
+  const Term *f = NULL;
+  if (m->kids[0]->kind == T_VAR && m->kids[0]->sym == acc) f = m->kids[1];
+  else if (m->kids[1]->kind == T_VAR && m->kids[1]->sym == acc) f = m->kids[0];
+  if (!f) return false;
+  if (f->kind == T_NUM) {
+    *k = f->num;
+    return true;
+  }
+  if (f->kind != T_VAR || f->sym == acc || f->sym == y || !f->type || f->type->kind != TY_REAL) return false;
+  *k = frame[f->sym->slot].u.r;
+  return true;
 }
 
 /* The generic path's application of a two-parameter lambda. */
@@ -422,6 +449,15 @@ static Value op_foldl(const Term *t, Value *frame) {
   if (n == 0) return v;
   const MonoidFns *m = monoid_loops(lam);
   if (m) return val_real(m->foldl(v.u.r, a->r, n, t->span));
+  double k;
+  if (!a->boxed && v.kind == V_REAL && affine_of(lam, frame, &k)) {
+    double acc = v.u.r;
+    for (size_t i = 0; i < n; i++) {
+      if ((i & 65535) == 0) fe_poll_interrupt(t->span);
+      acc = acc * k + a->r[i];
+    }
+    return val_real(acc);
+  }
   CpuKernelRun run;
   if (kernel_bind(lam, frame, &run)) {
     double acc = v.u.r;
@@ -443,16 +479,62 @@ static Value op_foldl(const Term *t, Value *frame) {
    index i of the input, from the left for scanl and from the right for
    scanr; the accumulator is the lambda's first argument in scanl and its
    second in scanr (section 5). */
+/* scanl/scanr of a map/map2 kernel g over x (and y), fused: g computed a
+   block at a time, in the scan's direction, and scanned from there (the
+   same operations in the same order as unfused). */
+static Array *scan_fused(const Term *t, bool right, const MonoidFns *m, CpuKernelRun *op, CpuKernelRun *g, double v,
+                         const Array *x, const Array *y) {
+  size_t n = x->len;
+  Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
+  double *o = out->r, buf[B], acc = v;
+  o[right ? n : 0] = acc;
+  size_t nb = (n + B - 1) / B;
+  for (size_t bi = 0; bi < nb; bi++) {
+    if ((bi & 63) == 0) fe_poll_interrupt(t->span);
+    size_t i = (right ? nb - 1 - bi : bi) * B, k = min_size(B, n - i);
+    cpu_kernel_block(g, x->r + i, y ? y->r + i : NULL, k, buf);
+    if (!right) {
+      for (size_t q = 0; q < k; q++) o[i + q + 1] = acc = m ? m->op(acc, buf[q]) : cpu_kernel_call1(op, acc, buf[q]);
+    } else {
+      for (size_t q = k; q-- > 0;) o[i + q] = acc = m ? m->op(buf[q], acc) : cpu_kernel_call1(op, buf[q], acc);
+    }
+  }
+  return out;
+}
+
 static Value op_scan(const Term *t, Value *frame, bool right) {
-  const Term *lam = t->kids[0];
+  const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = cpu_eval(t->kids[1], frame);
-  Array *a = eval_array(t->kids[2], frame);
+  Array *a;
+  if ((arg->kind == T_PRIM && (arg->prim == PRIM_MAP || arg->prim == PRIM_MAP2)) && !cpu_metering &&
+      use_kernel && v.kind == V_REAL) {
+    Array *x, *y;
+    map_args(arg, frame, &x, &y);
+    CpuKernelRun g, op;
+    const MonoidFns *m = monoid_loops(lam);
+    if (x->len > 0 && !x->boxed && (!y || !y->boxed) && kernel_bind(arg->kids[0], frame, &g) &&
+        !cpu_kernel_returns_bool(g.k) && (m || kernel_bind(lam, frame, &op)))
+      return val_array(scan_fused(t, right, m, m ? NULL : &op, &g, v.u.r, x, y));
+    a = map_arrays(arg, frame, x, y);
+  } else {
+    a = eval_array(arg, frame);
+  }
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
   Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
   const MonoidFns *m = monoid_loops(lam);
   if (m) {
     (right ? m->scanr : m->scanl)(v.u.r, a->r, n, out->r, t->span);
+    return val_array(out);
+  }
+  double coef;
+  if (!right && !a->boxed && v.kind == V_REAL && affine_of(lam, frame, &coef)) {
+    double acc = v.u.r;
+    out->r[0] = acc;
+    for (size_t i = 0; i < n; i++) {
+      if ((i & 65535) == 0) fe_poll_interrupt(t->span);
+      out->r[i + 1] = acc = acc * coef + a->r[i];
+    }
     return val_array(out);
   }
   CpuKernelRun run;
