@@ -44,6 +44,18 @@ static bool same_check(const Term *r, const Term *c) {
          r->kids[1]->sym == c->kids[1]->sym && r->kids[2]->sym == c->kids[2]->sym && same_span(r->span, c->span);
 }
 
+/* True when evaluating r raises the check c first: r is the same check,
+   or a reduce, fold or scan whose initial value cannot raise and whose
+   array is such a term. */
+static bool leads_with(const Term *r, const Term *c) {
+  for (;;) {
+    if (same_check(r, c)) return true;
+    if (r->kind != T_PRIM || r->nkids != 3 || opt_may_raise(r->kids[1])) return false;
+    if (r->prim != PRIM_REDUCE && r->prim != PRIM_FOLDL && r->prim != PRIM_SCANL && r->prim != PRIM_SCANR) return false;
+    r = r->kids[2];
+  }
+}
+
 /* True when the dead length check lets[i] is raised again, word for word,
    by a later binding (or the tail) with nothing that can raise between. */
 static bool checked_later(const Term **lets, long i, long n, const Term *tail) {
@@ -51,10 +63,10 @@ static bool checked_later(const Term **lets, long i, long n, const Term *tail) {
   if (!length_check(c)) return false;
   for (long j = i + 1; j < n; j++) {
     const Term *r = lets[j]->kids[0];
-    if (same_check(r, c)) return true;
+    if (leads_with(r, c)) return true;
     if (opt_may_raise(r)) return false;
   }
-  return same_check(tail, c);
+  return leads_with(tail, c);
 }
 
 /* A let chain, from its end back to its start. */
