@@ -87,6 +87,21 @@ bench-grad: deps
 	@$(MAKE) --no-print-directory $(B)/bench/grad_scale
 	$(B)/bench/grad_scale
 
+# The CPU benchmark suite: Una against hand-written C, JAX and PyTorch
+# (bench/cpu/README.md). BENCH_N, BENCH_PROGRAMS, BENCH_PEERS select a subset.
+.PHONY: bench
+$(B)/bench/c_grads.o: bench/cpu/c_grads.c bench/cpu/c_grads.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g $(WARN) -c -o $@ $<
+
+$(B)/bench/una_bench: bench/cpu/una_bench.c bench/cpu/c_grads.h $(B)/bench/c_grads.o $(B)/libuna.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/bench/c_grads.o $(B)/libuna.a $(LIBS)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(B)/bench/una_bench
+	@B=$(B) sh bench/cpu/run.sh
+
 install: $(UNA)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/una $(DESTDIR)$(PREFIX)/share/doc/una
 	install -m 755 $(UNA) $(DESTDIR)$(PREFIX)/bin/una

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""peers.py: JAX and PyTorch times for the CPU benchmark suite (bench/cpu/README.md).
+
+    peers.py --peer jax|torch [--programs prod,dot,...] [--n "100000 1000000"] [--reps 5]
+
+For every program and size it builds the same inputs as c_grads.c (formulas
+of the index i), then times the gradient with respect to every parameter,
+median of REPS calls after one warm-up call:
+  jax    jax.jit(jax.grad(f, argnums=(0, 1, ...))), float64, result
+         waited for with jax.block_until_ready;
+  torch  forward + backward, float64: torch.autograd.grad(f(*xs), xs) with
+         leaf tensors that require grad; torch.set_num_threads left as it is.
+It prints JSON lines on stdout, which una_bench merges into its table:
+  {"peer": P, "version": V, "threads": T}                 first
+  {"peer": P, "program": NAME, "n": N, "ms": MS, "gabs": S}  S = sum |gradient|
+  {"peer": P, "program": NAME, "n": N, "error": MSG}      when it failed
+  {"peer": P, "skip": MSG}                                 when P cannot be imported
+"""
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+PROGRAMS = ["prod", "dot", "logsumexp", "softmax_xent", "bce", "linreg", "horner",
+            "map_heavy", "lets16"]
+
+
+def emit(obj):
+    print(json.dumps(obj), flush=True)
+
+
+def base(n):
+    """u(i), v(i) of c_grads.c, bit for bit."""
+    i = np.arange(n, dtype=np.int64)
+    u = ((i * 7919) % 10007) / 10007.0
+    v = ((i * 104729 + 12345) % 10009) / 10009.0
+    return u, v
+
+
+def inputs(name, n):
+    """The arguments of program name at size n (floats for R, arrays for [R])."""
+    u, v = base(n)
+    if name == "prod":
+        return [1.0 + (u - 0.5) * 1e-6]
+    if name == "dot":
+        return [u, v]
+    if name == "logsumexp":
+        return [10.0 * u]
+    if name == "softmax_xent":
+        return [4.0 * u - 2.0, v / np.cumsum(v)[-1]]  # cumsum: C's sequential sum
+    if name == "bce":
+        return [8.0 * u - 4.0, v]
+    if name == "linreg":
+        x = 4.0 * u - 2.0
+        return [0.7, -0.3, x, 0.5 * x + (v - 0.5)]
+    if name == "horner":
+        return [0.99, u - 0.5]
+    if name == "map_heavy":
+        return [4.0 * u - 2.0]
+    if name == "lets16":
+        return [0.5 + 0.5 * u, 0.5 + 0.5 * v]
+    raise ValueError(name)
+
+
+def lets16_body(a, b):
+    """Example 1.1 scaled up: 16 lets, as in c_grads.c."""
+    w_prev = a * b               # w1
+    w = w_prev * a               # w2
+    for _ in range(3, 17):       # w3 .. w16
+        w_prev, w = w, (w * a + w_prev * b) * 0.5
+    return w
+
+
+def jax_functions():
+    import jax
+    import jax.numpy as jnp
+    from jax.scipy.special import logsumexp
+
+    def horner(x, cs):
+        acc, _ = jax.lax.scan(lambda acc, c: (acc * x + c, None), jnp.zeros((), cs.dtype), cs)
+        return acc
+
+    def heavy(a):
+        t = 1 + a * a
+        return jnp.sum(jnp.exp(jnp.sin(a)) * jnp.log(t) + jnp.tanh(a) * jnp.power(t, 0.75))
+
+    def bce(w, y):
+        s = jax.nn.sigmoid(w)
+        return -jnp.sum(y * jnp.log(s) + (1 - y) * jnp.log(1 - s))
+
+    return {
+        "prod": lambda a: jnp.prod(a),
+        "dot": lambda a, b: jnp.dot(a, b),
+        "logsumexp": lambda a: logsumexp(a),
+        "softmax_xent": lambda z, y: logsumexp(z) - jnp.dot(y, z),
+        "bce": bce,
+        "linreg": lambda w, b, x, y: jnp.sum((w * x + b - y) ** 2) / x.shape[0],
+        "horner": horner,
+        "map_heavy": heavy,
+        "lets16": lambda x1, x2: jnp.sum(lets16_body(x1, x2)),
+    }
+
+
+def torch_functions():
+    import torch
+
+    def horner(x, cs):
+        # foldl as a Python loop would build 10^7 autograd nodes; the
+        # vectorised closed form sum_i cs_i x^(n-1-i) is what a PyTorch user writes.
+        n = cs.shape[0]
+        k = torch.arange(n - 1, -1, -1, dtype=cs.dtype)
+        return torch.sum(cs * x ** k)
+
+    def heavy(a):
+        t = 1 + a * a
+        return torch.sum(torch.exp(torch.sin(a)) * torch.log(t) + torch.tanh(a) * torch.pow(t, 0.75))
+
+    def bce(w, y):
+        s = torch.sigmoid(w)
+        return -torch.sum(y * torch.log(s) + (1 - y) * torch.log(1 - s))
+
+    return {
+        "prod": lambda a: torch.prod(a),
+        "dot": lambda a, b: torch.dot(a, b),
+        "logsumexp": lambda a: torch.logsumexp(a, 0),
+        "softmax_xent": lambda z, y: torch.logsumexp(z, 0) - torch.dot(y, z),
+        "bce": bce,
+        "linreg": lambda w, b, x, y: torch.sum((w * x + b - y) ** 2) / x.shape[0],
+        "horner": horner,
+        "map_heavy": heavy,
+        "lets16": lambda x1, x2: torch.sum(lets16_body(x1, x2)),
+    }
+
+
+def timed(call, reps):
+    """Median ms of reps calls after a warm-up call, and the last result."""
+    out = call()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = call()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times), out
+
+
+def run_jax(programs, sizes, reps):
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    import jax.numpy as jnp
+    fns = jax_functions()
+    emit({"peer": "jax", "version": jax.__version__, "devices": str(jax.devices())})
+    for name in programs:
+        f = fns[name]
+        for n in sizes:
+            try:
+                args = [jnp.asarray(a, dtype=jnp.float64) for a in inputs(name, n)]
+                g = jax.jit(jax.grad(f, argnums=tuple(range(len(args)))))
+                ms, out = timed(lambda: jax.block_until_ready(g(*args)), reps)
+                gabs = float(sum(np.sum(np.abs(np.asarray(c))) for c in out))
+                emit({"peer": "jax", "program": name, "n": n, "ms": ms, "gabs": gabs})
+                del args, g, out
+            except Exception as e:  # report and go on with the next one
+                emit({"peer": "jax", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
+            gc.collect()
+            jax.clear_caches()
+
+
+def run_torch(programs, sizes, reps):
+    import torch
+    fns = torch_functions()
+    emit({"peer": "torch", "version": torch.__version__, "threads": torch.get_num_threads()})
+    for name in programs:
+        f = fns[name]
+        for n in sizes:
+            try:
+                args = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in inputs(name, n)]
+                ms, out = timed(lambda: torch.autograd.grad(f(*args), args), reps)
+                gabs = float(sum(torch.sum(torch.abs(c)).item() for c in out))
+                emit({"peer": "torch", "program": name, "n": n, "ms": ms, "gabs": gabs})
+                del args, out
+            except Exception as e:
+                emit({"peer": "torch", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
+            gc.collect()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--peer", required=True, choices=["jax", "torch"])
+    ap.add_argument("--programs", default="all")
+    ap.add_argument("--n", default="100000 1000000 10000000")
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    words = a.programs.replace(",", " ").split()
+    programs = []
+    for w in words:
+        if w == "all":
+            programs += PROGRAMS
+        elif w in PROGRAMS:
+            programs.append(w)
+        else:
+            sys.exit(f"peers.py: unknown program '{w}' (known: {', '.join(PROGRAMS)})")
+    sizes = [int(float(w)) for w in a.n.replace(",", " ").split()]
+    try:
+        run = run_jax if a.peer == "jax" else run_torch
+        run(programs, sizes, a.reps)
+    except ImportError as e:
+        emit({"peer": a.peer, "skip": f"cannot import it: {e}"})
+
+
+if __name__ == "__main__":
+    main()
