@@ -45,6 +45,15 @@ fi
 mkdir -p "$OUT"
 : > "$PEERS_FILE"
 
+# Other work on the machine skews every time here, PyTorch's most (its
+# OpenMP threads wait for each other). The CPU time that other processes
+# used during the run is measured (all CPU time in /proc/stat less this
+# script's children's) and recorded in RESULTS.md; a warning is printed
+# when it is more than 5% of the machine.
+cpu_busy() { awk '/^cpu / {printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / '"$(getconf CLK_TCK 2>/dev/null || echo 100)"'}' /proc/stat 2>/dev/null; }
+busy_start=$(cpu_busy)
+wall_start=$(date +%s)
+
 # A peer that cannot run gets a line saying why; una_bench prints it.
 skip() { # peer reason
   say "skipping $1: $2"
@@ -116,6 +125,20 @@ say "running Una and C ($BIN)"
 status=$?
 cat "$TABLE"
 
+others=unknown
+if [ -n "$busy_start" ]; then
+  busy_end=$(cpu_busy)
+  wall=$(($(date +%s) - wall_start))
+  times > "$OUT/times.txt" # in this shell: the second line is its children's user and system time
+  mine=$(tail -n 1 "$OUT/times.txt" | awk '{n = 0; for (i = 1; i <= 2; i++) {split($i, a, "m"); n += a[1] * 60 + a[2]} print n}')
+  others=$(awk -v b0="$busy_start" -v b1="$busy_end" -v m="$mine" -v w="$wall" -v c="$(nproc)" \
+    'BEGIN {o = b1 - b0 - m; if (o < 0) o = 0; p = (w > 0) ? 100 * o / (w * c) : 0; printf "%.0f s of %d s x %d vCPUs (%.0f%%)", o, w, c, p}')
+  if awk -v b0="$busy_start" -v b1="$busy_end" -v m="$mine" -v w="$wall" -v c="$(nproc)" \
+      'BEGIN {exit !(w > 0 && (b1 - b0 - m) > 0.05 * w * c)}'; then
+    say "warning: other processes used the CPU during the run ($others): timings are skewed"
+  fi
+fi
+
 full=no
 [ -z "${BENCH_N:-}${BENCH_PROGRAMS:-}${BENCH_PEERS:-}${BENCH_REPS:-}" ] && full=yes
 save=${BENCH_SAVE:-$full}
@@ -136,6 +159,7 @@ if [ "$save" = 1 ] && [ -s "$TABLE" ]; then
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- Machine: $(nproc) vCPUs, ${model:-unknown CPU}, ${mem:-?} GiB memory ($(uname -sr))"
     echo "- Una: commit $commit, built with $(${CC:-cc} --version 2>/dev/null | head -n 1)"
+    echo "- CPU time used by other processes during the run: $others"
     echo "- Exit status of una_bench: $status"
     echo
     cat "$TABLE"

@@ -8,7 +8,9 @@
      - Una's gradient: `grad f X0 X1 ...` the same way, its peak resident
        memory after the first (warm-up) evaluation, and its largest relative
        difference from the hand-written C gradient;
-     - the hand-written C primal and gradient (c_grads.c).
+     - the hand-written C primal and gradient (c_grads.c); the gradient
+       with malloc'd results that reuse freed memory (the table) and with
+       glibc's default malloc (fresh pages in every call; the details).
    Times are the median of REPS evaluations after one warm-up; before each
    Una evaluation the heap is collected (outside the timing), so every run
    starts from the same state. JAX and PyTorch times come from peers.py as
@@ -495,6 +497,8 @@ static const char *fmt_ratio(char *buf, size_t size, double a, double b) {
 
 static double peer_ms(const PeerRow *r) { return r && !r->error[0] ? r->ms : NAN; }
 
+static const char *const peer_names[2] = {"jax", "torch"};
+
 /* ---- main ---------------------------------------------------------------- */
 
 typedef struct Row {
@@ -671,12 +675,11 @@ int main(int argc, char **argv) {
              una / r->primal.ms, fmt_ms(b1, sizeof b1, una), fmt_ms(b2, sizeof b2, r->primal.ms));
       missed++;
     }
-    static const char *const peers[2] = {"jax", "torch"}, *const pnames[2] = {"JAX", "PyTorch"};
     for (int k = 0; k < 2; k++) {
-      double pm = peer_ms(find_peer(peers[k], nm, r->n));
+      double pm = peer_ms(find_peer(peer_names[k], nm, r->n));
       if (pm > 0 && una >= pm) {
         printf("- %s: Una grad %s ms is not faster than %s (%s ms; %.1fx)\n", nm,
-               fmt_ms(b1, sizeof b1, una), pnames[k], fmt_ms(b2, sizeof b2, pm), una / pm);
+               fmt_ms(b1, sizeof b1, una), peer_title(peer_names[k]), fmt_ms(b2, sizeof b2, pm), una / pm);
         missed++;
       }
     }
@@ -711,9 +714,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nrows; i++) {
     Row *r = &rows[i];
     char pd[2][32];
-    static const char *const peers[2] = {"jax", "torch"};
     for (int k = 0; k < 2; k++) {
-      const PeerRow *pr = find_peer(peers[k], r->p->name, r->n);
+      const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->n);
       if (!pr || pr->error[0] || !(pr->gabs >= 0) || r->grad.error[0]) snprintf(pd[k], 32, "-");
       else {
         double d = fabs(pr->gabs - r->grad.gabs) / fmax(r->grad.gabs, DBL_MIN);
@@ -743,10 +745,9 @@ int main(int argc, char **argv) {
              "to argument %d, element %zu: Una %.17g, C %.17g\n",
              r->p->name, r->n, r->grad.err, tol, r->grad.worst_arg + 1, r->grad.worst_at,
              r->grad.worst_una, r->grad.worst_c);
-    static const char *const peers[2] = {"jax", "torch"}, *const pnames[2] = {"JAX", "PyTorch"};
     for (int k = 0; k < 2; k++) {
-      const PeerRow *pr = find_peer(peers[k], r->p->name, r->n);
-      if (pr && pr->error[0]) printf("- %s, n = %zu, %s: %s\n", r->p->name, r->n, pnames[k], pr->error);
+      const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->n);
+      if (pr && pr->error[0]) printf("- %s, n = %zu, %s: %s\n", r->p->name, r->n, peer_title(peer_names[k]), pr->error);
     }
   }
   if (peer_mismatch) printf("- a peer's gradient differs from C's by more than 1e-6 (see the table)\n");
