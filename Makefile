@@ -79,9 +79,9 @@ asan: deps
 	@$(MAKE) --no-print-directory SAN=1 check
 
 # The scaling benchmark of reverse mode (bench/grad_scale/README.md).
-$(B)/bench/grad_scale: bench/grad_scale/grad_scale.c $(B)/libuna.a
+$(B)/bench/grad_scale: bench/grad_scale/grad_scale.c bench/bench_util.h $(B)/libuna.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libuna.a $(LIBS)
 
 bench-grad: deps
 	@$(MAKE) --no-print-directory $(B)/bench/grad_scale
@@ -94,7 +94,7 @@ $(B)/bench/c_grads.o: bench/cpu/c_grads.c bench/cpu/c_grads.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g $(WARN) -c -o $@ $<
 
-$(B)/bench/una_bench: bench/cpu/una_bench.c bench/cpu/c_grads.h $(B)/bench/c_grads.o $(B)/libuna.a
+$(B)/bench/una_bench: bench/cpu/una_bench.c bench/bench_util.h bench/cpu/c_grads.h $(B)/bench/c_grads.o $(B)/libuna.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/bench/c_grads.o $(B)/libuna.a $(LIBS)
 

@@ -80,21 +80,6 @@ CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped) {
 #define OP_MINSW(l, r) cpu_min((r), (l))
 
 #define DEFINE_MONOID(NAME, OP)                                                 \
-  static double reduce_##NAME(double v, const double *a, size_t n, Span s) {   \
-    double acc[B];                                                              \
-    size_t lanes = min_size(n, B), i;                                           \
-    acc[0] = OP(v, a[0]);                                                       \
-    for (size_t j = 1; j < lanes; j++) acc[j] = a[j];                           \
-    for (i = lanes; i + B <= n; i += B) {                                       \
-      const double *p = a + i;                                                  \
-      for (int j = 0; j < B; j++) acc[j] = OP(acc[j], p[j]);                    \
-      if ((i & (64 * B - 1)) == 0) fe_poll_interrupt(s);                        \
-    }                                                                           \
-    for (size_t j = 0; i + j < n; j++) acc[j] = OP(acc[j], a[i + j]);           \
-    double r = acc[0];                                                          \
-    for (size_t j = 1; j < lanes; j++) r = OP(r, acc[j]);                       \
-    return r;                                                                   \
-  }                                                                             \
   static double foldl_##NAME(double v, const double *a, size_t n, Span s) {    \
     double acc = v;                                                             \
     for (size_t i = 0; i < n; i++) {                                            \
@@ -134,7 +119,6 @@ DEFINE_MONOID(min, OP_MIN)
 DEFINE_MONOID(minsw, OP_MINSW)
 
 typedef struct MonoidFns {
-  double (*reduce)(double, const double *, size_t, Span);
   double (*foldl)(double, const double *, size_t, Span);
   void (*scanl)(double, const double *, size_t, double *, Span);
   void (*scanr)(double, const double *, size_t, double *, Span);
@@ -143,7 +127,7 @@ typedef struct MonoidFns {
 } MonoidFns;
 
 #define MONOID_FNS(NAME) \
-  { reduce_##NAME, foldl_##NAME, scanl_##NAME, scanr_##NAME, lanes_##NAME, op_##NAME }
+  { foldl_##NAME, scanl_##NAME, scanr_##NAME, lanes_##NAME, op_##NAME }
 
 static const MonoidFns monoids[6] = {
     MONOID_FNS(add), MONOID_FNS(mul), MONOID_FNS(max), MONOID_FNS(maxsw), MONOID_FNS(min), MONOID_FNS(minsw),
@@ -306,6 +290,22 @@ static Value op_map(const Term *t, Value *frame) {
 
 /* ---- reduce, foldl, scanl, scanr ---- */
 
+/* True when arg, the array of a reduce or scan with initial value v, is a
+   map or map2 written inline that may be fused into it (fast paths on,
+   not metering, reals). */
+static bool fusable_map(const Term *arg, Value v) {
+  return arg->kind == T_PRIM && (arg->prim == PRIM_MAP || arg->prim == PRIM_MAP2) && !cpu_metering && use_kernel &&
+         v.kind == V_REAL;
+}
+
+/* Binds g to the kernel of the map/map2 arg over its evaluated arrays x
+   and y; false when it has none, returns booleans, or an array is empty or
+   boxed (then the map is materialised). */
+static bool map_kernel(const Term *arg, Value *frame, const Array *x, const Array *y, CpuKernelRun *g) {
+  return x->len > 0 && !x->boxed && (!y || !y->boxed) && kernel_bind(arg->kids[0], frame, g) &&
+         !cpu_kernel_returns_bool(g->k);
+}
+
 /* A reduce over reals: its operator (a monoid loop or a kernel, one run per
    thread) and its elements (an array, or a map/map2 kernel over one or two
    arrays computed block by block), bracketed as the header says. */
@@ -400,25 +400,23 @@ static bool red_operator(RedJob *j, const Term *lam, Value *frame) {
 static Value op_reduce(const Term *t, Value *frame) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = cpu_eval(t->kids[1], frame);
-  RedJob *j = NULL;
+  RedJob j;
+  memset(&j, 0, sizeof j);
+  j.v = v.u.r;
   Array *a;
-  if ((arg->kind == T_PRIM && (arg->prim == PRIM_MAP || arg->prim == PRIM_MAP2)) && !cpu_metering &&
-      use_kernel && v.kind == V_REAL) {
+  if (fusable_map(arg, v)) {
     /* fusion: the mapped elements go straight into the lanes */
     Array *x, *y;
     map_args(arg, frame, &x, &y);
     CpuKernelRun g;
-    if (x->len > 0 && !x->boxed && (!y || !y->boxed) && kernel_bind(arg->kids[0], frame, &g) &&
-        !cpu_kernel_returns_bool(g.k)) {
-      j = NEW(RedJob);
-      j->n = x->len;
-      j->nchunks = cpu_chunks_for(j->n);
-      j->v = v.u.r;
-      if (red_operator(j, lam, frame)) {
-        j->x = x->r;
-        j->y = y ? y->r : NULL;
-        kernel_runs(j->g, &g, j->nchunks);
-        return val_real(red_run(j, t->span));
+    if (map_kernel(arg, frame, x, y, &g)) {
+      j.n = x->len;
+      j.nchunks = cpu_chunks_for(j.n);
+      if (red_operator(&j, lam, frame)) {
+        j.x = x->r;
+        j.y = y ? y->r : NULL;
+        kernel_runs(j.g, &g, j.nchunks);
+        return val_real(red_run(&j, t->span));
       }
     }
     a = map_arrays(arg, frame, x, y);
@@ -429,13 +427,10 @@ static Value op_reduce(const Term *t, Value *frame) {
   if (cpu_metering) cpu_meter_array(t, n);
   if (n == 0) return v;
   if (!a->boxed && v.kind == V_REAL) {
-    if (!j) j = NEW(RedJob);
-    memset(j, 0, sizeof *j);
-    j->n = n;
-    j->nchunks = cpu_chunks_for(n);
-    j->v = v.u.r;
-    j->r = a->r;
-    if (red_operator(j, lam, frame)) return val_real(red_run(j, t->span));
+    j.n = n;
+    j.nchunks = cpu_chunks_for(n);
+    j.r = a->r;
+    if (red_operator(&j, lam, frame)) return val_real(red_run(&j, t->span));
   }
   return reduce_generic(t, frame, v, a);
 }
@@ -475,10 +470,6 @@ static Value op_foldl(const Term *t, Value *frame) {
   return acc;
 }
 
-/* scanl (right = false) and scanr (right = true). Element k of the walk is
-   index i of the input, from the left for scanl and from the right for
-   scanr; the accumulator is the lambda's first argument in scanl and its
-   second in scanr (section 5). */
 /* scanl/scanr of a map/map2 kernel g over x (and y), fused: g computed a
    block at a time, in the scan's direction, and scanned from there (the
    same operations in the same order as unfused). */
@@ -502,18 +493,20 @@ static Array *scan_fused(const Term *t, bool right, const MonoidFns *m, CpuKerne
   return out;
 }
 
+/* scanl (right = false) and scanr (right = true). Element k of the walk is
+   index i of the input, from the left for scanl and from the right for
+   scanr; the accumulator is the lambda's first argument in scanl and its
+   second in scanr (section 5). */
 static Value op_scan(const Term *t, Value *frame, bool right) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = cpu_eval(t->kids[1], frame);
   Array *a;
-  if ((arg->kind == T_PRIM && (arg->prim == PRIM_MAP || arg->prim == PRIM_MAP2)) && !cpu_metering &&
-      use_kernel && v.kind == V_REAL) {
+  if (fusable_map(arg, v)) {
     Array *x, *y;
     map_args(arg, frame, &x, &y);
     CpuKernelRun g, op;
     const MonoidFns *m = monoid_loops(lam);
-    if (x->len > 0 && !x->boxed && (!y || !y->boxed) && kernel_bind(arg->kids[0], frame, &g) &&
-        !cpu_kernel_returns_bool(g.k) && (m || kernel_bind(lam, frame, &op)))
+    if (map_kernel(arg, frame, x, y, &g) && (m || kernel_bind(lam, frame, &op)))
       return val_array(scan_fused(t, right, m, m ? NULL : &op, &g, v.u.r, x, y));
     a = map_arrays(arg, frame, x, y);
   } else {

@@ -15,10 +15,8 @@ int cpu_chunks_for(size_t n) { return n >= CPU_PAR_MIN ? CPU_CHUNKS : 1; }
 void cpu_chunk_bounds(size_t n, size_t block, int nchunks, int c, size_t *lo, size_t *hi) {
   size_t nb = (n + block - 1) / block;
   size_t b0 = nb * (size_t)c / (size_t)nchunks, b1 = nb * (size_t)(c + 1) / (size_t)nchunks;
-  *lo = b0 * block;
+  *lo = b0 * block; /* <= n: b0 < nb */
   *hi = c == nchunks - 1 ? n : b1 * block;
-  if (*lo > n) *lo = n;
-  if (*hi > n) *hi = n;
 }
 
 static int clamp_threads(long n) { return n < 1 ? 1 : n > CPU_MAX_THREADS ? CPU_MAX_THREADS : (int)n; }

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench_util.h"
 #include "../../backend/eval.h"
 #include "../../backend/value.h"
 #include "../../frontend/check.h"
@@ -56,17 +57,6 @@
 
 /* ---- small utilities ----------------------------------------------------- */
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
-static double peak_rss_mb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

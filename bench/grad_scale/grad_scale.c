@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench_util.h"
 #include "../../backend/eval.h"
 #include "../../frontend/check.h"
 #include "../../frontend/parser.h"
@@ -54,17 +55,6 @@ typedef struct Result {
   char error[256];
 } Result;
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
-static double peak_rss_mb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
-}
 
 /* The program of n lets (n >= 2). */
 static char *program(int n) {
