@@ -17,12 +17,29 @@ ifeq ($(SAN),1)
 B := build/asan
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
+# The bundle for the GPU machine (make gpu-bundle, DEVELOPERS.md), in
+# build/gpu: Boehm GC, readline (with tinfo) and Check (with subunit) linked
+# statically, so that the binaries need only glibc's libraries (libc, libm,
+# libdl, libpthread, librt) where they run. NVRTC and libcuda are opened
+# with dlopen at run time, as in every build.
+ifeq ($(STATIC),1)
+B := build/gpu
+LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo -Wl,-Bdynamic -lm -ldl -lrt -pthread
+TEST_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic
+endif
 
-LIB_SRC  := $(filter-out frontend/main.c,$(wildcard frontend/*.c backend/*.c unf/*.c reverse/*.c optimizer/*.c))
+LIB_SRC  := $(filter-out frontend/main.c,$(wildcard frontend/*.c backend/*.c backend/cuda/*.c unf/*.c reverse/*.c optimizer/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
-TEST_SRC := $(wildcard tests/*.c tests/*/*.c)
+# tests/gpu/ is the GPU test binary's (check_gpu, below), not check_una's.
+# tests/backend/cuda/fake_libcuda.c is a shared object of its own ($(FAKE_CUDA)).
+TEST_SRC := $(filter-out tests/gpu/% tests/backend/cuda/fake_libcuda.c,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
-DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(B)/frontend/main.d
+# check_gpu: tests/gpu/*.c (with its own main) and the helpers it shares with
+# check_una (the fixtures, the gradient corpus and its checker, the generator).
+GPU_TEST_SRC := $(wildcard tests/gpu/*.c) tests/testlib.c tests/reverse/corpus.c \
+                tests/reverse/gradcheck.c tests/reverse/gen.c
+GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(B)/%.o)
+DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(B)/frontend/main.d
 
 ifeq ($(B),build)
 UNA      := bin/una
@@ -30,8 +47,11 @@ else
 UNA      := $(B)/una
 endif
 CHECK_BIN := $(B)/check_una
+# A host-only stand-in for libcuda.so.1, for the driver tests (tests/backend/cuda).
+FAKE_CUDA := $(B)/fake/libcuda.so.1
+CHECK_GPU := $(B)/check_gpu
 
-.PHONY: all deps demo check test asan bench-grad install uninstall clean
+.PHONY: all deps demo check test asan check-gpu gpu-bundle bench-grad install uninstall clean
 all: $(UNA)
 
 deps:
@@ -60,8 +80,12 @@ $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) -MMD -MP -c -o $@ $<
 
-$(CHECK_BIN): $(TEST_OBJ) $(B)/libuna.a
+$(CHECK_BIN): $(TEST_OBJ) $(B)/libuna.a | $(FAKE_CUDA)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
+
+$(FAKE_CUDA): tests/backend/cuda/fake_libcuda.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -shared -fPIC -pthread -o $@ $<
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -70,9 +94,35 @@ demo: deps
 # Every test: the Check unit suites and the script tests (tests/scripts).
 check: deps
 	@$(MAKE) --no-print-directory $(UNA) $(CHECK_BIN)
-	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) $(CHECK_BIN)
+	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) UNA_FAKE_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) $(CHECK_BIN)
 
 test: check
+
+# The GPU tests (GPU_TEST_SRC above): they need an NVIDIA GPU, so `make
+# check` leaves them out.
+$(CHECK_GPU): $(GPU_TEST_OBJ) $(B)/libuna.a
+	@test -n "$(wildcard tests/gpu/*.c)" || { echo "make: tests/gpu/ has no tests yet" >&2; exit 1; }
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
+
+check-gpu: deps
+	@$(MAKE) --no-print-directory $(UNA) $(CHECK_GPU)
+	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) $(CHECK_GPU)
+
+# The binaries to carry to the GPU machine (DEVELOPERS.md), in build/gpu,
+# linked statically but for glibc (STATIC=1 above); fails when one of them
+# needs any other shared library. check_gpu and the GPU benchmark's driver
+# are built once their sources exist.
+GPU_BUNDLE = build/gpu/una build/gpu/check_una \
+             $(if $(wildcard tests/gpu/*.c),build/gpu/check_gpu) \
+             $(if $(wildcard bench/gpu/una_gpu_bench.c),build/gpu/bench/una_gpu_bench)
+gpu-bundle: deps
+	@$(MAKE) --no-print-directory STATIC=1 B=build/gpu $(GPU_BUNDLE)
+	@for f in $(GPU_BUNDLE); do \
+	  if ldd $$f | grep -v -E 'linux-vdso|ld-linux|/lib(c|m|dl|pthread|rt)\.so'; then \
+	    echo "gpu-bundle: $$f needs the shared libraries above (only glibc's may remain)" >&2; exit 1; \
+	  fi; \
+	done
+	@echo "gpu-bundle: $(strip $(GPU_BUNDLE)) need only glibc"
 
 # The whole suite built and run with AddressSanitizer and UBSan.
 asan: deps

@@ -191,6 +191,7 @@ static Value apply2(const Term *lam, Value *frame, Value x, Value y) {
 static Array *eval_array(const Term *t, Value *frame) {
   Value v = cpu_eval(t, frame);
   ASSERT(v.kind == V_ARRAY);
+  val_host(v.u.a);
   return v.u.a;
 }
 
@@ -556,8 +557,7 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
 
 /* ---- constructors ---- */
 
-/* The size argument of iota/replicate/rand: a non-negative integer. */
-static size_t size_arg(const Term *t, double n, size_t elem_size) {
+size_t cpu_size_arg(const Term *t, double n, size_t elem_size) {
   if (!(n >= 0) || n != floor(n) || isinf(n)) {
     char b[40];
     una_format_real(b, sizeof b, n);
@@ -568,7 +568,7 @@ static size_t size_arg(const Term *t, double n, size_t elem_size) {
 }
 
 static Value op_iota(const Term *t, Value *frame) {
-  size_t n = size_arg(t, cpu_eval(t->kids[0], frame).u.r, sizeof(double));
+  size_t n = cpu_size_arg(t, cpu_eval(t->kids[0], frame).u.r, sizeof(double));
   if (cpu_metering) cpu_meter_array(t, n);
   Array *a = val_new_real_array(n, t->span);
   for (size_t i = 0; i < n; i++) a->r[i] = (double)i;
@@ -579,7 +579,7 @@ static Value op_replicate(const Term *t, Value *frame) {
   double nr = cpu_eval(t->kids[0], frame).u.r;
   Value v = cpu_eval(t->kids[1], frame);
   const Type *et = t->type->elem;
-  size_t n = size_arg(t, nr, et->kind == TY_REAL ? sizeof(double) : sizeof(Value));
+  size_t n = cpu_size_arg(t, nr, et->kind == TY_REAL ? sizeof(double) : sizeof(Value));
   if (cpu_metering) cpu_meter_array(t, n);
   Array *a = val_new_array_of(et, n, t->span);
   if (a->boxed)
@@ -592,7 +592,7 @@ static Value op_replicate(const Term *t, Value *frame) {
 static Value op_rand(const Term *t, Value *frame) {
   double nr = cpu_eval(t->kids[0], frame).u.r;
   double seed = cpu_eval(t->kids[1], frame).u.r;
-  size_t n = size_arg(t, nr, sizeof(double));
+  size_t n = cpu_size_arg(t, nr, sizeof(double));
   if (cpu_metering) cpu_meter_array(t, n);
   Array *a = val_new_real_array(n, t->span);
   cpu_rand_fill(a->r, n, seed);

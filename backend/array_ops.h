@@ -12,6 +12,11 @@
    Run-time errors are located at t's span. */
 Value cpu_array_prim(const Term *t, Value *frame);
 
+/* The size argument n of the iota/replicate/rand term t, checked: a
+   non-negative integer whose elements of elem_size bytes can be allocated;
+   raises the located error otherwise. */
+size_t cpu_size_arg(const Term *t, double n, size_t elem_size);
+
 /* Enables or disables the monoid loops and the kernels (both on by default);
    with both off every lambda runs on the generic path. For tests and
    benchmarks that compare the paths. */

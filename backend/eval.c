@@ -11,6 +11,7 @@
 #include "eval.h"
 #include "array_ops.h"
 #include "cost_meter.h"
+#include "cuda/gpu_eval.h"
 #include "scalar.h"
 
 /* Frames of up to this many slots live on the C stack; tuples and argument
@@ -44,7 +45,7 @@ static NOINLINE Value eval_prim(const Term *t, Value *frame) {
     return val_bool(cpu_eval(t->kids[1], frame).u.b);
   }
   case P_NOT: return val_bool(!cpu_eval(t->kids[0], frame).u.b);
-  case P_ARRAY: return cpu_array_prim(t, frame);
+  case P_ARRAY: return gpu_active ? gpu_array_prim(t, frame) : cpu_array_prim(t, frame);
   }
   UNREACHABLE();
 }

@@ -16,16 +16,13 @@
 #include "eval.h"
 #include "scalar.h"
 
-enum { K_SELECT = PRIM__COUNT }; /* opcodes: the Prim of a scalar builtin, or this */
-enum { VK_PARAM, VK_CONST, VK_INPUT, VK_TEMP }; /* VK_CONST and VK_INPUT: inputs */
+enum { K_SELECT = CPU_K_SELECT }; /* opcodes: the Prim of a scalar builtin, or this */
+enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT, VK_TEMP = CPU_VR_TEMP };
 /* Limits: a body beyond them gets no kernel. MAX_VISITS bounds the work of
    inlining (calls nested in calls can multiply). */
 enum { MAX_INSTR = 4096, MAX_INLINE_DEPTH = 32, MAX_VISITS = 200000 };
 
-typedef struct KInstr {
-  int op;
-  int dst, a, b, c; /* vregs; b and c are -1 when unused */
-} KInstr;
+typedef CpuKInstr KInstr;
 
 /* What binding does, in order:
    B_SLOT    vals[vreg] = frame[slot]           (a free or hoisted variable)
@@ -495,6 +492,13 @@ const CpuKernel *cpu_kernel_for(const Term *lam) {
 bool cpu_kernel_returns_bool(const CpuKernel *k) { return k->result_bool; }
 
 int cpu_kernel_size(const CpuKernel *k) { return k->ninstr; }
+
+const CpuKInstr *cpu_kernel_code(const CpuKernel *k) { return k->code; }
+int cpu_kernel_nparams(const CpuKernel *k) { return k->nparams; }
+int cpu_kernel_nvregs(const CpuKernel *k) { return k->nvregs; }
+int cpu_kernel_result(const CpuKernel *k) { return k->result; }
+CpuVregKind cpu_kernel_vreg_kind(const CpuKernel *k, int v) { return (CpuVregKind)k->vkind[v]; }
+double cpu_kernel_const(const CpuKernel *k, int v) { return k->init[v]; }
 
 /* ---- binding ---- */
 

@@ -33,6 +33,25 @@ bool cpu_kernel_returns_bool(const CpuKernel *k);
 /* Number of instructions of the compiled program (for tests). */
 int cpu_kernel_size(const CpuKernel *k);
 
+/* The compiled program, read-only, for code generators (backend/cuda).
+   Virtual registers: 0 and 1 the parameters (1 unused with one parameter),
+   then constants (value: cpu_kernel_const), inputs (bound by
+   cpu_kernel_bind: run->sregs[v]) and temporaries, each the dst of one
+   instruction (SSA). An instruction's op is a scalar Prim applied to a (and
+   b), or CPU_K_SELECT: dst = c != 0 ? a : b. Booleans are 0.0 / 1.0. */
+typedef struct CpuKInstr {
+  int op;
+  int dst, a, b, c; /* vregs; b and c are -1 when unused */
+} CpuKInstr;
+enum { CPU_K_SELECT = PRIM__COUNT };
+typedef enum { CPU_VR_PARAM, CPU_VR_CONST, CPU_VR_INPUT, CPU_VR_TEMP } CpuVregKind;
+const CpuKInstr *cpu_kernel_code(const CpuKernel *k); /* cpu_kernel_size entries */
+int cpu_kernel_nparams(const CpuKernel *k);
+int cpu_kernel_nvregs(const CpuKernel *k);
+int cpu_kernel_result(const CpuKernel *k);
+CpuVregKind cpu_kernel_vreg_kind(const CpuKernel *k, int v);
+double cpu_kernel_const(const CpuKernel *k, int v);
+
 /* A kernel bound to a frame: the values of its free variables and hoisted
    parts, and its block buffers. Lives on the caller's stack. */
 typedef struct CpuKernelRun {

@@ -280,6 +280,7 @@ void npy_save(const char *path, const Array *a, Span s) {
   memset(header + 10 + dl, ' ', padded - 10 - (size_t)dl);
   header[padded - 1] = '\n';
 
+  val_host(a);
   errno = 0;
   FILE *f = fopen(path, "wb");
   if (!f) save_fail(NULL, path, s, errno);

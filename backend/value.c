@@ -90,6 +90,8 @@ Array *val_view(const Array *a, size_t offset, size_t len) {
   b->boxed = a->boxed;
   if (a->boxed) b->v = a->v ? a->v + offset : NULL;
   else b->r = a->r ? a->r + offset : NULL;
+  b->dev = a->dev;
+  b->dev_off = a->dev_off + offset;
   return b;
 }
 
@@ -107,6 +109,8 @@ bool val_equal(Value a, Value b) {
     const Array *x = a.u.a, *y = b.u.a;
     if (x->len != y->len) return false;
     if (!x->boxed && !y->boxed) {
+      val_host(x);
+      val_host(y);
       for (size_t i = 0; i < x->len; i++)
         if (x->r[i] != y->r[i]) return false;
       return true;

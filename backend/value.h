@@ -37,9 +37,19 @@ struct Tuple {
 struct Array {
   size_t len;
   bool boxed; /* false: r holds len doubles; true: v holds len Values */
-  double *r;
+  double *r;  /* NULL while an unboxed array lives only on the GPU */
   Value *v;
+  struct DevBuf *dev; /* unboxed only: the copy on the GPU (backend/cuda), or NULL */
+  size_t dev_off;     /* the index of element 0 in dev's buffer */
 };
+
+/* Makes a's payload present on the host, copying it from the GPU the first
+   time (backend/cuda/gpu_array.c); a no-op for host arrays. Every reader of
+   a->r that may see a GPU result calls it first. */
+void val_fetch(Array *a);
+static inline void val_host(const Array *a) {
+  if (!a->r && !a->boxed) val_fetch((Array *)a); /* the host copy is a cache: logically const */
+}
 
 static inline Value val_real(double r) {
   Value v;
@@ -85,11 +95,13 @@ _Noreturn void val_alloc_error(double n, double elem_size, Span s);
 
 /* Element i of a (boxed or not) as a Value, and the reverse. */
 static inline Value val_array_get(const Array *a, size_t i) {
-  return a->boxed ? a->v[i] : val_real(a->r[i]);
+  if (a->boxed) return a->v[i];
+  val_host(a);
+  return val_real(a->r[i]);
 }
 static inline void val_array_set(Array *a, size_t i, Value v) {
   if (a->boxed) a->v[i] = v;
-  else a->r[i] = v.u.r;
+  else a->r[i] = v.u.r; /* a new array: always on the host */
 }
 
 /* Value printing as LANGUAGE.md section 7: reals shortest round-trip,

@@ -48,6 +48,7 @@ static void show(Sink *k, Value v) {
     return;
   case V_ARRAY: {
     const Array *a = v.u.a;
+    val_host(a);
     put(k, "[");
     for (size_t i = 0; i < a->len; i++) {
       if (i) put(k, ", ");

@@ -4,6 +4,8 @@
 #include "../backend/cost_meter.h"
 #include "../backend/eval.h"
 #include "../backend/value.h"
+#include "../backend/cuda/gpu_eval.h"
+#include "../backend/cuda/plan.h"
 #include "../optimizer/cost.h"
 #include "../optimizer/program.h"
 #include "../reverse/reverse.h"
@@ -24,6 +26,7 @@ const FeCommandInfo fe_commands[] = {
     {"time", "e", "prints the value of e, then how long evaluating it took"},
     {"cost", "e", "prints the value of e, then its cost: MOVES, ADDS, MULTS, NLOPS (figure 11)"},
     {"device", "[cpu|gpu|auto]", "shows or sets where arrays live and array builtins run"},
+    {"cuda", "e", "prints the CUDA C kernels that evaluating e on the GPU compiles (no GPU needed)"},
     {"grad", "f", "prints the optimized gradient of f as a Una definition, def grad_f"},
     {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target, grad or direct"},
     {NULL, NULL, NULL},
@@ -53,8 +56,9 @@ static void note(Session *s, const char *prefix, const char *msg) {
   fflush(s->err);
 }
 
-/* Sets s->device from "cpu", "gpu" or "auto"; this build always ends up on
-   the CPU and says why when the GPU was asked for. */
+/* Sets s->device from "cpu", "gpu" or "auto". The GPU needs a driver, a
+   device and NVRTC (gpu_available); without them the session stays on (or
+   auto picks) the CPU and says why. */
 bool fe_session_set_device(Session *s, const char *name, const char *prefix) {
   bool gpu = strcmp(name, "gpu") == 0, aut = strcmp(name, "auto") == 0;
   if (strcmp(name, "cpu") == 0) {
@@ -63,18 +67,30 @@ bool fe_session_set_device(Session *s, const char *name, const char *prefix) {
   }
   if (!gpu && !aut) return false;
   const char *why = NULL;
-  if (fe_device_probe(&why))
-    note(s, prefix,
-         gpu ? "CUDA device found, but GPU array evaluation is not part of this build yet; "
-               "staying on the CPU"
-             : "CUDA device found, but GPU array evaluation is not part of this build yet; "
-               "using the CPU");
-  else if (gpu)
+  if (gpu_available(&why)) {
+    s->device = FE_DEVICE_GPU;
+    return true;
+  }
+  if (gpu)
     note(s, prefix, una_sprintf("%s; staying on the CPU", why));
   else
-    note(s, prefix, "no CUDA GPU found; using the CPU");
+    note(s, prefix, una_sprintf("no usable CUDA GPU (%s); using the CPU", why));
   s->device = FE_DEVICE_CPU;
   return true;
+}
+
+/* Calls d (no arguments) on the session's device. When a GPU failure
+   leaves the GPU unusable, the session moves to the CPU (the error says so). */
+static Value run_def(Session *s, const Def *d) {
+  if (s->device != FE_DEVICE_GPU) return cpu_call(d, NULL);
+  FeTry t;
+  if (fe_try(&t)) {
+    Value v = gpu_call(d, NULL);
+    fe_untry(&t);
+    return v;
+  }
+  if (!gpu_available(NULL)) s->device = FE_DEVICE_CPU;
+  fe_raise(t.err);
 }
 
 /* Reads a whole file into GC memory (NUL-terminated; *len excludes the NUL).
@@ -283,7 +299,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     Term *e = parse_arg(it, file);
     Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
     double t0 = now_ms();
-    Value v = cpu_call(d, NULL);
+    Value v = run_def(s, d);
     double ms = now_ms() - t0;
     print_value(s, v);
     fprintf(s->out,
@@ -304,6 +320,13 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     fprintf(s->out, "cost: MOVES %llu, ADDS %llu, MULTS %llu, NLOPS %llu (total %llu)\n",
             (unsigned long long)c.moves, (unsigned long long)c.adds, (unsigned long long)c.mults,
             (unsigned long long)c.nlops, (unsigned long long)opt_cost_total(c));
+    return true;
+  }
+  if (strcmp(name, "cuda") == 0) {
+    /* the translation unit gpu_call compiles for e; no GPU needed */
+    Term *e = parse_arg(it, file);
+    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
+    fputs(gpu_plan_def(d)->source, s->out);
     return true;
   }
   if (strcmp(name, "device") == 0) {
@@ -353,7 +376,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   case ITEM_LET: {
     Global **gs = NULL;
     Def *d = runnable(s, rev_expand_grads(fe_check_let(s->env, it, &gs)));
-    Value v = cpu_call(d, NULL);
+    Value v = run_def(s, d);
     if (it->tuple_pattern) {
       ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
       for (int i = 0; i < it->nnames; i++)
@@ -370,7 +393,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   }
   case ITEM_EXPR: {
     Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, it->body)));
-    print_value(s, cpu_call(d, NULL));
+    print_value(s, run_def(s, d));
     return true;
   }
   case ITEM_CMD:

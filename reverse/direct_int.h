@@ -13,19 +13,15 @@
 #ifndef UNA_DIRECT_INT_H
 #define UNA_DIRECT_INT_H
 
+#include "../frontend/ptrmap.h"
 #include "../frontend/term.h"
 
 /* ---- pointer maps (open addressing, keys compared by address) ---- */
 
-typedef struct RevPMap {
-  const void **keys;
-  void **vals;
-  size_t cap, n;
-} RevPMap;
-
-void rev_dx_map_init(RevPMap *m, size_t hint);
-void *rev_dx_map_get(const RevPMap *m, const void *k);
-void rev_dx_map_put(RevPMap *m, const void *k, void *v);
+typedef PtrMap RevPMap;
+#define rev_dx_map_init ptrmap_init
+#define rev_dx_map_get ptrmap_get
+#define rev_dx_map_put ptrmap_put
 
 /* ---- symbol sets (sorted by id) ---- */
 

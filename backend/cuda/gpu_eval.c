@@ -1,0 +1,122 @@
+/* gpu_eval.c: preparing a function for the GPU (plan, compile through the
+   kernel cache, load) and calling it (see gpu_eval.h). */
+#include "gpu_eval.h"
+#include "gpu_array.h"
+#include "gpu_int.h"
+#include "kcache.h"
+#include "nvrtc.h"
+#include "../eval.h"
+
+bool gpu_active;
+PtrMap gpu_loaded;
+
+bool gpu_available(const char **why) {
+  if (!cuda_open(why)) return false;
+  if (!nvrtc_available(why)) return false;
+  if (!cuda_ready()) {
+    if (why) *why = "the GPU cannot be used in this session any more (an earlier kernel failed)";
+    return false;
+  }
+  return true;
+}
+
+const char *gpu_describe(void) {
+  int drv = cuda_driver_version();
+  return una_sprintf("%s (sm_%d, CUDA driver %d.%d)", cuda_device_name(), cuda_arch(), drv / 1000,
+                     (drv % 1000) / 10);
+}
+
+/* The first lines of a compile log, for an error message. */
+static const char *log_head(const char *log) {
+  if (!log) return "";
+  size_t n = 0;
+  int lines = 0;
+  while (log[n] && lines < 12) {
+    if (log[n] == '\n') lines++;
+    n++;
+  }
+  return una_sprintf("\n%.*s", (int)n, log);
+}
+
+/* A function ready to run: its plan, compiled and loaded once (the
+   module stays loaded for the session). */
+typedef struct Prepared {
+  GpuPlan *plan;
+  PtrMap loaded; /* builtin term -> GpuLoaded* */
+} Prepared;
+
+/* Compiles and loads the translation unit of pr's plan; records its
+   kernels in pr->loaded. Errors are located at s. */
+static void load_plan(Prepared *pr, Span s) {
+  const GpuPlan *p = pr->plan;
+  if (p->nkernels == 0) return;
+  size_t size = 0;
+  KcacheSource from;
+  char *log = NULL;
+  const void *image = kcache_cubin(p->source, cuda_arch(), cuda_driver_version(), &size, &from, &log);
+  if (!image) fe_error(s, "the GPU kernels of this program do not compile (NVRTC)%s", log_head(log));
+  CudaModule *m = cuda_module_load(image, size, s);
+  for (int i = 0; i < p->nkernels; i++) {
+    const GpuKernel *k = p->kernels[i];
+    GpuLoaded *l = NEW(GpuLoaded);
+    l->k = k;
+    int parts = k->kind == GK_REDUCE ? 2 : k->kind == GK_SCAN ? 3 : 1;
+    for (int j = 0; j < parts; j++) {
+      const char *name = parts == 1 ? k->name : una_sprintf("%s_%c", k->name, 'a' + j);
+      l->f[j] = cuda_function(m, name, s);
+    }
+    ptrmap_put(&pr->loaded, k->term, l);
+  }
+}
+
+/* Function -> Prepared*, for the session: a function called again (a
+   benchmark's loop, a REPL definition) is planned and loaded once. */
+static PtrMap prepared;
+
+static Prepared *prepare(const Def *d) {
+  Prepared *pr = ptrmap_get(&prepared, d);
+  if (pr) return pr;
+  pr = NEW(Prepared);
+  pr->plan = gpu_plan_def(d);
+  load_plan(pr, d->span);
+  ptrmap_put(&prepared, d, pr);
+  return pr;
+}
+
+Value gpu_call(const Def *d, const Value *args) {
+  Prepared *pr = prepare(d);
+  PtrMap saved = gpu_loaded;
+  bool was = gpu_active;
+  gpu_loaded = pr->loaded;
+  FeTry t;
+  if (fe_try(&t)) {
+    gpu_active = true;
+    Value v = cpu_call(d, args);
+    cuda_sync(d->span); /* a kernel's failure belongs to this call */
+    fe_untry(&t);
+    gpu_active = was;
+    gpu_loaded = saved;
+    return v;
+  }
+  gpu_active = was;
+  gpu_loaded = saved;
+  fe_raise(t.err);
+}
+
+Value gpu_to_device(Value v, Span s) {
+  switch (v.kind) {
+  case V_ARRAY: {
+    Array *a = v.u.a;
+    if (!a->boxed) {
+      gpu_array_ptr(a, s);
+      return v;
+    }
+    for (size_t i = 0; i < a->len; i++) a->v[i] = gpu_to_device(a->v[i], s);
+    return v;
+  }
+  case V_TUPLE:
+    for (int i = 0; i < v.u.t->n; i++) v.u.t->items[i] = gpu_to_device(v.u.t->items[i], s);
+    return v;
+  default: return v;
+  }
+}

@@ -1,0 +1,222 @@
+/* gpu_ops.c: the array builtins while gpu_call runs (see gpu_eval.h).
+
+   A builtin with a loaded kernel (gpu_int.h) runs on the device:
+     1. its initial value (folds and scans) is evaluated, then its elements'
+        leaves in the order the CPU evaluates them, each map2 of the fused
+        elements checking its lengths as soon as its two arrays are known
+        (the CPU's errors, in the CPU's order);
+     2. its functions are bound to the frame (cpu_kernel_bind: free
+        variables and hoisted parts, evaluated here, maybe on the GPU);
+        when that fails the builtin is left to the CPU, which raises the
+        error where the element that needs it is evaluated;
+     3. its launches, with the parameters of plan.h, on device arrays.
+   Shifts are views of device arrays; length reads no elements; load
+   copies the file's array to the device. Everything else runs on the CPU
+   (array_ops.c), which fetches the device arrays it reads. */
+#include "gpu_array.h"
+#include "gpu_eval.h"
+#include "gpu_int.h"
+#include "../array_ops.h"
+#include "../eval.h"
+#include "../npy.h"
+#include "../rand.h"
+
+/* The launch parameters of plan.h, gathered. */
+typedef struct Launch {
+  CudaPtr out, aux;
+  long long n;
+  double v;
+  int nleaves;
+  CudaPtr *leaves;
+  size_t *lens;
+  int ninputs;
+  double *inputs;
+} Launch;
+
+static void launch(const Launch *l, CudaFunction *f, unsigned grid, unsigned block, Span s) {
+  void **args = NEW_ARRAY(void *, 4 + l->nleaves + l->ninputs);
+  int k = 0;
+  args[k++] = (void *)&l->out;
+  args[k++] = (void *)&l->aux;
+  args[k++] = (void *)&l->n;
+  args[k++] = (void *)&l->v;
+  for (int i = 0; i < l->nleaves; i++) args[k++] = &l->leaves[i];
+  for (int i = 0; i < l->ninputs; i++) args[k++] = &l->inputs[i];
+  cuda_launch(f, grid, block, 0, args, s);
+}
+
+/* Blocks for n elements, one per thread, at most `most`. */
+static unsigned blocks_for(long long n, unsigned most) {
+  long long b = (n + GPU_BLOCK - 1) / GPU_BLOCK;
+  if (b < 1) b = 1;
+  return b > (long long)most ? most : (unsigned)b;
+}
+
+/* Evaluates the leaves of src (post-order, as the CPU evaluates a nest of
+   maps) into l and checks each map2's lengths; returns src's length. */
+static size_t eval_src(const GpuSrc *src, Value *frame, Launch *l) {
+  if (src->leaf) {
+    Value v = cpu_eval(src->term, frame);
+    ASSERT(v.kind == V_ARRAY && !v.u.a->boxed);
+    l->lens[src->index] = v.u.a->len;
+    l->leaves[src->index] = gpu_array_ptr(v.u.a, src->term->span);
+    return v.u.a->len;
+  }
+  size_t na = eval_src(src->a, frame, l);
+  if (!src->b) return na;
+  size_t nb = eval_src(src->b, frame, l);
+  if (na != nb) fe_error(src->term->span, "map2: lengths %zu and %zu differ", na, nb);
+  return na;
+}
+
+/* Binds the kernel's functions into l->inputs; false when a hoisted part
+   raised (the caller then leaves the builtin to the CPU). */
+static bool bind_inputs(const GpuKernel *k, Value *frame, Launch *l) {
+  int total = 0;
+  for (int i = 0; i < k->nfns; i++) total += k->fns[i]->ninputs;
+  l->inputs = una_alloc(sizeof(double) * (size_t)(total + 1));
+  l->ninputs = 0;
+  for (int i = 0; i < k->nfns; i++) {
+    const GpuFn *f = k->fns[i];
+    if (f->ninputs == 0) continue;
+    CpuKernelRun run;
+    if (!cpu_kernel_bind(f->k, frame, &run)) return false;
+    for (int j = 0; j < f->ninputs; j++) l->inputs[l->ninputs++] = run.sregs[f->inputs[j]];
+  }
+  return true;
+}
+
+static CudaPtr scratch(size_t n, Span s) { return cuda_devbuf_new(n * sizeof(double), s)->ptr; }
+
+static double download1(CudaPtr p, Span s) {
+  double x;
+  cuda_download(&x, p, sizeof x, s);
+  return x;
+}
+
+/* map, map2, reduce, foldl, scanl, scanr with a kernel. */
+static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
+  const GpuKernel *k = g->k;
+  Span s = t->span;
+  Launch l;
+  memset(&l, 0, sizeof l);
+  if (k->kind != GK_MAP) l.v = cpu_eval(t->kids[1], frame).u.r;
+  l.nleaves = k->nleaves;
+  l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
+  l.lens = una_alloc(sizeof(size_t) * (size_t)(k->nleaves + 1));
+  size_t n = eval_src(k->src, frame, &l);
+  l.n = (long long)n;
+  if (!bind_inputs(k, frame, &l)) return cpu_array_prim(t, frame);
+  switch (k->kind) {
+  case GK_MAP: {
+    Array *out = gpu_new_array(n, s);
+    if (n == 0) return val_array(out);
+    l.out = gpu_array_ptr(out, s);
+    launch(&l, g->f[0], blocks_for(l.n, 1u << 20), GPU_BLOCK, s);
+    return val_array(out);
+  }
+  case GK_REDUCE: {
+    if (n == 0) return val_real(l.v);
+    unsigned grid = blocks_for(l.n, GPU_REDUCE_GRID);
+    CudaPtr part = scratch(grid, s), res = scratch(1, s);
+    l.out = part;
+    launch(&l, g->f[0], grid, GPU_BLOCK, s);
+    l.out = res;
+    l.aux = part;
+    l.n = grid;
+    launch(&l, g->f[1], 1, GPU_BLOCK, s);
+    return val_real(download1(res, s));
+  }
+  case GK_FOLDL: {
+    if (n == 0) return val_real(l.v);
+    CudaPtr res = scratch(1, s);
+    l.out = res;
+    launch(&l, g->f[0], 1, 1, s);
+    return val_real(download1(res, s));
+  }
+  case GK_SCAN_SEQ: {
+    Array *out = gpu_new_array(n + 1, s);
+    l.out = gpu_array_ptr(out, s);
+    launch(&l, g->f[0], 1, 1, s);
+    return val_array(out);
+  }
+  case GK_SCAN: {
+    Array *out = gpu_new_array(n + 1, s);
+    CudaPtr o = gpu_array_ptr(out, s);
+    if (n == 0) {
+      cuda_upload(o, &l.v, sizeof l.v, s);
+      return val_array(out);
+    }
+    long long tiles = (l.n + GPU_SCAN_TILE - 1) / GPU_SCAN_TILE;
+    CudaPtr totals = scratch((size_t)tiles, s), prefix = scratch((size_t)tiles + 1, s);
+    l.out = totals;
+    launch(&l, g->f[0], (unsigned)tiles, GPU_BLOCK, s);
+    Launch b = l;
+    b.out = prefix;
+    b.aux = totals;
+    b.n = tiles;
+    launch(&b, g->f[1], 1, GPU_BLOCK, s);
+    l.out = o;
+    l.aux = prefix;
+    launch(&l, g->f[2], (unsigned)tiles, GPU_BLOCK, s);
+    return val_array(out);
+  }
+  default: UNREACHABLE();
+  }
+}
+
+/* iota, replicate and rand with a kernel: the CPU's argument checks, then
+   the fill on the device. */
+static Value run_fill(const GpuLoaded *g, const Term *t, Value *frame) {
+  Span s = t->span;
+  Launch l;
+  memset(&l, 0, sizeof l);
+  double nr = cpu_eval(t->kids[0], frame).u.r;
+  if (t->prim == PRIM_REPLICATE) l.v = cpu_eval(t->kids[1], frame).u.r;
+  if (t->prim == PRIM_RAND) {
+    uint64_t key = cpu_rand_key(cpu_eval(t->kids[1], frame).u.r);
+    memcpy(&l.v, &key, sizeof key);
+  }
+  size_t n = cpu_size_arg(t, nr, sizeof(double));
+  Array *out = gpu_new_array(n, s);
+  if (n == 0) return val_array(out);
+  l.out = gpu_array_ptr(out, s);
+  l.n = (long long)n;
+  launch(&l, g->f[0], blocks_for(l.n, 1u << 20), GPU_BLOCK, s);
+  return val_array(out);
+}
+
+Value gpu_array_prim(const Term *t, Value *frame) {
+  const GpuLoaded *g = ptrmap_get(&gpu_loaded, t);
+  switch (t->prim) {
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R: {
+    Value v = cpu_eval(t->kids[0], frame);
+    Array *a = v.u.a;
+    if (a->len == 0) return v;
+    return val_array(val_view(a, t->prim == PRIM_SHIFT1L ? 1 : 0, a->len - 1));
+  }
+  case PRIM_LENGTH: return val_real((double)cpu_eval(t->kids[0], frame).u.a->len);
+  case PRIM_LOAD: {
+    Value v = cpu_array_prim(t, frame);
+    gpu_array_ptr(v.u.a, t->span);
+    gpu_drop_host(v.u.a);
+    return v;
+  }
+  case PRIM_IOTA:
+  case PRIM_REPLICATE:
+  case PRIM_RAND:
+    if (g) return run_fill(g, t, frame);
+    break;
+  case PRIM_MAP:
+  case PRIM_MAP2:
+  case PRIM_REDUCE:
+  case PRIM_FOLDL:
+  case PRIM_SCANL:
+  case PRIM_SCANR:
+    if (g) return run_elements(g, t, frame);
+    break;
+  default: break;
+  }
+  return cpu_array_prim(t, frame);
+}

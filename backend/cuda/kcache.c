@@ -1,0 +1,261 @@
+/* kcache.c: the kernel cache behind kcache.h: a 128-bit key (FNV-1a 64 and
+   a multiply-rotate hash with a splitmix64 finish, over the source, NVRTC's
+   options, the architecture, the NVRTC version and the driver version), an
+   in-memory table in GC memory, and one file per key on disk:
+     header {magic "UNAKCv1\0", key[2], size} (32 bytes, host byte order),
+     then the cubin,
+   written to "<dir>/.tmp.<pid>.<rand>" and renamed into place. Failures to
+   read or write the disk cache are silent. */
+#include "kcache.h"
+#include "../../frontend/common.h"
+#include "nvrtc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the key ---- */
+
+typedef struct Key {
+  uint64_t h[2];
+} Key;
+
+typedef struct Hasher {
+  uint64_t fnv;   /* FNV-1a 64 */
+  uint64_t mr;    /* multiply-rotate over 8-byte words */
+  uint64_t word;  /* bytes not yet folded into mr */
+  unsigned nword; /* how many */
+  uint64_t len;
+} Hasher;
+
+static uint64_t mix64(uint64_t z) { /* splitmix64's finaliser */
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static void mr_word(Hasher *h, uint64_t w) {
+  h->mr ^= rotl(w * UINT64_C(0x87c37b91114253d5), 31) * UINT64_C(0x4cf5ad432745937f);
+  h->mr = rotl(h->mr, 27) * 5 + UINT64_C(0x52dce729);
+}
+
+static void feed(Hasher *h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) {
+    h->fnv = (h->fnv ^ b[i]) * UINT64_C(0x100000001b3);
+    h->word |= (uint64_t)b[i] << (8 * h->nword);
+    if (++h->nword == 8) {
+      mr_word(h, h->word);
+      h->word = 0;
+      h->nword = 0;
+    }
+  }
+  h->len += n;
+}
+
+/* One field: its length, then its bytes (so that fields cannot run into each other). */
+static void feed_field(Hasher *h, const void *p, size_t n) {
+  uint64_t len = n;
+  feed(h, &len, sizeof len);
+  feed(h, p, n);
+}
+
+static Key make_key(const char *src, const char *options, int arch, const char *nvrtc_ver, int drv) {
+  Hasher h = {UINT64_C(0xcbf29ce484222325), UINT64_C(0x9e3779b97f4a7c15), 0, 0, 0};
+  int64_t a = arch, d = drv;
+  feed_field(&h, src, strlen(src));
+  feed_field(&h, options, strlen(options));
+  feed_field(&h, &a, sizeof a);
+  feed_field(&h, nvrtc_ver, strlen(nvrtc_ver));
+  feed_field(&h, &d, sizeof d);
+  if (h.nword) mr_word(&h, h.word);
+  Key k = {{h.fnv, mix64(h.mr ^ h.len)}};
+  return k;
+}
+
+static char *key_hex(Key k) {
+  return una_sprintf("%016llx%016llx", (unsigned long long)k.h[0], (unsigned long long)k.h[1]);
+}
+
+/* ---- memory ---- */
+
+typedef struct Entry {
+  Key key;
+  const void *image;
+  size_t size;
+  struct Entry *next;
+} Entry;
+
+enum { NBUCKETS = 256 };
+static Entry **table; /* GC memory, NBUCKETS lists */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const Entry *memory_find(Key k) {
+  pthread_mutex_lock(&table_lock);
+  const Entry *e = table ? table[k.h[0] % NBUCKETS] : NULL;
+  while (e && (e->key.h[0] != k.h[0] || e->key.h[1] != k.h[1])) e = e->next;
+  pthread_mutex_unlock(&table_lock);
+  return e;
+}
+
+static void memory_store(Key k, const void *image, size_t size) {
+  Entry *e = NEW(Entry);
+  e->key = k;
+  e->image = image;
+  e->size = size;
+  pthread_mutex_lock(&table_lock);
+  if (!table) table = NEW_ARRAY(Entry *, NBUCKETS);
+  e->next = table[k.h[0] % NBUCKETS];
+  table[k.h[0] % NBUCKETS] = e;
+  pthread_mutex_unlock(&table_lock);
+}
+
+void kcache_clear_memory(void) {
+  pthread_mutex_lock(&table_lock);
+  table = NULL;
+  pthread_mutex_unlock(&table_lock);
+}
+
+/* ---- disk ---- */
+
+typedef struct FileHeader {
+  char magic[8]; /* "UNAKCv1\0" */
+  uint64_t key[2];
+  uint64_t size; /* bytes of the image that follows */
+} FileHeader;
+
+static const char magic[8] = "UNAKCv1";
+
+const char *kcache_dir(void) {
+  const char *d = getenv("UNA_CACHE_DIR");
+  if (d && *d) return d;
+  d = getenv("XDG_CACHE_HOME");
+  if (d && *d) return una_sprintf("%s/una", d);
+  d = getenv("HOME");
+  if (d && *d) return una_sprintf("%s/.cache/una", d);
+  return NULL;
+}
+
+static char *entry_path(const char *dir, Key k) { return una_sprintf("%s/%s.cubin", dir, key_hex(k)); }
+
+/* Reads all n bytes; false on an error or a short read. */
+static bool read_all(int fd, void *buf, size_t n) {
+  char *p = buf;
+  while (n > 0) {
+    ssize_t r = read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= (size_t)r;
+  }
+  return true;
+}
+
+static bool write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* The image stored under k in dir, or NULL when there is none or the file
+   is truncated, foreign or unreadable. */
+static void *disk_load(const char *dir, Key k, size_t *size) {
+  int fd = open(entry_path(dir, k), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  void *image = NULL;
+  FileHeader h;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof h && read_all(fd, &h, sizeof h) &&
+      memcmp(h.magic, magic, sizeof magic) == 0 && h.key[0] == k.h[0] && h.key[1] == k.h[1] &&
+      h.size == (uint64_t)st.st_size - sizeof h) {
+    image = GC_MALLOC_ATOMIC(h.size);
+    if (image && read_all(fd, image, h.size))
+      *size = h.size;
+    else
+      image = NULL;
+  }
+  close(fd);
+  return image;
+}
+
+/* mkdir -p dir (mode 0755); false when it cannot be made. */
+static bool make_dirs(const char *dir) {
+  char *p = una_strdup(dir);
+  for (char *q = p + 1; *q; q++) {
+    if (*q != '/') continue;
+    *q = '\0';
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) return false;
+    *q = '/';
+  }
+  if (mkdir(p, 0755) != 0 && errno != EEXIST) return false;
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A number for temporary file names that differs between calls and processes. */
+static uint64_t tmp_random(void) {
+  static _Atomic uint64_t counter;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t c = counter++;
+  return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (c << 48) ^ ((uint64_t)getpid() << 17) ^
+               (uint64_t)(uintptr_t)&ts);
+}
+
+/* Stores image under k in dir: a temporary file renamed into place. */
+static void disk_store(const char *dir, Key k, const void *image, size_t size) {
+  if (!make_dirs(dir)) return;
+  char *tmp = una_sprintf("%s/.tmp.%ld.%016llx", dir, (long)getpid(), (unsigned long long)tmp_random());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  FileHeader h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, magic, sizeof magic);
+  h.key[0] = k.h[0];
+  h.key[1] = k.h[1];
+  h.size = size;
+  bool ok = write_all(fd, &h, sizeof h) && write_all(fd, image, size);
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp, entry_path(dir, k)) != 0) unlink(tmp);
+}
+
+/* ---- lookups ---- */
+
+const void *kcache_cubin(const char *src, int arch, int drv, size_t *size, KcacheSource *from, char **log) {
+  const char *ver = nvrtc_available(NULL) ? nvrtc_version() : "none";
+  Key k = make_key(src, nvrtc_options(arch, true), arch, ver, drv);
+  if (log) *log = NULL;
+  const Entry *e = memory_find(k);
+  if (e) {
+    *size = e->size;
+    if (from) *from = KCACHE_MEMORY;
+    return e->image;
+  }
+  const char *dir = kcache_dir();
+  size_t n = 0;
+  void *image = dir ? disk_load(dir, k, &n) : NULL;
+  if (image) {
+    memory_store(k, image, n);
+    *size = n;
+    if (from) *from = KCACHE_DISK;
+    return image;
+  }
+  image = nvrtc_compile(src, "una_kernels.cu", arch, true, &n, log);
+  if (!image) return NULL;
+  memory_store(k, image, n);
+  if (dir) disk_store(dir, k, image, n);
+  *size = n;
+  if (from) *from = KCACHE_COMPILED;
+  return image;
+}

@@ -1,0 +1,28 @@
+/* fake_use.c: see fake_use.h. */
+#include "fake_use.h"
+#include <check.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../../../frontend/common.h"
+
+const char *fake_path(void) {
+  const char *p = getenv("UNA_FAKE_LIBCUDA");
+  if (p && *p) return p;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ck_assert_int_gt(n, 0);
+  exe[n] = '\0';
+  return una_sprintf("%s/fake/libcuda.so.1", dirname(exe));
+}
+
+void use_fake(const char *mode) {
+  const char *p = fake_path();
+  ck_assert_msg(access(p, R_OK) == 0, "the fake libcuda %s is missing (make builds it)", p);
+  setenv("UNA_LIBCUDA", p, 1);
+  if (*mode)
+    setenv("FAKE_CUDA_MODE", mode, 1);
+  else
+    unsetenv("FAKE_CUDA_MODE");
+}

@@ -1,0 +1,18 @@
+
+/* the lambda at t.una:2:42 */
+__device__ __forceinline__ double una_f0(double p0, double p1) {
+  double r2 = exp(p0);
+  double r3 = r2 * p1;
+  return r3;
+}
+
+/* map2 at t.una:2:37 */
+#define SRC(j_) (una_f0(L0[(j_)], L1[(j_)]))
+extern "C" __global__ void una_map2_0(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+    const double *__restrict__ L0,
+    const double *__restrict__ L1) {
+  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
+       j += (long long)gridDim.x * UNA_BLOCK)
+    out[j] = SRC(j);
+}
+#undef SRC

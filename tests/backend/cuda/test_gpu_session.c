@@ -1,0 +1,126 @@
+/* test_gpu_session.c: the session on the GPU path, as far as it can be
+   driven without a GPU: the messages of :device gpu and of auto with no
+   driver and with no device; and, against the fake libcuda
+   (fake_libcuda.c, whose kernels do nothing), the flow of gpu_call:
+   kernels planned, compiled by the real NVRTC (into a temporary kernel
+   cache), loaded and launched; errors raised before a launch located as
+   on the CPU; device out of memory located at the builtin; a kernel
+   failure that makes the GPU unusable moves the session to the CPU, which
+   then computes the right values. (The values computed by the fake's
+   kernels are meaningless: only errors and devices are checked.) */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../testlib.h"
+#include "../../suites.h"
+#include "fake_use.h"
+
+/* A session with the prelude and a fresh, private kernel cache. */
+static Session *gpu_session(void) {
+  char *dir = una_strdup("/tmp/una_kcache_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  setenv("UNA_CACHE_DIR", dir, 1);
+  return tl_session_with("");
+}
+
+#define HAS(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' lacks '%s'", (hay), (needle))
+
+START_TEST(no_driver) {
+  setenv("UNA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+  Session *s = gpu_session();
+  TlRun r = tl_capture(s, ":device gpu\n:device\n1 + 1\n", true);
+  ck_assert(r.ok);
+  ck_assert_str_eq(r.out, "cpu\n2\n");
+  HAS(r.err, "no CUDA driver found (");
+  HAS(r.err, "; staying on the CPU\n");
+}
+END_TEST
+
+START_TEST(no_device) {
+  use_fake("nodevice");
+  Session *s = gpu_session();
+  TlRun r = tl_capture(s, ":device gpu\n:device\n", true);
+  ck_assert(r.ok);
+  ck_assert_str_eq(r.out, "cpu\n");
+  ck_assert_str_eq(r.err, "no CUDA device found (the driver reports none); staying on the CPU\n");
+}
+END_TEST
+
+START_TEST(auto_says_once) {
+  use_fake("zero");
+  Session *s = gpu_session();
+  FILE *err = tmpfile();
+  s->err = err;
+  ck_assert(fe_session_set_device(s, "auto", "una: "));
+  ck_assert_int_eq(s->device, FE_DEVICE_CPU);
+  rewind(err);
+  char buf[512] = "";
+  size_t n = fread(buf, 1, sizeof buf - 1, err);
+  buf[n] = '\0';
+  ck_assert_str_eq(buf, "una: no usable CUDA GPU (no CUDA device found (the driver reports none)); using the CPU\n");
+  fclose(err);
+}
+END_TEST
+
+START_TEST(on_the_fake_device) {
+  use_fake("");
+  Session *s = gpu_session();
+  TlRun r = tl_capture(s, ":device gpu\n:device\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "gpu\n") == 0, "%s%s", r.out, r.err);
+  /* the lengths are checked on the host, before any launch, as on the CPU */
+  r = tl_capture(s, "map2 (+) (iota 3) (iota 4)\n", false);
+  ck_assert(!r.ok);
+  ck_assert_str_eq(r.err, "t.una:1:1: error: map2: lengths 3 and 4 differ\n");
+  /* shifts and length need no kernel; a scalar result comes back */
+  r = tl_capture(s, "length (shift1L (iota 5))\n:device\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "4\ngpu\n") == 0, "%s%s", r.out, r.err);
+  /* a gradient program runs through gpu_call (the fake computes nothing) */
+  r = tl_capture(s, "length (grad prod (iota 7))\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "7\n") == 0, "%s%s", r.out, r.err);
+}
+END_TEST
+
+START_TEST(out_of_memory) {
+  use_fake("");
+  setenv("FAKE_CUDA_MEM", "1048576", 1);
+  Session *s = gpu_session();
+  TlRun r = tl_capture(s, ":device gpu\nlet big = iota 1000000\n", false);
+  ck_assert(!r.ok);
+  HAS(r.err, "t.una:2:11: error: device out of memory: cannot allocate 8000000 bytes on the GPU");
+  r = tl_capture(s, ":device\nlength (iota 1000)\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "gpu\n1000\n") == 0, "%s%s", r.out, r.err);
+}
+END_TEST
+
+START_TEST(kernel_failure) {
+  use_fake("");
+  setenv("FAKE_CUDA_LAUNCH", "700", 1); /* CUDA_ERROR_ILLEGAL_ADDRESS: sticky */
+  Session *s = gpu_session();
+  TlRun r = tl_capture(s, ":device gpu\nsum (iota 5)\n", false);
+  ck_assert(!r.ok);
+  HAS(r.err, "error: ");
+  HAS(r.err, "the GPU cannot be used in this session any more");
+  /* the session goes on, on the CPU, with the right values */
+  r = tl_capture(s, ":device\nsum (iota 5)\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "cpu\n10\n") == 0, "%s%s", r.out, r.err);
+  r = tl_capture(s, ":device gpu\n:device\n", true);
+  ck_assert_str_eq(r.out, "cpu\n");
+  HAS(r.err, "staying on the CPU");
+}
+END_TEST
+
+Suite *suite_gpu_session(void) {
+  Suite *s = suite_create("gpu_session");
+  TCase *tc = tcase_create("session");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, no_driver);
+  tcase_add_test(tc, no_device);
+  tcase_add_test(tc, auto_says_once);
+  tcase_add_test(tc, on_the_fake_device);
+  tcase_add_test(tc, out_of_memory);
+  tcase_add_test(tc, kernel_failure);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,261 @@
+/* check_gpu.c: the tests that need a GPU (`make check-gpu`; DEVELOPERS.md
+   says how to run them on a machine with one). Not part of `make check`.
+
+   - corpus: every program of the gradient corpus (tests/reverse/corpus.c),
+     its primal and its optimized gradient, evaluated on the GPU from
+     device-resident inputs and on the CPU, at lengths 0, 1, 2, 255, 256,
+     257, 4095, 4097, 65537 and 1000003 (and 2^24 + 1 and 2^27 for the
+     array programs named in BIG), compared component by component:
+     |gpu - cpu| <= 1e-12 max(|cpu_i|, max_j |cpu_j|) (relative to the
+     component's largest element, so that the reassociation that reduce
+     and the parallel scans permit, and a few ulps of exp or log, pass);
+     the worst difference per program is printed, with the two times at
+     the largest length.
+   - session: the REPL's paths on the GPU: :device gpu, a located map2
+     length error that leaves the session usable, device out of memory,
+     values printed from device arrays, switching back to the CPU.
+   - cache: a program's kernels come from the disk cache when the
+     in-memory one is empty.
+   The tests run in this process (CK_NOFORK): one CUDA context. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../../backend/cuda/driver.h"
+#include "../../backend/cuda/gpu_eval.h"
+#include "../../backend/cuda/kcache.h"
+#include "../../backend/eval.h"
+#include "../../optimizer/program.h"
+#include "../reverse/corpus.h"
+#include "../reverse/gradcheck.h"
+#include "../testlib.h"
+
+static const size_t lengths[] = {0, 1, 2, 255, 256, 257, 4095, 4097, 65537, 1000003};
+static const size_t big_lengths[] = {((size_t)1 << 24) + 1, (size_t)1 << 27};
+/* The corpus programs also run at big_lengths. */
+static const char *const BIG[] = {"prod", "sum", "dot", "map2 (*) v v", "logsumexp", "softmax cross-entropy",
+                                  "relu", "horner", "free variables in map2 with the elements", NULL};
+#define TOL 1e-12
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The reals of v, flattened in order, into *out (grown as needed). */
+typedef struct Reals {
+  double *x;
+  size_t n, cap;
+} Reals;
+
+static void push(Reals *r, double x) {
+  if (r->n == r->cap) {
+    r->cap = r->cap ? r->cap * 2 : 64;
+    r->x = realloc(r->x, r->cap * sizeof(double));
+  }
+  r->x[r->n++] = x;
+}
+
+static void flatten(Value v, Reals *r) {
+  switch (v.kind) {
+  case V_REAL: push(r, v.u.r); return;
+  case V_BOOL: push(r, v.u.b); return;
+  case V_TUPLE:
+    for (int i = 0; i < v.u.t->n; i++) flatten(v.u.t->items[i], r);
+    return;
+  case V_ARRAY: {
+    const Array *a = v.u.a;
+    val_host(a);
+    if (!a->boxed) {
+      for (size_t i = 0; i < a->len; i++) push(r, a->r[i]);
+      return;
+    }
+    for (size_t i = 0; i < a->len; i++) flatten(a->v[i], r);
+    return;
+  }
+  case V_CLOSURE: return;
+  }
+}
+
+/* The worst difference of gpu from cpu, each component (a tuple item at
+   the top) scaled by its largest element; raises nothing. */
+static double worst_diff(Value cpu, Value gpu) {
+  if (cpu.kind == V_TUPLE) {
+    double w = 0;
+    for (int i = 0; i < cpu.u.t->n; i++) w = fmax(w, worst_diff(cpu.u.t->items[i], gpu.u.t->items[i]));
+    return w;
+  }
+  Reals c = {0}, g = {0};
+  flatten(cpu, &c);
+  flatten(gpu, &g);
+  if (c.n != g.n) return INFINITY;
+  double scale = 0, w = 0;
+  for (size_t i = 0; i < c.n; i++)
+    if (isfinite(c.x[i])) scale = fmax(scale, fabs(c.x[i]));
+  for (size_t i = 0; i < c.n; i++) {
+    double a = c.x[i], b = g.x[i];
+    if (a == b || (isnan(a) && isnan(b))) continue;
+    if (!isfinite(a) || !isfinite(b)) return INFINITY;
+    double d = fabs(a - b) / fmax(fabs(a), scale);
+    w = fmax(w, d);
+  }
+  free(c.x);
+  free(g.x);
+  return w;
+}
+
+/* Runs d on args on the CPU and on the GPU (args copied to the device
+   first); returns the worst difference; *cpu_ms and *gpu_ms get the times. */
+static double compare(const Def *d, const Value *args, int nargs, const char *what, double *cpu_ms,
+                      double *gpu_ms) {
+  double t0 = now_ms();
+  Value c = cpu_call(d, args);
+  double t1 = now_ms();
+  Value *dargs = NEW_ARRAY(Value, nargs + 1);
+  for (int i = 0; i < nargs; i++) dargs[i] = gpu_to_device(args[i], fe_nospan);
+  gpu_call(d, dargs); /* compiles and loads (timed apart) */
+  double t2 = now_ms();
+  Value g = gpu_call(d, dargs);
+  double t3 = now_ms();
+  *cpu_ms = t1 - t0;
+  *gpu_ms = t3 - t2;
+  double w = worst_diff(c, g);
+  ck_assert_msg(w <= TOL, "%s: GPU and CPU differ by %.3g (relative)", what, w);
+  return w;
+}
+
+static bool is_big(const char *name) {
+  for (int i = 0; BIG[i]; i++)
+    if (strcmp(BIG[i], name) == 0) return true;
+  return false;
+}
+
+START_TEST(corpus) {
+  printf("%-45s %8s %10s %10s %10s\n", "program", "largest", "worst diff", "CPU ms", "GPU ms");
+  OptOptions o = {0};
+  o.enabled = true;
+  for (int ci = 0; ci < gc_ncorpus; ci++) {
+    const GcCase *gc = &gc_corpus[ci];
+    char *err = NULL;
+    GcProgram *p = gc_load("<corpus>", gc->src, true, "f", &err);
+    ck_assert_msg(p != NULL, "%s: %s", gc->name, err);
+    int *wrt = NEW_ARRAY(int, p->f->nparams + 1);
+    int nwrt = gc_wrt(p, gc->wrt, wrt);
+    Def *defs[2] = {opt_optimize_program(p->f, &o), NULL};
+    if (nwrt > 0) defs[1] = opt_optimize_program(rev_grad(p->f, wrt, nwrt, REV_UNF), &o);
+    size_t all[16];
+    int nl = 0;
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) all[nl++] = lengths[i];
+    if (is_big(gc->name))
+      for (size_t i = 0; i < sizeof big_lengths / sizeof big_lengths[0]; i++) all[nl++] = big_lengths[i];
+    double worst = 0, cms = 0, gms = 0;
+    size_t largest = 0;
+    for (int li = 0; li < nl; li++) {
+      GenRng rng = gen_rng(1000 + (uint64_t)li);
+      Value *args = NEW_ARRAY(Value, p->f->nparams + 1);
+      for (int i = 0; i < p->f->nparams; i++)
+        args[i] = gc_random_value(&rng, p->f->params[i]->type, all[li], 0.5, 1.5);
+      for (int k = 0; k < 2; k++) {
+        if (!defs[k]) continue;
+        char *what = una_sprintf("%s (%s) at length %zu", gc->name, k ? "gradient" : "primal", all[li]);
+        double c, g;
+        worst = fmax(worst, compare(defs[k], args, p->f->nparams, what, &c, &g));
+        if (k == 1 || !defs[1]) {
+          cms = c;
+          gms = g;
+        }
+      }
+      largest = all[li];
+    }
+    printf("%-45.45s %8zu %10.2g %10.2f %10.2f\n", gc->name, largest, worst, cms, gms);
+    fflush(stdout);
+  }
+}
+END_TEST
+
+/* The session on the GPU, as a user drives it. */
+START_TEST(session) {
+  Session *s = tl_session_with("");
+  TlRun r = tl_capture(s, ":device gpu\n:device\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "gpu\n") == 0, "%s%s", r.out, r.err);
+  r = tl_capture(s, "let a = rand 1000000 1\nsum (map (x. 2 * x) a) / length a\n", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+  double m = atof(r.out);
+  ck_assert_msg(fabs(m - 1.0) < 0.01, "mean of 2 * rand: %s", r.out);
+  /* the same numbers as the CPU's rand, printed from a device array */
+  r = tl_capture(s, "rand 3 42\n:device cpu\nrand 3 42\n:device gpu\n", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+  char *second = strchr(r.out, '\n');
+  ck_assert_ptr_nonnull(second);
+  ck_assert_msg(strncmp(r.out, second + 1, (size_t)(second - r.out)) == 0, "%s", r.out);
+  /* a located error, then the session goes on */
+  r = tl_capture(s, "map2 (+) (iota 3) (iota 4)\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "t.una:1:1: error: map2: lengths 3 and 4 differ") != NULL, "%s", r.err);
+  r = tl_capture(s, "length (rand 1e11 1)\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "out of memory") != NULL || strstr(r.err, "cannot allocate") != NULL, "%s", r.err);
+  r = tl_capture(s, "sum (iota 10)\n:device\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "45\ngpu\n") == 0, "%s%s", r.out, r.err);
+  /* scans and shifts on the device, printed */
+  r = tl_capture(s, "scanl (+) 0 (iota 5)\nshift1L (scanr (*) 1 [1, 2, 3])\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "[0, 0, 1, 3, 6, 10]\n[6, 3, 1]\n") == 0, "%s%s", r.out, r.err);
+  /* grad on the GPU, the prelude's functions included */
+  r = tl_capture(s, "grad prod [1, 2, 3, 4]\ngrad logsumexp [0, 0]\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "[24, 12, 8, 6]\n[0.5, 0.5]\n") == 0, "%s%s", r.out, r.err);
+}
+END_TEST
+
+START_TEST(cache) {
+  const char *src = "extern \"C\" __global__ void una_cache_probe(double *o) { o[0] = 1; }\n";
+  size_t n1 = 0, n2 = 0;
+  KcacheSource from1, from2;
+  char *log = NULL;
+  double t0 = now_ms();
+  const void *a = kcache_cubin(src, cuda_arch(), cuda_driver_version(), &n1, &from1, &log);
+  double t1 = now_ms();
+  kcache_clear_memory();
+  const void *b = kcache_cubin(src, cuda_arch(), cuda_driver_version(), &n2, &from2, &log);
+  double t2 = now_ms();
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_int_eq(from2, KCACHE_DISK);
+  ck_assert(n1 == n2 && memcmp(a, b, n1) == 0);
+  printf("kernel cache (%s): first call %s in %.1f ms, then from disk in %.2f ms\n", kcache_dir(),
+         from1 == KCACHE_COMPILED ? "compiled" : "found", t1 - t0, t2 - t1);
+}
+END_TEST
+
+int main(void) {
+  GC_INIT();
+  char base;
+  struct rlimit rl;
+  size_t stack = (size_t)8 << 20;
+  if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 0)
+    stack = (size_t)rl.rlim_cur;
+  fe_stack_init(&base, stack - ((size_t)256 << 10));
+  const char *why = NULL;
+  if (!gpu_available(&why)) {
+    fprintf(stderr, "check_gpu: no usable GPU: %s\n", why);
+    return 1;
+  }
+  printf("check_gpu on %s\n", gpu_describe());
+  Suite *s = suite_create("gpu");
+  TCase *tc = tcase_create("gpu");
+  tcase_set_timeout(tc, 0);
+  tcase_add_test(tc, session);
+  tcase_add_test(tc, cache);
+  tcase_add_test(tc, corpus);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
