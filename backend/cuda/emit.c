@@ -385,6 +385,12 @@ const char *gpu_emit_plan(const GpuPlan *p) {
   for (int i = 0; i < p->nfns; i++) emit_fn(&b, p->fns[i]);
   for (int i = 0; i < p->nkernels; i++) {
     const GpuKernel *k = p->kernels[i];
+    if (k->kind == GK_CHECK) {
+      put(&b, "\n/* %s at ", fe_prims[k->term->prim].name);
+      put_where(&b, k->term);
+      put(&b, ": its value is never read; only its lengths are checked (no kernel) */\n");
+      continue;
+    }
     defines(&b, k);
     switch (k->kind) {
     case GK_MAP: emit_map(&b, k); break;
@@ -395,6 +401,7 @@ const char *gpu_emit_plan(const GpuPlan *p) {
     case GK_IOTA:
     case GK_REPLICATE:
     case GK_RAND: emit_fill(&b, k); break;
+    case GK_CHECK: break;
     }
     undefines(&b, k);
   }

@@ -49,18 +49,22 @@ typedef struct Prepared {
    kernels in pr->loaded. Errors are located at s. */
 static void load_plan(Prepared *pr, Span s) {
   const GpuPlan *p = pr->plan;
-  if (p->nkernels == 0) return;
+  bool launches = false;
+  for (int i = 0; i < p->nkernels; i++) launches |= p->kernels[i]->kind != GK_CHECK;
   size_t size = 0;
   KcacheSource from;
   char *log = NULL;
-  const void *image = kcache_cubin(p->source, cuda_arch(), cuda_driver_version(), &size, &from, &log);
-  if (!image) fe_error(s, "the GPU kernels of this program do not compile (NVRTC)%s", log_head(log));
-  CudaModule *m = cuda_module_load(image, size, s);
+  CudaModule *m = NULL;
+  if (launches) {
+    const void *image = kcache_cubin(p->source, cuda_arch(), cuda_driver_version(), &size, &from, &log);
+    if (!image) fe_error(s, "the GPU kernels of this program do not compile (NVRTC)%s", log_head(log));
+    m = cuda_module_load(image, size, s);
+  }
   for (int i = 0; i < p->nkernels; i++) {
     const GpuKernel *k = p->kernels[i];
     GpuLoaded *l = NEW(GpuLoaded);
     l->k = k;
-    int parts = k->kind == GK_REDUCE ? 2 : k->kind == GK_SCAN ? 3 : 1;
+    int parts = k->kind == GK_REDUCE ? 2 : k->kind == GK_SCAN ? 3 : k->kind == GK_CHECK ? 0 : 1;
     for (int j = 0; j < parts; j++) {
       const char *name = parts == 1 ? k->name : una_sprintf("%s_%c", k->name, 'a' + j);
       l->f[j] = cuda_function(m, name, s);

@@ -100,14 +100,21 @@ static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
   Span s = t->span;
   Launch l;
   memset(&l, 0, sizeof l);
-  if (k->kind != GK_MAP) l.v = cpu_eval(t->kids[1], frame).u.r;
+  if (k->kind != GK_MAP && k->kind != GK_CHECK) l.v = cpu_eval(t->kids[1], frame).u.r;
   l.nleaves = k->nleaves;
   l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
   l.lens = una_alloc(sizeof(size_t) * (size_t)(k->nleaves + 1));
   size_t n = eval_src(k->src, frame, &l);
   l.n = (long long)n;
   if (!bind_inputs(k, frame, &l)) return cpu_array_prim(t, frame);
+  fe_poll_interrupt(s); /* kernels cannot be interrupted: check before launching */
   switch (k->kind) {
+  case GK_CHECK: {
+    /* never read (plan.h): an array of the right length with no payload */
+    Array *hollow = NEW(Array);
+    hollow->len = n;
+    return val_array(hollow);
+  }
   case GK_MAP: {
     Array *out = gpu_new_array(n, s);
     if (n == 0) return val_array(out);

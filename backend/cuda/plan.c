@@ -17,6 +17,7 @@ typedef struct Planner {
   PtrMap defs;    /* Def* -> mark: bodies walked */
   PtrMap fns;     /* LAM term -> GpuFn* */
   PtrMap fused;   /* map term -> mark: part of another kernel's GpuSrc */
+  PtrMap used;    /* Sym* -> mark: read somewhere in what is walked */
 } Planner;
 
 static char mark;
@@ -122,11 +123,11 @@ static GpuKernel *add_kernel(Planner *pl, GpuKernelKind kind, const Term *t) {
   k->kind = kind;
   k->term = t;
   k->id = pl->p->nkernels;
-  static const char *const stem[] = {"map", "reduce", "scan", "scan_seq", "foldl", "iota", "replicate", "rand"};
-  const char *what = kind == GK_MAP && t->prim == PRIM_MAP2 ? "map2"
+  static const char *const stem[] = {"map", "reduce", "scan", "scan_seq", "foldl", "iota", "replicate", "rand", "check"};
+  const char *what = (kind == GK_MAP || kind == GK_CHECK) && t->prim == PRIM_MAP2 ? "map2"
                      : kind == GK_SCAN || kind == GK_SCAN_SEQ ? (t->prim == PRIM_SCANR ? "scanr" : "scanl")
                                                               : stem[kind];
-  k->name = una_sprintf("una_%s%s_%d", what, kind == GK_SCAN_SEQ ? "_seq" : "", k->id);
+  k->name = una_sprintf("una_%s%s_%d", what, kind == GK_SCAN_SEQ ? "_seq" : kind == GK_CHECK ? "_check" : "", k->id);
   if (pl->p->nkernels >= pl->capk) {
     pl->capk = pl->capk ? pl->capk * 2 : 16;
     GpuKernel **n = NEW_ARRAY(GpuKernel *, pl->capk);
@@ -192,15 +193,39 @@ static void plan_builtin(Planner *pl, const Term *t) {
 
 static void walk(Planner *pl, const Term *t);
 
+/* Marks every variable read in t in pl->used. */
+static void mark_uses(Planner *pl, const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_VAR) ptrmap_put(&pl->used, t->sym, &mark);
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) mark_uses(pl, t->kids[i]);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
 static void walk_def(Planner *pl, const Def *d) {
   if (ptrmap_get(&pl->defs, d)) return;
   ptrmap_put(&pl->defs, d, &mark);
+  mark_uses(pl, d->body);
   walk(pl, d->body);
+}
+
+/* A let of a map or map2 whose variable is never read: the optimizer keeps
+   it only for the errors it may raise (map2's length check, an error in a
+   leaf). It gets a kernel that launches nothing: its leaves are evaluated
+   and its lengths checked, and no element is computed. */
+static void plan_dead_let(Planner *pl, const Term *t) {
+  const Term *rhs = t->kids[0];
+  if (ptrmap_get(&pl->used, t->sym) || ptrmap_get(&pl->p->index, rhs) || !fusable(pl, rhs)) return;
+  GpuKernel *k = add_kernel(pl, GK_CHECK, rhs);
+  plan_src(pl, k, rhs, NULL, true);
 }
 
 static void walk(Planner *pl, const Term *t) {
   while (t) {
     fe_stack_check(t->span);
+    if (t->kind == T_LET) plan_dead_let(pl, t);
     if (t->kind == T_PRIM && fe_prims[t->prim].cls == P_ARRAY) plan_builtin(pl, t);
     if (t->kind == T_CALL) walk_def(pl, t->def);
     if (t->nkids == 0) return;
@@ -222,6 +247,7 @@ static void init(Planner *pl) {
 GpuPlan *gpu_plan_term(const Term *t) {
   Planner pl;
   init(&pl);
+  mark_uses(&pl, t);
   walk(&pl, t);
   return finish(&pl);
 }

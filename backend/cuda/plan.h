@@ -15,6 +15,11 @@
      foldl f v A       GK_FOLDL    one thread
      iota, replicate   GK_IOTA, GK_REPLICATE, GK_RAND
      and rand
+     let x = map/map2 ... in e, x unused
+                       GK_CHECK    no launch: the optimizer keeps such a
+                                   let only for the errors it may raise, so
+                                   its leaves are evaluated and its lengths
+                                   checked, and no element is computed
 
    The elements of a map, reduce, scan or fold are a GpuSrc: a tree whose
    inner nodes are the maps and map2s written inline in the argument
@@ -46,7 +51,8 @@ typedef enum {
   GK_FOLDL,
   GK_IOTA,
   GK_REPLICATE,
-  GK_RAND
+  GK_RAND,
+  GK_CHECK /* a dead let's map/map2: leaves evaluated, lengths checked, nothing launched */
 } GpuKernelKind;
 
 /* One lambda, compiled to the __device__ function una_f<id>. */

@@ -46,6 +46,7 @@ static const Case cases[] = {
     {"grad_prod", "grad prod [1, 2, 3]"},
     {"grad_logsumexp", "grad lse [1, 2, 3]"},
     {"constants", "consts [1]"},
+    {"grad_dot_check_only", "grad dot [1] [2]"},
 };
 
 static char *golden_path(const char *name) {

@@ -76,6 +76,10 @@ START_TEST(on_the_fake_device) {
   /* shifts and length need no kernel; a scalar result comes back */
   r = tl_capture(s, "length (shift1L (iota 5))\n:device\n", true);
   ck_assert_msg(r.ok && strcmp(r.out, "4\ngpu\n") == 0, "%s%s", r.out, r.err);
+  /* a dead let kept for its length check raises it, as on the CPU */
+  r = tl_capture(s, "grad dot [1, 2] [1, 2, 3]\n", false);
+  ck_assert(!r.ok);
+  HAS(r.err, "error: map2: lengths 2 and 3 differ");
   /* a gradient program runs through gpu_call (the fake computes nothing) */
   r = tl_capture(s, "length (grad prod (iota 7))\n", true);
   ck_assert_msg(r.ok && strcmp(r.out, "7\n") == 0, "%s%s", r.out, r.err);
