@@ -152,6 +152,19 @@ bench: deps
 	@$(MAKE) --no-print-directory $(B)/bench/una_bench
 	@B=$(B) sh bench/cpu/run.sh
 
+# The GPU benchmark: Una's gradients on the GPU against JAX, PyTorch and a
+# copy (bench/gpu/README.md); needs an NVIDIA GPU. The driver takes the
+# programs' Una text and inputs from c_grads.c. BENCH_N, BENCH_PROGRAMS,
+# BENCH_PEERS select a subset.
+.PHONY: bench-gpu
+$(B)/bench/una_gpu_bench: bench/gpu/una_gpu_bench.c bench/bench_util.h bench/cpu/c_grads.h $(B)/bench/c_grads.o $(B)/libuna.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/bench/c_grads.o $(B)/libuna.a $(LIBS)
+
+bench-gpu: deps
+	@$(MAKE) --no-print-directory $(B)/bench/una_gpu_bench
+	@B=$(B) sh bench/gpu/run.sh
+
 install: $(UNA)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/una $(DESTDIR)$(PREFIX)/share/doc/una
 	install -m 755 $(UNA) $(DESTDIR)$(PREFIX)/bin/una

@@ -72,6 +72,10 @@ typedef CUresult (*PFN_cuStreamSynchronize)(CUstream stream);
 typedef CUresult (*PFN_cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytes);
 typedef CUresult (*PFN_cuMemFree_v2)(CUdeviceptr dptr);
 typedef CUresult (*PFN_cuMemAllocAsync)(CUdeviceptr *dptr, size_t bytes, CUstream stream);
+typedef void *CUmemoryPool;
+enum { CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4 }; /* value type: unsigned 64-bit */
+typedef CUresult (*PFN_cuDeviceGetDefaultMemPool)(CUmemoryPool *pool, CUdevice dev);
+typedef CUresult (*PFN_cuMemPoolSetAttribute)(CUmemoryPool pool, int attr, void *value);
 typedef CUresult (*PFN_cuMemFreeAsync)(CUdeviceptr dptr, CUstream stream);
 typedef CUresult (*PFN_cuMemGetInfo_v2)(size_t *free_bytes, size_t *total_bytes);
 typedef CUresult (*PFN_cuMemcpyHtoDAsync_v2)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);

@@ -26,6 +26,8 @@ static struct {
   PFN_cuMemAlloc_v2 cuMemAlloc;
   PFN_cuMemFree_v2 cuMemFree;
   PFN_cuMemAllocAsync cuMemAllocAsync; /* optional */
+  PFN_cuDeviceGetDefaultMemPool cuDeviceGetDefaultMemPool; /* optional */
+  PFN_cuMemPoolSetAttribute cuMemPoolSetAttribute;         /* optional */
   PFN_cuMemFreeAsync cuMemFreeAsync;   /* optional */
   PFN_cuMemGetInfo_v2 cuMemGetInfo;
   PFN_cuMemcpyHtoDAsync_v2 cuMemcpyHtoDAsync;
@@ -98,6 +100,8 @@ static const char *load_symbols(void) {
     REQ(cuEventElapsedTime, PFN_cuEventElapsedTime, "cuEventElapsedTime");
 #undef REQ
   LOAD(cuMemAllocAsync, PFN_cuMemAllocAsync, "cuMemAllocAsync");
+  LOAD(cuDeviceGetDefaultMemPool, PFN_cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool");
+  LOAD(cuMemPoolSetAttribute, PFN_cuMemPoolSetAttribute, "cuMemPoolSetAttribute");
   LOAD(cuMemFreeAsync, PFN_cuMemFreeAsync, "cuMemFreeAsync");
   LOAD(cuEventDestroy, PFN_cuEventDestroy_v2, "cuEventDestroy_v2");
   return NULL;
@@ -180,6 +184,17 @@ static void open_driver(void) {
              api.cuDeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device) ==
                  CUDA_SUCCESS &&
              pools != 0;
+  /* The pool keeps what is freed (its default release threshold, 0, would
+     hand memory back to the system at every synchronisation, and each
+     call's arrays would be mapped afresh); the collector's trigger and
+     cuda_alloc's retry bound what it holds. Best effort: without it the
+     pool only works slower. */
+  CUmemoryPool pool = NULL;
+  if (use_pool && api.cuDeviceGetDefaultMemPool && api.cuMemPoolSetAttribute &&
+      api.cuDeviceGetDefaultMemPool(&pool, device) == CUDA_SUCCESS) {
+    uint64_t keep = UINT64_MAX;
+    (void)api.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+  }
   arch = 10 * major + minor;
   opened = true;
   atomic_store(&usable, true);
@@ -260,7 +275,7 @@ static void require_ready(Span s) {
 
 /* Runs a collection and the finalisers it queued (which free the device
    memory of unreachable DevBufs), then waits for the frees. */
-static void collect(void) {
+void cuda_collect(void) {
   GC_gcollect();
   GC_invoke_finalizers();
   if (use_pool) (void)api.cuStreamSynchronize(stream);
@@ -274,11 +289,11 @@ static CUresult raw_alloc(CUdeviceptr *p, size_t bytes) {
 CudaPtr cuda_alloc(size_t bytes, Span s) {
   ASSERT(bytes > 0);
   require_ready(s);
-  if (atomic_fetch_add(&since_collect, bytes) + bytes > total_memory / 4) collect();
+  if (atomic_fetch_add(&since_collect, bytes) + bytes > total_memory / 4) cuda_collect();
   CUdeviceptr p = 0;
   CUresult rc = raw_alloc(&p, bytes);
   if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
-    collect();
+    cuda_collect();
     rc = raw_alloc(&p, bytes);
   }
   if (rc == CUDA_ERROR_OUT_OF_MEMORY) {

@@ -42,6 +42,11 @@ size_t cuda_total_memory(void);
 CudaPtr cuda_alloc(size_t bytes, Span s);
 void cuda_free(CudaPtr p); /* stream-ordered; never raises (errors ignored) */
 
+/* Runs a collection and the finalisers it queued (freeing the device
+   memory of unreachable arrays), waits for the frees, and restarts the
+   count of bytes that triggers the next collection. */
+void cuda_collect(void);
+
 /* A GC object owning device memory; the finaliser calls cuda_free. */
 typedef struct DevBuf {
   CudaPtr ptr;

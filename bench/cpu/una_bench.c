@@ -57,17 +57,6 @@
 
 /* ---- small utilities ----------------------------------------------------- */
 
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int k) {
-  qsort(v, (size_t)k, sizeof *v, cmp_double);
-  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
 /* The largest relative difference of u from c (n elements; see REL_FLOOR),
    and in *at the index where it is; a NaN that is not in both counts as
    infinity. */
@@ -382,35 +371,6 @@ static const char *peer_title(const char *peer) {
   return strcmp(peer, "jax") == 0 ? "JAX" : strcmp(peer, "torch") == 0 ? "PyTorch" : peer;
 }
 
-/* The value of "key" in a flat JSON object line: a string copied into buf,
-   or a number (returned; NAN when absent). */
-static bool json_str(const char *line, const char *key, char *buf, size_t size) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\":", key);
-  const char *p = strstr(line, pat);
-  if (!p) return false;
-  p += strlen(pat);
-  while (*p == ' ') p++;
-  if (*p != '"') return false;
-  p++;
-  size_t k = 0;
-  for (; *p && *p != '"'; p++) {
-    if (*p == '\\' && p[1]) p++;
-    if (k + 1 < size) buf[k++] = *p;
-  }
-  buf[k] = '\0';
-  return true;
-}
-
-static double json_num(const char *line, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\":", key);
-  const char *p = strstr(line, pat);
-  if (!p) return NAN;
-  char *end;
-  double x = strtod(p + strlen(pat), &end);
-  return end == p + strlen(pat) ? NAN : x;
-}
 
 static void read_peers(const char *path) {
   FILE *f = fopen(path, "r");
