@@ -13,6 +13,7 @@
    instructions are dropped and temporaries are packed into as few block
    buffers as their live ranges allow. */
 #include "kernel.h"
+#include "../frontend/ptrmap.h"
 #include "eval.h"
 #include "scalar.h"
 
@@ -60,41 +61,19 @@ struct CpuKernel {
   int *phys;     /* per vreg: its buffer (temporaries), else -1 */
 };
 
-/* ---- a small pointer-keyed hash map (keys scanned by the collector) ---- */
+/* ---- int-valued maps over frontend/ptrmap.h (an int v is stored as v + 1,
+   since a NULL value reads as absent; every int stored here is >= -1) ---- */
 
-typedef struct PMap {
-  const void **keys;
-  int *vals;
-  size_t cap, n;
-} PMap;
-
-static size_t phash(const void *k, size_t cap) {
-  return (size_t)(((uintptr_t)k >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 17) & (cap - 1);
-}
+typedef PtrMap PMap;
 
 static int pmap_get(const PMap *m, const void *k, int dflt) {
-  if (!m->cap) return dflt;
-  for (size_t i = phash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
-    if (m->keys[i] == k) return m->vals[i];
-    if (!m->keys[i]) return dflt;
-  }
+  void *v = ptrmap_get(m, k);
+  return v ? (int)((intptr_t)v - 1) : dflt;
 }
 
 static void pmap_put(PMap *m, const void *k, int v) {
-  if ((m->n + 1) * 2 > m->cap) {
-    PMap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 16;
-    m->keys = NEW_ARRAY(const void *, m->cap);
-    m->vals = una_alloc(sizeof(int) * m->cap);
-    m->n = 0;
-    for (size_t i = 0; i < old.cap; i++)
-      if (old.keys[i]) pmap_put(m, old.keys[i], old.vals[i]);
-  }
-  size_t i = phash(k, m->cap);
-  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = k;
-  m->vals[i] = v;
+  ASSERT(v >= -1);
+  ptrmap_put(m, k, (void *)((intptr_t)v + 1));
 }
 
 /* ---- compilation ---- */
@@ -439,15 +418,7 @@ const CpuKernel *cpu_kernel_compile(const Term *lam) {
 /* ---- the cache: LAM term -> kernel (or no_kernel) ---- */
 
 static const CpuKernel no_kernel;
-static const Term **cache_keys;
-static const CpuKernel **cache_vals;
-static size_t cache_cap, cache_n;
-
-static size_t cache_slot(const Term *t, const Term **keys, size_t cap) {
-  size_t i = phash(t, cap);
-  while (keys[i] && keys[i] != t) i = (i + 1) & (cap - 1);
-  return i;
-}
+static PtrMap cache; /* LAM term -> its CpuKernel, or &no_kernel */
 
 /* Compiles lam; a body too deeply nested for the compiler's recursion just
    gets no kernel (the generic path then reports what it finds). */
@@ -463,30 +434,13 @@ static const CpuKernel *compile_guarded(const Term *lam) {
 }
 
 const CpuKernel *cpu_kernel_for(const Term *lam) {
-  if (cache_cap) {
-    size_t i = cache_slot(lam, cache_keys, cache_cap);
-    if (cache_keys[i]) return cache_vals[i] == &no_kernel ? NULL : cache_vals[i];
+  const CpuKernel *k = ptrmap_get(&cache, lam);
+  if (!k) {
+    k = compile_guarded(lam);
+    if (!k) k = &no_kernel;
+    ptrmap_put(&cache, lam, (void *)k);
   }
-  const CpuKernel *k = compile_guarded(lam);
-  if ((cache_n + 1) * 2 > cache_cap) {
-    size_t ncap = cache_cap ? cache_cap * 2 : 64;
-    const Term **nk = NEW_ARRAY(const Term *, ncap);
-    const CpuKernel **nv = NEW_ARRAY(const CpuKernel *, ncap);
-    for (size_t i = 0; i < cache_cap; i++)
-      if (cache_keys[i]) {
-        size_t j = cache_slot(cache_keys[i], nk, ncap);
-        nk[j] = cache_keys[i];
-        nv[j] = cache_vals[i];
-      }
-    cache_keys = nk;
-    cache_vals = nv;
-    cache_cap = ncap;
-  }
-  size_t i = cache_slot(lam, cache_keys, cache_cap);
-  cache_keys[i] = lam;
-  cache_vals[i] = k ? k : &no_kernel;
-  cache_n++;
-  return k;
+  return k == &no_kernel ? NULL : k;
 }
 
 bool cpu_kernel_returns_bool(const CpuKernel *k) { return k->result_bool; }

@@ -93,11 +93,10 @@ Array *val_new_array_of(const Type *elem, size_t len, Span s);
    reals (so that sizes beyond size_t can be reported too). */
 _Noreturn void val_alloc_error(double n, double elem_size, Span s);
 
-/* Element i of a (boxed or not) as a Value, and the reverse. */
+/* Element i of a (boxed or not) as a Value, and the reverse. a's payload
+   must be on the host (val_host): the array builtins' arguments are. */
 static inline Value val_array_get(const Array *a, size_t i) {
-  if (a->boxed) return a->v[i];
-  val_host(a);
-  return val_real(a->r[i]);
+  return a->boxed ? a->v[i] : val_real(a->r[i]);
 }
 static inline void val_array_set(Array *a, size_t i, Value v) {
   if (a->boxed) a->v[i] = v;

@@ -10,11 +10,11 @@ typedef enum { FE_DEVICE_CPU, FE_DEVICE_GPU } FeDevice;
 /* "cpu" or "gpu". */
 const char *fe_device_name(FeDevice d);
 
-/* Looks for a usable CUDA GPU: opens libcuda.so.1 with dlopen, calls cuInit
-   and cuDeviceGetCount through dlsym. Returns true when at least one device
-   is present; otherwise *why (when why is not NULL) says what is missing,
-   e.g. "no CUDA driver found (libcuda.so.1: cannot open shared object file:
-   No such file or directory)". The result is computed once and cached. */
+/* Whether the CUDA driver opens and has a device: backend/cuda/driver.h's
+   cuda_open (one opening of the driver for the whole program). Otherwise
+   *why (when why is not NULL) says what is missing, e.g. "no CUDA driver
+   found (libcuda.so.1: cannot open shared object file: No such file or
+   directory)". The session asks gpu_available, which also needs NVRTC. */
 bool fe_device_probe(const char **why);
 
 #endif

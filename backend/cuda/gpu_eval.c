@@ -64,7 +64,7 @@ static void load_plan(Prepared *pr, Span s) {
     const GpuKernel *k = p->kernels[i];
     GpuLoaded *l = NEW(GpuLoaded);
     l->k = k;
-    int parts = k->kind == GK_REDUCE ? 2 : k->kind == GK_SCAN ? 3 : k->kind == GK_CHECK ? 0 : 1;
+    int parts = gpu_kernel_launches(k);
     for (int j = 0; j < parts; j++) {
       const char *name = parts == 1 ? k->name : una_sprintf("%s_%c", k->name, 'a' + j);
       l->f[j] = cuda_function(m, name, s);

@@ -18,7 +18,6 @@
 #include "gpu_int.h"
 #include "../array_ops.h"
 #include "../eval.h"
-#include "../npy.h"
 #include "../rand.h"
 
 /* The launch parameters of plan.h, gathered. */
@@ -28,7 +27,6 @@ typedef struct Launch {
   double v;
   int nleaves;
   CudaPtr *leaves;
-  size_t *lens;
   int ninputs;
   double *inputs;
 } Launch;
@@ -45,6 +43,10 @@ static void launch(const Launch *l, CudaFunction *f, unsigned grid, unsigned blo
   cuda_launch(f, grid, block, 0, args, s);
 }
 
+/* Blocks of an element-wise launch (map, fills), at most: the kernels loop
+   over the elements grid-stride beyond that. */
+enum { MAP_GRID = 1 << 20 };
+
 /* Blocks for n elements, one per thread, at most `most`. */
 static unsigned blocks_for(long long n, unsigned most) {
   long long b = (n + GPU_BLOCK - 1) / GPU_BLOCK;
@@ -58,7 +60,6 @@ static size_t eval_src(const GpuSrc *src, Value *frame, Launch *l) {
   if (src->leaf) {
     Value v = cpu_eval(src->term, frame);
     ASSERT(v.kind == V_ARRAY && !v.u.a->boxed);
-    l->lens[src->index] = v.u.a->len;
     l->leaves[src->index] = gpu_array_ptr(v.u.a, src->term->span);
     return v.u.a->len;
   }
@@ -103,7 +104,6 @@ static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
   if (k->kind != GK_MAP && k->kind != GK_CHECK) l.v = cpu_eval(t->kids[1], frame).u.r;
   l.nleaves = k->nleaves;
   l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
-  l.lens = una_alloc(sizeof(size_t) * (size_t)(k->nleaves + 1));
   size_t n = eval_src(k->src, frame, &l);
   l.n = (long long)n;
   if (!bind_inputs(k, frame, &l)) return cpu_array_prim(t, frame);
@@ -119,7 +119,7 @@ static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
     Array *out = gpu_new_array(n, s);
     if (n == 0) return val_array(out);
     l.out = gpu_array_ptr(out, s);
-    launch(&l, g->f[0], blocks_for(l.n, 1u << 20), GPU_BLOCK, s);
+    launch(&l, g->f[0], blocks_for(l.n, MAP_GRID), GPU_BLOCK, s);
     return val_array(out);
   }
   case GK_REDUCE: {
@@ -189,7 +189,7 @@ static Value run_fill(const GpuLoaded *g, const Term *t, Value *frame) {
   if (n == 0) return val_array(out);
   l.out = gpu_array_ptr(out, s);
   l.n = (long long)n;
-  launch(&l, g->f[0], blocks_for(l.n, 1u << 20), GPU_BLOCK, s);
+  launch(&l, g->f[0], blocks_for(l.n, MAP_GRID), GPU_BLOCK, s);
   return val_array(out);
 }
 

@@ -43,7 +43,7 @@ static void fn_inputs(GpuFn *f) {
 }
 
 /* The device function of lam, made on first use; NULL when lam has no
-   scalar kernel, or (want_real) its result is not R. */
+   scalar kernel or its result is not R. */
 static const GpuFn *fn_of(Planner *pl, const Term *lam) {
   if (!lam || lam->kind != T_LAM) return NULL;
   GpuFn *f = ptrmap_get(&pl->fns, lam);
@@ -244,14 +244,6 @@ static void init(Planner *pl) {
   pl->p = NEW(GpuPlan);
 }
 
-GpuPlan *gpu_plan_term(const Term *t) {
-  Planner pl;
-  init(&pl);
-  mark_uses(&pl, t);
-  walk(&pl, t);
-  return finish(&pl);
-}
-
 GpuPlan *gpu_plan_def(const Def *d) {
   Planner pl;
   init(&pl);
@@ -259,4 +251,11 @@ GpuPlan *gpu_plan_def(const Def *d) {
   return finish(&pl);
 }
 
-const GpuKernel *gpu_plan_find(const GpuPlan *p, const Term *t) { return ptrmap_get(&p->index, t); }
+int gpu_kernel_launches(const GpuKernel *k) {
+  switch (k->kind) {
+  case GK_REDUCE: return 2;
+  case GK_SCAN: return 3;
+  case GK_CHECK: return 0;
+  default: return 1;
+  }
+}

@@ -94,21 +94,22 @@ typedef struct GpuPlan {
   int nfns;
   GpuFn **fns;
   const char *source; /* the translation unit (emit.h) */
-  PtrMap index;       /* builtin term -> its GpuKernel */
+  PtrMap index;       /* builtin term -> its GpuKernel (while planning) */
 } GpuPlan;
 
-/* The kernels of evaluating t, in the order of a walk of t (and of the
+/* The kernels of calling d, in the order of a walk of its body (and of the
    bodies of the functions it calls, each once), with their source. */
-GpuPlan *gpu_plan_term(const Term *t);
-
-/* The same for a function: its body and everything it calls. */
 GpuPlan *gpu_plan_def(const Def *d);
 
-/* The kernel planned for the builtin t, or NULL. */
-const GpuKernel *gpu_plan_find(const GpuPlan *p, const Term *t);
+/* How many launches k makes: the functions <name>_a, _b, ... when more
+   than one, else <name>; none for GK_CHECK. */
+int gpu_kernel_launches(const GpuKernel *k);
 
-/* Elements per thread in a GK_SCAN tile, and threads per block. */
-enum { GPU_BLOCK = 256, GPU_SCAN_ITEMS = 16, GPU_SCAN_TILE = GPU_BLOCK * GPU_SCAN_ITEMS };
+/* Threads per block, and elements per thread in a GK_SCAN tile: macros,
+   because emit.c writes them into the CUDA source's prelude as text. */
+#define GPU_BLOCK 256
+#define GPU_SCAN_ITEMS 16
+#define GPU_SCAN_TILE (GPU_BLOCK * GPU_SCAN_ITEMS)
 /* Blocks of a GK_REDUCE's first launch, at most. */
 enum { GPU_REDUCE_GRID = 1024 };
 

@@ -19,18 +19,16 @@
 #include "../../reverse/corpus.h"
 #include "../../reverse/gradcheck.h"
 #include "../../suites.h"
+#include "cuda_testlib.h"
 
 /* Random programs (NVRTC and ptxas take about 0.2 s per program's kernels). */
 enum { NRANDOM = 12 };
 
-/* The ptxas to run: on PATH, else the toolkit's. */
+/* The ptxas to run; the test fails without one. */
 static const char *ptxas(void) {
-  if (system("command -v ptxas >/dev/null 2>&1") == 0) return "ptxas";
-  const char *home = getenv("CUDA_HOME");
-  static char path[4096];
-  snprintf(path, sizeof path, "%s/bin/ptxas", home ? home : "/usr/local/cuda");
-  ck_assert_msg(access(path, X_OK) == 0, "ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
-  return path;
+  const char *p = find_ptxas();
+  ck_assert_msg(p != NULL, "ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
+  return p;
 }
 
 /* Many programs' translation units as one, so that NVRTC and ptxas run

@@ -17,7 +17,7 @@
 #include "../../../frontend/device.h"
 #include "../../../frontend/error.h"
 #include "../../suites.h"
-#include "fake_use.h"
+#include "cuda_testlib.h"
 
 /* Opens the fake driver, which must work. */
 static void open_fake(const char *mode) {

@@ -15,7 +15,7 @@
 
 #include "../../testlib.h"
 #include "../../suites.h"
-#include "fake_use.h"
+#include "cuda_testlib.h"
 
 /* A session with the prelude and a fresh, private kernel cache. */
 static Session *gpu_session(void) {

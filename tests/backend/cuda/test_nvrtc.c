@@ -12,6 +12,7 @@
 #include "../../../backend/cuda/nvrtc.h"
 #include "../../../frontend/common.h"
 #include "../../suites.h"
+#include "cuda_testlib.h"
 
 static const char *const axpy_src =
     "extern \"C\" __global__ void una_axpy(double *y, const double *x, double a, long long n) {\n"
@@ -23,23 +24,6 @@ static const char *const axpy_src =
 static void require_nvrtc(void) {
   const char *why = NULL;
   if (!nvrtc_available(&why)) ck_abort_msg("NVRTC must be installed for these tests: %s", why);
-}
-
-/* ptxas from PATH, else from the toolkit; NULL when there is none. */
-static const char *find_ptxas(void) {
-  const char *path = getenv("PATH");
-  char *dirs = una_strdup(path ? path : "");
-  for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
-    char *p = una_sprintf("%s/ptxas", d);
-    if (access(p, X_OK) == 0) return p;
-  }
-  const char *home = getenv("CUDA_HOME");
-  if (home && *home) {
-    char *p = una_sprintf("%s/bin/ptxas", home);
-    if (access(p, X_OK) == 0) return p;
-  }
-  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
-  return NULL;
 }
 
 START_TEST(ptx_for_compute_90) {

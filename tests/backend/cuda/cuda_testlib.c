@@ -1,8 +1,9 @@
-/* fake_use.c: see fake_use.h. */
-#include "fake_use.h"
+/* cuda_testlib.c: see cuda_testlib.h. */
+#include "cuda_testlib.h"
 #include <check.h>
 #include <libgen.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../../../frontend/common.h"
@@ -25,4 +26,20 @@ void use_fake(const char *mode) {
     setenv("FAKE_CUDA_MODE", mode, 1);
   else
     unsetenv("FAKE_CUDA_MODE");
+}
+
+const char *find_ptxas(void) {
+  const char *path = getenv("PATH");
+  char *dirs = una_strdup(path ? path : "");
+  for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
+    char *p = una_sprintf("%s/ptxas", d);
+    if (access(p, X_OK) == 0) return p;
+  }
+  const char *home = getenv("CUDA_HOME");
+  if (home && *home) {
+    char *p = una_sprintf("%s/bin/ptxas", home);
+    if (access(p, X_OK) == 0) return p;
+  }
+  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
+  return NULL;
 }
