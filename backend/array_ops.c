@@ -29,6 +29,7 @@
    cost once, from its length, and the monoid loops and kernels are off, so
    that every element runs on the generic path and is counted there. */
 #include "array_ops.h"
+#include "array_int.h"
 #include "cost_meter.h"
 #include "eval.h"
 #include "kernel.h"
@@ -118,14 +119,6 @@ DEFINE_MONOID(maxsw, OP_MAXSW)
 DEFINE_MONOID(min, OP_MIN)
 DEFINE_MONOID(minsw, OP_MINSW)
 
-typedef struct MonoidFns {
-  double (*foldl)(double, const double *, size_t, Span);
-  void (*scanl)(double, const double *, size_t, double *, Span);
-  void (*scanr)(double, const double *, size_t, double *, Span);
-  void (*lanes)(double *, const double *, size_t); /* acc[j] = OP(acc[j], x[j]) */
-  double (*op)(double, double);
-} MonoidFns;
-
 #define MONOID_FNS(NAME) \
   { foldl_##NAME, scanl_##NAME, scanr_##NAME, lanes_##NAME, op_##NAME }
 
@@ -133,10 +126,9 @@ static const MonoidFns monoids[6] = {
     MONOID_FNS(add), MONOID_FNS(mul), MONOID_FNS(max), MONOID_FNS(maxsw), MONOID_FNS(min), MONOID_FNS(minsw),
 };
 
-/* The loops for lam when it is a builtin monoid and the loops are enabled.
-   x + y and x * y are commutative in IEEE arithmetic, so their order does
+/* x + y and x * y are commutative in IEEE arithmetic, so their order does
    not matter; for max and min it does (signed zeros, nan). */
-static const MonoidFns *monoid_loops(const Term *lam) {
+const MonoidFns *cpu_monoid_loops(const Term *lam) {
   if (!use_monoid || cpu_metering) return NULL;
   bool sw;
   switch (cpu_monoid_of(lam, &sw)) {
@@ -149,8 +141,7 @@ static const MonoidFns *monoid_loops(const Term *lam) {
   return NULL;
 }
 
-/* Binds lam's kernel when it has one and kernels are enabled. */
-static bool kernel_bind(const Term *lam, Value *frame, CpuKernelRun *run) {
+bool cpu_lam_kernel(const Term *lam, Value *frame, CpuKernelRun *run) {
   if (!use_kernel || cpu_metering) return false;
   const CpuKernel *k = cpu_kernel_for(lam);
   return k && cpu_kernel_bind(k, frame, run);
@@ -197,9 +188,7 @@ static Array *eval_array(const Term *t, Value *frame) {
 
 /* ---- map and map2 ---- */
 
-/* Kernel runs for every thread of a parallel loop: runs[0] the bound run
-   itself, the others clones; all with their buffers allocated. */
-static int kernel_runs(CpuKernelRun *runs, const CpuKernelRun *run, int nchunks) {
+int cpu_kernel_runs(CpuKernelRun *runs, const CpuKernelRun *run, int nchunks) {
   int nt = cpu_threads() < nchunks ? cpu_threads() : nchunks;
   runs[0] = *run;
   cpu_kernel_prepare(&runs[0]);
@@ -243,7 +232,7 @@ static void kernel_map(CpuKernelRun *run, const Term *t, const Array *a, const A
   j.nchunks = cpu_chunks_for(a->len);
   j.boolean = cpu_kernel_returns_bool(run->k);
   ASSERT(j.boolean == out->boxed);
-  kernel_runs(j.runs, run, j.nchunks);
+  cpu_kernel_runs(j.runs, run, j.nchunks);
   cpu_parallel_chunks(j.nchunks, map_chunk, &j, t->span);
 }
 
@@ -255,7 +244,7 @@ static Array *map_arrays(const Term *t, Value *frame, Array *a, Array *b) {
   if (cpu_metering) cpu_meter_array(t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
-  if (n > 0 && kernel_bind(lam, frame, &run)) {
+  if (n > 0 && cpu_lam_kernel(lam, frame, &run)) {
     kernel_map(&run, t, a, b, out);
     return out;
   }
@@ -303,55 +292,45 @@ static bool fusable_map(const Term *arg, Value v) {
    and y; false when it has none, returns booleans, or an array is empty or
    boxed (then the map is materialised). */
 static bool map_kernel(const Term *arg, Value *frame, const Array *x, const Array *y, CpuKernelRun *g) {
-  return x->len > 0 && !x->boxed && (!y || !y->boxed) && kernel_bind(arg->kids[0], frame, g) &&
+  return x->len > 0 && !x->boxed && (!y || !y->boxed) && cpu_lam_kernel(arg->kids[0], frame, g) &&
          !cpu_kernel_returns_bool(g->k);
 }
 
-/* A reduce over reals: its operator (a monoid loop or a kernel, one run per
-   thread) and its elements (an array, or a map/map2 kernel over one or two
-   arrays computed block by block), bracketed as the header says. */
-typedef struct RedJob {
-  const MonoidFns *m;                   /* the operator as a monoid, or */
-  CpuKernelRun op[CPU_MAX_THREADS];     /* ... as a kernel */
-  const double *r;                      /* the elements, or */
-  const double *x, *y;                  /* ... g over x (and y) */
-  CpuKernelRun g[CPU_MAX_THREADS];
-  double v;
-  size_t n;
-  int nchunks;
-  double acc[CPU_CHUNKS][B];
-  size_t nlanes[CPU_CHUNKS];
-} RedJob;
 
 static double red_op(RedJob *j, int thread, double l, double r) {
   return j->m ? j->m->op(l, r) : cpu_kernel_call1(&j->op[thread], l, r);
+}
+
+void cpu_red_block(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k) {
+  double *acc = j->acc[c], buf[B], tmp[B];
+  const double *e = j->r ? j->r + i : buf;
+  if (!j->r) cpu_kernel_block(&j->g[thread], j->x + i, j->y ? j->y + i : NULL, k, buf);
+  if (i == lo) {
+    memcpy(acc, e, sizeof(double) * k);
+    j->nlanes[c] = k;
+    if (c == 0) acc[0] = red_op(j, thread, j->v, e[0]);
+  } else if (j->m) {
+    j->m->lanes(acc, e, k);
+  } else {
+    cpu_kernel_block(&j->op[thread], acc, e, k, tmp);
+    memcpy(acc, tmp, sizeof(double) * k);
+  }
 }
 
 static void red_chunk(void *ctx, int thread, int c) {
   RedJob *j = ctx;
   size_t lo, hi;
   cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
-  double *acc = j->acc[c], buf[B], tmp[B];
-  for (size_t i = lo; i < hi; i += B) {
-    size_t k = min_size(B, hi - i);
-    const double *e = j->r ? j->r + i : buf;
-    if (!j->r) cpu_kernel_block(&j->g[thread], j->x + i, j->y ? j->y + i : NULL, k, buf);
-    if (i == lo) {
-      memcpy(acc, e, sizeof(double) * k);
-      j->nlanes[c] = k;
-      if (c == 0) acc[0] = red_op(j, thread, j->v, e[0]);
-    } else if (j->m) {
-      j->m->lanes(acc, e, k);
-    } else {
-      cpu_kernel_block(&j->op[thread], acc, e, k, tmp);
-      memcpy(acc, tmp, sizeof(double) * k);
-    }
-  }
+  for (size_t i = lo; i < hi; i += B) cpu_red_block(j, thread, c, lo, i, min_size(B, hi - i));
 }
 
 /* Runs the job (n > 0): the chunks, then their lanes combined and folded. */
 static double red_run(RedJob *j, Span s) {
   cpu_parallel_chunks(j->nchunks, red_chunk, j, s);
+  return cpu_red_finish(j);
+}
+
+double cpu_red_finish(RedJob *j) {
   double *acc = j->acc[0];
   for (int c = 1; c < j->nchunks; c++)
     for (size_t l = 0; l < j->nlanes[c]; l++) acc[l] = red_op(j, 0, acc[l], j->acc[c][l]);
@@ -387,14 +366,12 @@ static Value reduce_generic(const Term *t, Value *frame, Value v, const Array *a
   return r;
 }
 
-/* Sets up j's operator for lam; false when lam has neither a monoid loop
-   nor a kernel. */
-static bool red_operator(RedJob *j, const Term *lam, Value *frame) {
-  j->m = monoid_loops(lam);
+bool cpu_red_operator(RedJob *j, const Term *lam, Value *frame) {
+  j->m = cpu_monoid_loops(lam);
   if (j->m) return true;
   CpuKernelRun run;
-  if (!kernel_bind(lam, frame, &run)) return false;
-  kernel_runs(j->op, &run, j->nchunks);
+  if (!cpu_lam_kernel(lam, frame, &run)) return false;
+  cpu_kernel_runs(j->op, &run, j->nchunks);
   return true;
 }
 
@@ -413,10 +390,10 @@ static Value op_reduce(const Term *t, Value *frame) {
     if (map_kernel(arg, frame, x, y, &g)) {
       j.n = x->len;
       j.nchunks = cpu_chunks_for(j.n);
-      if (red_operator(&j, lam, frame)) {
+      if (cpu_red_operator(&j, lam, frame)) {
         j.x = x->r;
         j.y = y ? y->r : NULL;
-        kernel_runs(j.g, &g, j.nchunks);
+        cpu_kernel_runs(j.g, &g, j.nchunks);
         return val_real(red_run(&j, t->span));
       }
     }
@@ -431,7 +408,7 @@ static Value op_reduce(const Term *t, Value *frame) {
     j.n = n;
     j.nchunks = cpu_chunks_for(n);
     j.r = a->r;
-    if (red_operator(&j, lam, frame)) return val_real(red_run(&j, t->span));
+    if (cpu_red_operator(&j, lam, frame)) return val_real(red_run(&j, t->span));
   }
   return reduce_generic(t, frame, v, a);
 }
@@ -443,7 +420,7 @@ static Value op_foldl(const Term *t, Value *frame) {
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
   if (n == 0) return v;
-  const MonoidFns *m = monoid_loops(lam);
+  const MonoidFns *m = cpu_monoid_loops(lam);
   if (m) return val_real(m->foldl(v.u.r, a->r, n, t->span));
   double k;
   if (!a->boxed && v.kind == V_REAL && affine_of(lam, frame, &k)) {
@@ -455,7 +432,7 @@ static Value op_foldl(const Term *t, Value *frame) {
     return val_real(acc);
   }
   CpuKernelRun run;
-  if (kernel_bind(lam, frame, &run)) {
+  if (cpu_lam_kernel(lam, frame, &run)) {
     double acc = v.u.r;
     for (size_t i = 0; i < n; i++) {
       if ((i & 4095) == 0) fe_poll_interrupt(t->span);
@@ -506,8 +483,8 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
     Array *x, *y;
     map_args(arg, frame, &x, &y);
     CpuKernelRun g, op;
-    const MonoidFns *m = monoid_loops(lam);
-    if (map_kernel(arg, frame, x, y, &g) && (m || kernel_bind(lam, frame, &op)))
+    const MonoidFns *m = cpu_monoid_loops(lam);
+    if (map_kernel(arg, frame, x, y, &g) && (m || cpu_lam_kernel(lam, frame, &op)))
       return val_array(scan_fused(t, right, m, m ? NULL : &op, &g, v.u.r, x, y));
     a = map_arrays(arg, frame, x, y);
   } else {
@@ -516,7 +493,7 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
   Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
-  const MonoidFns *m = monoid_loops(lam);
+  const MonoidFns *m = cpu_monoid_loops(lam);
   if (m) {
     (right ? m->scanr : m->scanl)(v.u.r, a->r, n, out->r, t->span);
     return val_array(out);
@@ -532,7 +509,7 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
     return val_array(out);
   }
   CpuKernelRun run;
-  if (n > 0 && kernel_bind(lam, frame, &run)) {
+  if (n > 0 && cpu_lam_kernel(lam, frame, &run)) {
     double acc = v.u.r;
     out->r[right ? n : 0] = acc;
     for (size_t k = 0; k < n; k++) {

@@ -1,6 +1,7 @@
 /* eval.c: the tree evaluator for checked and target terms: scalars, let,
    if, tuples, calls, globals, closures and their application here; array
-   builtins in array_ops.c.
+   builtins in array_ops.c; a chain of lets of independent maps and
+   reduces over the same arrays in one pass (siblings.c).
 
    cpu_eval's own C frame is kept small (buffers live in NOINLINE helpers)
    and applications in tail position run in its loop, because the AD
@@ -13,6 +14,7 @@
 #include "cost_meter.h"
 #include "cuda/gpu_eval.h"
 #include "scalar.h"
+#include "siblings.h"
 
 /* Frames of up to this many slots live on the C stack; tuples and argument
    lists of up to SMALL_ARGS items are gathered there (kept small: those
@@ -106,6 +108,15 @@ Value cpu_eval(const Term *t, Value *frame) {
       ASSERT(t->global->value);
       return *t->global->value;
     case T_LET:
+      if (cpu_sibling_candidate(t->kids[0]) && !gpu_active) {
+        const Term *rest = t;
+        Value r;
+        if (cpu_siblings(&rest, frame, &r)) return r;
+        if (rest != t) {
+          t = rest;
+          continue;
+        }
+      }
       frame[t->sym->slot] = cpu_eval(t->kids[0], frame);
       t = t->kids[1];
       continue;

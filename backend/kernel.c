@@ -9,7 +9,8 @@
    a leaf is "hoisted": evaluated once at bind time by the tree evaluator
    (depends() decides, memoised per term). Calls of functions whose
    parameters and result are R or B are inlined, each in its own context
-   with a fresh frame for its hoisted parts. After compilation, dead
+   with a fresh frame for its hoisted parts. Equal instructions are emitted
+   once (value numbering, see emit). After compilation, dead
    instructions are dropped and temporaries are packed into as few block
    buffers as their live ranges allow. */
 #include "kernel.h"
@@ -89,6 +90,8 @@ typedef struct Compiler {
   int *ctx_nslots;
   int nctx, capctx;
   PMap globals; /* Global* -> vreg */
+  int *vn;      /* value numbering: open hash of instruction indices, -1 empty */
+  int capvn;
   int depth;
   long visits;
 } Compiler;
@@ -147,12 +150,68 @@ static BindStep step(BindKind kind, int ctx, int vreg, int slot, const Term *ter
   return s;
 }
 
+/* ---- value numbering: an instruction whose op and operands equal an
+   earlier one's reuses its result (every op is pure), so the three
+   `sigmoid a` of a gradient's partials are computed once. Operands of the
+   commutative ops (+ * == != && ||, exact in IEEE arithmetic) are compared
+   in either order. ---- */
+
+static bool commutative(int op) {
+  return op == PRIM_ADD || op == PRIM_MUL || op == PRIM_EQ || op == PRIM_NE || op == PRIM_AND || op == PRIM_OR;
+}
+
+static bool same_instr(const KInstr *in, int op, int a, int b, int cc) {
+  if (in->op != op || in->c != cc) return false;
+  return (in->a == a && in->b == b) || (commutative(op) && in->a == b && in->b == a);
+}
+
+static unsigned vn_hash(int op, int a, int b, int cc) {
+  if (commutative(op) && a > b) {
+    int t = a;
+    a = b;
+    b = t;
+  }
+  unsigned h = (unsigned)op * 0x9E3779B1u;
+  h = (h ^ (unsigned)a) * 0x85EBCA77u;
+  h = (h ^ (unsigned)(b + 1)) * 0xC2B2AE3Du;
+  return (h ^ (unsigned)(cc + 1)) * 0x27D4EB2Fu;
+}
+
+static void vn_insert(Compiler *c, int i) {
+  const KInstr *in = &c->code[i];
+  unsigned m = (unsigned)c->capvn - 1, h = vn_hash(in->op, in->a, in->b, in->c) & m;
+  while (c->vn[h] >= 0) h = (h + 1) & m;
+  c->vn[h] = i;
+}
+
+/* The result of an earlier instruction equal to (op, a, b, cc), or -1. */
+static int vn_find(Compiler *c, int op, int a, int b, int cc) {
+  if (!c->capvn) return -1;
+  unsigned m = (unsigned)c->capvn - 1;
+  for (unsigned h = vn_hash(op, a, b, cc) & m; c->vn[h] >= 0; h = (h + 1) & m)
+    if (same_instr(&c->code[c->vn[h]], op, a, b, cc)) return c->code[c->vn[h]].dst;
+  return -1;
+}
+
+/* Keeps the table at most half full. */
+static void vn_reserve(Compiler *c) {
+  if (2 * (c->ninstr + 1) <= c->capvn) return;
+  c->capvn = c->capvn ? 2 * c->capvn : 64;
+  c->vn = una_alloc(sizeof(int) * (size_t)c->capvn);
+  for (int i = 0; i < c->capvn; i++) c->vn[i] = -1;
+  for (int i = 0; i < c->ninstr; i++) vn_insert(c, i);
+}
+
 static int emit(Compiler *c, int op, int a, int b, int cc) {
+  int prev = vn_find(c, op, a, b, cc);
+  if (prev >= 0) return prev;
   if (c->ninstr >= MAX_INSTR) return -1;
   int d = new_vreg(c, VK_TEMP, 0);
   GROW(c->code, c->ninstr, c->capinstr, KInstr);
   KInstr in = {op, d, a, b, cc};
+  vn_reserve(c);
   c->code[c->ninstr++] = in;
+  vn_insert(c, c->ninstr - 1);
   return d;
 }
 
@@ -295,6 +354,7 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
     PrimClass cls = fe_prims[t->prim].cls;
     if (cls == P_SCALAR1 || cls == P_NOT) {
       int a = compile(c, x, t->kids[0]);
+      if (t->prim == PRIM_STOPGRAD) return a; /* the identity */
       return a < 0 ? -1 : emit(c, (int)t->prim, a, -1, -1);
     }
     if (cls == P_SCALAR2 || cls == P_CMP || cls == P_LOGIC) {

@@ -42,6 +42,7 @@ static inline double cpu_scalar1(Prim p, double x) {
   case PRIM_SIGMOID: return cpu_sigmoid(x);
   case PRIM_ABS: return fabs(x);
   case PRIM_FLOOR: return floor(x);
+  case PRIM_STOPGRAD: return x;
   default: UNREACHABLE();
   }
 }

@@ -9,7 +9,11 @@
    the same chain is a map2 of the same A and B at the same source
    position (so its error is the same, word for word) and nothing between
    them can raise: the gradient of sum (map2 f w y) keeps its primal map2
-   only for that error, and the map2 of its partials raises it. */
+   only for that error, and the map2 of its partials raises it.
+
+   A let-tuple some of whose variables are unused loses them when the
+   dropped components cannot raise (see bind_narrowed). */
+#include "../frontend/build.h"
 #include "../frontend/common.h"
 #include "passes.h"
 #include "pe_util.h"
@@ -69,6 +73,81 @@ static bool checked_later(const Term **lets, long i, long n, const Term *tail) {
   return leads_with(tail, c);
 }
 
+/* ---- unused components of a let-tuple ----
+
+   `let (g, h) = if c then (e1, e2) else (let .. in (e3, e4)) in body` with g
+   unused becomes `let h = if c then e2 else (let .. in e4) in body` when
+   the dropped components cannot raise: the right-hand side is narrowed at
+   each of its tuple leaves, through if and let. */
+
+/* True when every leaf of t (through if, let, let-tuple) is a tuple of n
+   components whose dropped ones (keep[i] false) cannot raise. */
+static bool narrowable(const Term *t, const bool *keep, int n) {
+  for (;;) {
+    switch (t->kind) {
+    case T_LET:
+    case T_LETTUP: t = t->kids[1]; continue;
+    case T_IF:
+      if (!narrowable(t->kids[1], keep, n)) return false;
+      t = t->kids[2];
+      continue;
+    case T_TUPLE:
+      if (t->nkids != n) return false;
+      for (int i = 0; i < n; i++)
+        if (!keep[i] && opt_may_raise(t->kids[i])) return false;
+      return true;
+    default: return false;
+    }
+  }
+}
+
+/* t narrowed to its kept components (nkeep of them: one is the component
+   itself); the uses in the dropped ones are discounted. */
+static Term *narrow(OptSymMap *uses, const Term *t, const bool *keep, int n, int nkeep) {
+  fe_stack_check(t->span);
+  switch (t->kind) {
+  case T_LET: return fe_mk_let(t->span, t->sym, t->kids[0], narrow(uses, t->kids[1], keep, n, nkeep));
+  case T_LETTUP:
+    return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], narrow(uses, t->kids[1], keep, n, nkeep));
+  case T_IF:
+    return fe_mk_if(t->span, t->kids[0], narrow(uses, t->kids[1], keep, n, nkeep),
+                    narrow(uses, t->kids[2], keep, n, nkeep));
+  case T_TUPLE: {
+    Term **items = NEW_ARRAY(Term *, n);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      if (keep[i]) items[m++] = t->kids[i];
+      else opt_count_uses(t->kids[i], uses, -1);
+    }
+    return nkeep == 1 ? items[0] : fe_mk_tuple(t->span, m, items);
+  }
+  default: UNREACHABLE();
+  }
+}
+
+/* Appends the binding of the let-tuple l with its unused variables dropped
+   when its right-hand side r can be narrowed; false otherwise. */
+static bool bind_narrowed(OptBinds *b, OptSymMap *uses, const Term *l, Term *r) {
+  if (l->kind != T_LETTUP) return false;
+  int n = l->nsyms, nkeep = 0;
+  bool *keep = NEW_ARRAY(bool, n);
+  Sym **xs = NEW_ARRAY(Sym *, n);
+  for (int i = 0; i < n; i++)
+    if ((keep[i] = opt_map_count(uses, l->syms[i]) != 0)) xs[nkeep++] = l->syms[i];
+  if (nkeep == n || nkeep == 0 || !narrowable(r, keep, n)) return false;
+  Term *nr = narrow(uses, r, keep, n, nkeep);
+  if (nkeep == 1) {
+    opt_binds_let(b, l->span, xs[0], nr);
+  } else {
+    opt_binds_let(b, l->span, xs[0], nr);
+    OptBind *e = &b->v[b->n - 1];
+    e->tup = true;
+    e->xs = xs;
+    e->n = nkeep;
+  }
+  return true;
+}
+
 /* A let chain, from its end back to its start. */
 static Term *chain(OptSymMap *uses, const Term *t) {
   long n = 0, cap = 64;
@@ -98,10 +177,13 @@ static Term *chain(OptSymMap *uses, const Term *t) {
       if (rhs[i] != l->kids[0]) changed = true;
     }
   }
-  if (!changed) return (Term *)t;
   OptBinds b = {0};
-  for (long i = 0; i < n; i++)
-    if (rhs[i]) opt_binds_node(&b, lets[i], rhs[i]);
+  for (long i = 0; i < n; i++) {
+    if (!rhs[i]) continue;
+    if (bind_narrowed(&b, uses, lets[i], rhs[i])) changed = true;
+    else opt_binds_node(&b, lets[i], rhs[i]);
+  }
+  if (!changed) return (Term *)t;
   return opt_build_chain(&b, 0, tail);
 }
 

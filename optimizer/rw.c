@@ -76,6 +76,7 @@ Term *opt_rw_resolve(OptRw *c, Term *t) {
 /* ---- lengths ---- */
 
 static Len len_of(OptRw *c, const Term *t, int fuel);
+static bool len_equal(OptRw *c, Len a, Len b);
 
 static bool is_count_literal(double v) { return v >= 0 && v <= 1e9 && v == floor(v); }
 
@@ -104,6 +105,10 @@ static Len len_of(OptRw *c, const Term *t, int fuel) {
   case T_ARRAY: return (Len){NULL, t->nkids};
   case T_LET:
   case T_LETTUP: return len_of(c, t->kids[1], fuel - 1);
+  case T_IF: {
+    Len a = len_of(c, t->kids[1], fuel - 1), b = len_of(c, t->kids[2], fuel - 1);
+    return len_equal(c, a, b) ? a : (Len){t, 0};
+  }
   case T_PRIM:
     switch (t->prim) {
     case PRIM_MAP:

@@ -35,6 +35,8 @@ static Term *d_abs(Span s, int i, Term *x, Term *y) {
   return fe_mk_if(s, op2(s, PRIM_GE, x, num(s, 0)), num(s, 1), num(s, -1));
 }
 static Term *d_floor(Span s, int i, Term *x, Term *y) { return num(s, 0); }
+/* stop_gradient x is x, whose derivative is taken to be 0 */
+static Term *d_stopgrad(Span s, int i, Term *x, Term *y) { return num(s, 0); }
 static Term *d_add(Span s, int i, Term *x, Term *y) { return num(s, 1); }
 static Term *d_sub(Span s, int i, Term *x, Term *y) { return num(s, i == 0 ? 1 : -1); }
 static Term *d_mul(Span s, int i, Term *x, Term *y) { return i == 0 ? y : x; }
@@ -65,7 +67,8 @@ static const PartialRule rules[PRIM__COUNT] = {
     [PRIM_NEG] = d_neg,   [PRIM_SIN] = d_sin,         [PRIM_COS] = d_cos,
     [PRIM_TAN] = d_tan,   [PRIM_EXP] = d_exp,         [PRIM_LOG] = d_log,
     [PRIM_SQRT] = d_sqrt, [PRIM_TANH] = d_tanh,       [PRIM_SIGMOID] = d_sigmoid,
-    [PRIM_ABS] = d_abs,   [PRIM_FLOOR] = d_floor,     [PRIM_ADD] = d_add,
+    [PRIM_ABS] = d_abs,   [PRIM_FLOOR] = d_floor,     [PRIM_STOPGRAD] = d_stopgrad,
+    [PRIM_ADD] = d_add,
     [PRIM_SUB] = d_sub,   [PRIM_MUL] = d_mul,         [PRIM_DIV] = d_div,
     [PRIM_POW] = d_pow,   [PRIM_MAX] = d_max,         [PRIM_MIN] = d_min,
 };

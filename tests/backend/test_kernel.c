@@ -105,6 +105,34 @@ START_TEST(qualifies) {
 }
 END_TEST
 
+START_TEST(value_numbering) {
+  Sym *x = sym("x", 0), *y = sym("y", 1);
+  /* x. sigmoid x * (1 - sigmoid x) + sigmoid x : one sigmoid, 4 instructions */
+  Term *sg = p1(PRIM_SIGMOID, var(x));
+  Term *body = p2(PRIM_ADD, p2(PRIM_MUL, sg, p2(PRIM_SUB, num(1), p1(PRIM_SIGMOID, var(x)))), p1(PRIM_SIGMOID, var(x)));
+  const CpuKernel *k = cpu_kernel_compile(lam(1, x, NULL, body));
+  ck_assert_int_eq(cpu_kernel_size(k), 4);
+  double xs[5] = {-2, -0.5, 0, 0.5, 2}, *out = run_both(k, NULL, xs, NULL, 5);
+  for (int i = 0; i < 5; i++) {
+    double s = 1 / (1 + exp(-xs[i]));
+    ck_assert_double_eq_tol(out[i], s * (1 - s) + s, 1e-15);
+  }
+  /* x, y. x * y + y * x : * commutes, one product */
+  k = cpu_kernel_compile(lam(2, x, y, p2(PRIM_ADD, p2(PRIM_MUL, var(x), var(y)), p2(PRIM_MUL, var(y), var(x)))));
+  ck_assert_int_eq(cpu_kernel_size(k), 2);
+  /* x, y. (x - y) + (y - x) and max x y + max y x : - and max do not */
+  k = cpu_kernel_compile(lam(2, x, y, p2(PRIM_ADD, p2(PRIM_SUB, var(x), var(y)), p2(PRIM_SUB, var(y), var(x)))));
+  ck_assert_int_eq(cpu_kernel_size(k), 3);
+  k = cpu_kernel_compile(lam(2, x, y, p2(PRIM_ADD, p2(PRIM_MAX, var(x), var(y)), p2(PRIM_MAX, var(y), var(x)))));
+  ck_assert_int_eq(cpu_kernel_size(k), 3);
+  double a[2] = {-0.0, 1}, b[2] = {0.0, 1};
+  out = run_both(k, NULL, a, b, 2);
+  ck_assert(!signbit(out[0])); /* max (-0) 0 = -0, max 0 (-0) = 0: the sum is 0 */
+  /* stop_gradient is the identity: no instruction */
+  ck_assert_int_eq(cpu_kernel_size(cpu_kernel_compile(lam(1, x, NULL, p1(PRIM_STOPGRAD, var(x))))), 0);
+}
+END_TEST
+
 START_TEST(every_operation) {
   enum { N = 3 * CPU_BLOCK + 17 };
   static double xs[N], ys[N];
@@ -259,6 +287,7 @@ Suite *suite_kernel(void) {
   Suite *s = suite_create("kernel");
   TCase *tc = tcase_create("kernel");
   tcase_add_test(tc, qualifies);
+  tcase_add_test(tc, value_numbering);
   tcase_add_test(tc, every_operation);
   tcase_add_test(tc, select_let_and_free_variables);
   tcase_add_test(tc, partial_blocks);

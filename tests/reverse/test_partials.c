@@ -40,7 +40,7 @@ START_TEST(partials_match_finite_differences) {
      max/min, no integers for floor, x > 0 for log, sqrt and pow). */
   const double pts[][2] = {{0.3, 1.9}, {1.7, 0.6}, {2.5, 1.3}};
   for (int p = 0; p < PRIM__COUNT; p++) {
-    if (!is_scalar((Prim)p)) continue;
+    if (!is_scalar((Prim)p) || p == PRIM_STOPGRAD) continue; /* its derivative is 0 by definition */
     for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
       for (int i = 0; i < fe_prims[p].arity; i++) {
         double x = pts[k][0], y = pts[k][1], h = 1e-6;
@@ -57,11 +57,18 @@ START_TEST(partials_match_finite_differences) {
 }
 END_TEST
 
+START_TEST(stop_gradient_has_derivative_zero) {
+  ck_assert_double_eq(prim_at(PRIM_STOPGRAD, 1.25, 0), 1.25);
+  for (double x = -2; x <= 2; x += 0.5) ck_assert_double_eq(partial_at(PRIM_STOPGRAD, 0, x, 0), 0);
+}
+END_TEST
+
 Suite *suite_partials(void) {
   Suite *s = suite_create("partials");
   TCase *tc = tcase_create("partials");
   tcase_add_test(tc, every_scalar_builtin_has_partials);
   tcase_add_test(tc, partials_match_finite_differences);
+  tcase_add_test(tc, stop_gradient_has_derivative_zero);
   suite_add_tcase(s, tc);
   return s;
 }

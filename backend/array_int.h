@@ -1,0 +1,59 @@
+/* array_int.h: the pieces of array_ops.c that siblings.c shares: the
+   builtin monoids' loops, kernel binding and the reduce job, whose
+   block-by-block bracketing both use so that a reduce gives the same bits
+   alone or in a sibling group. Internal to backend/. */
+#ifndef UNA_ARRAY_INT_H
+#define UNA_ARRAY_INT_H
+
+#include "kernel.h"
+#include "parallel.h"
+#include "value.h"
+
+typedef struct MonoidFns {
+  double (*foldl)(double, const double *, size_t, Span);
+  void (*scanl)(double, const double *, size_t, double *, Span);
+  void (*scanr)(double, const double *, size_t, double *, Span);
+  void (*lanes)(double *, const double *, size_t); /* acc[j] = OP(acc[j], x[j]) */
+  double (*op)(double, double);
+} MonoidFns;
+
+/* The loops for lam when it is a builtin monoid and the loops are enabled
+   (and the cost meter is off); NULL otherwise. */
+const MonoidFns *cpu_monoid_loops(const Term *lam);
+
+/* Binds lam's kernel to frame when it has one and kernels are enabled. */
+bool cpu_lam_kernel(const Term *lam, Value *frame, CpuKernelRun *run);
+
+/* Kernel runs for every thread of a parallel loop over nchunks chunks:
+   runs[0] the bound run itself, the others clones; all with their buffers
+   allocated. Returns the number of runs. */
+int cpu_kernel_runs(CpuKernelRun *runs, const CpuKernelRun *run, int nchunks);
+
+/* A reduce over reals: its operator (a monoid loop or a kernel, one run per
+   thread) and its elements (an array, or a map/map2 kernel over one or two
+   arrays computed block by block), bracketed as array_ops.c says. */
+typedef struct RedJob {
+  const MonoidFns *m;                   /* the operator as a monoid, or */
+  CpuKernelRun op[CPU_MAX_THREADS];     /* ... as a kernel */
+  const double *r;                      /* the elements, or */
+  const double *x, *y;                  /* ... g over x (and y) */
+  CpuKernelRun g[CPU_MAX_THREADS];
+  double v;
+  size_t n;
+  int nchunks;
+  double acc[CPU_CHUNKS][CPU_BLOCK];
+  size_t nlanes[CPU_CHUNKS];
+} RedJob;
+
+/* Sets up j's operator for lam (j->nchunks set); false when lam has
+   neither a monoid loop nor a kernel. */
+bool cpu_red_operator(RedJob *j, const Term *lam, Value *frame);
+
+/* Folds the k <= CPU_BLOCK elements at i of chunk c (which starts at lo)
+   into the chunk's lanes, on thread `thread`. */
+void cpu_red_block(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k);
+
+/* After every block: the chunks' lanes combined and folded; the result. */
+double cpu_red_finish(RedJob *j);
+
+#endif

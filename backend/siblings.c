@@ -1,0 +1,263 @@
+/* siblings.c: sibling fusion (see siblings.h). A group's plan is found
+   once per let term and kept; running it binds every sibling's kernels,
+   then one parallel loop over the chunks of the arrays runs, per block,
+   every sibling's block step: a map writes its block of output, a reduce
+   folds its block into its lanes (cpu_red_block, the step a lone reduce
+   takes). */
+#include "siblings.h"
+
+#include "../frontend/ptrmap.h"
+#include "array_int.h"
+#include "array_ops.h"
+#include "cost_meter.h"
+#include "eval.h"
+
+/* One sibling: `let x = rhs` (slot >= 0) or item `item` of the tuple. */
+typedef struct Sibling {
+  const Term *rhs;
+  int slot, item;
+  const Term *map; /* the map/map2 computing the elements, or NULL: */
+  const Sym *arr;  /* ... a reduce of this array variable */
+} Sibling;
+
+typedef struct Plan {
+  int n;
+  Sibling *s;
+  const Term *rest;  /* what follows the group's lets */
+  const Term *tuple; /* rest when the group took some of its items, else NULL */
+} Plan;
+
+static const Plan no_plan;
+static PtrMap plans; /* T_LET term -> its Plan, or &no_plan */
+
+static bool is_real_array(const Type *t) { return t && t->kind == TY_ARRAY && t->elem->kind == TY_REAL; }
+
+static bool array_var(const Term *t) { return t->kind == T_VAR && is_real_array(t->type) && t->sym->slot >= 0; }
+
+/* map/map2 over array variables with a kernel that gives reals. */
+static bool kernel_map(const Term *t) {
+  if (t->kind != T_PRIM || (t->prim != PRIM_MAP && t->prim != PRIM_MAP2) || !is_real_array(t->type)) return false;
+  if (!array_var(t->kids[1]) || (t->prim == PRIM_MAP2 && !array_var(t->kids[2]))) return false;
+  const CpuKernel *k = cpu_kernel_for(t->kids[0]);
+  return k && !cpu_kernel_returns_bool(k);
+}
+
+/* A real computed from literals and variables by scalar builtins (which
+   cannot raise). */
+static bool plain_scalar(const Term *t) {
+  if (!t->type || t->type->kind != TY_REAL) return false;
+  if (t->kind == T_NUM) return true;
+  if (t->kind == T_VAR) return t->sym->slot >= 0;
+  if (t->kind != T_PRIM || (fe_prims[t->prim].cls != P_SCALAR1 && fe_prims[t->prim].cls != P_SCALAR2)) return false;
+  for (int i = 0; i < t->nkids; i++)
+    if (!plain_scalar(t->kids[i])) return false;
+  return true;
+}
+
+static bool sibling_of(const Term *t, Sibling *s) {
+  s->rhs = t;
+  s->map = NULL;
+  s->arr = NULL;
+  if (kernel_map(t)) {
+    s->map = t;
+    return true;
+  }
+  if (t->kind != T_PRIM || t->prim != PRIM_REDUCE || !t->type || t->type->kind != TY_REAL) return false;
+  const Term *v = t->kids[1], *arg = t->kids[2];
+  if (!plain_scalar(v)) return false;
+  bool sw;
+  if (cpu_monoid_of(t->kids[0], &sw) == CPU_M_NONE && !cpu_kernel_for(t->kids[0])) return false;
+  if (kernel_map(arg)) s->map = arg;
+  else if (array_var(arg)) s->arr = arg->sym;
+  else return false;
+  return true;
+}
+
+bool cpu_sibling_candidate(const Term *rhs) {
+  return rhs->kind == T_PRIM && (rhs->prim == PRIM_MAP || rhs->prim == PRIM_MAP2 || rhs->prim == PRIM_REDUCE);
+}
+
+/* Whether t reads one of the variables xs[0..n). */
+static bool reads(const Term *t, const Sym **xs, int n) {
+  if (t->kind == T_VAR) {
+    for (int i = 0; i < n; i++)
+      if (t->sym == xs[i]) return true;
+    return false;
+  }
+  for (int i = 0; i < t->nkids; i++)
+    if (reads(t->kids[i], xs, n)) return true;
+  return false;
+}
+
+static const Plan *plan_of(const Term *t) {
+  int cap = 8, n = 0;
+  Sibling *s = NEW_ARRAY(Sibling, cap);
+  const Sym **bound = NEW_ARRAY(const Sym *, cap);
+  const Term *cur = t;
+  for (; cur->kind == T_LET; cur = cur->kids[1]) {
+    Sibling x;
+    if (cur->sym->slot < 0 || !sibling_of(cur->kids[0], &x) || reads(cur->kids[0], bound, n)) break;
+    if (n == cap) {
+      Sibling *ns = NEW_ARRAY(Sibling, 2 * cap);
+      const Sym **nb = NEW_ARRAY(const Sym *, 2 * cap);
+      memcpy(ns, s, sizeof *s * (size_t)n);
+      memcpy(nb, bound, sizeof *bound * (size_t)n);
+      s = ns;
+      bound = nb;
+      cap *= 2;
+    }
+    x.slot = cur->sym->slot;
+    x.item = -1;
+    s[n] = x;
+    bound[n++] = cur->sym;
+  }
+  Plan *p = NEW(Plan);
+  p->rest = cur;
+  /* the closing tuple: its items that are siblings join; the others must be
+     variables or literals (evaluating them cannot raise) */
+  if (n > 0 && cur->kind == T_TUPLE) {
+    int m = 0;
+    bool ok = true;
+    for (int i = 0; i < cur->nkids && ok; i++) {
+      const Term *k = cur->kids[i];
+      Sibling x;
+      if (k->kind == T_VAR || k->kind == T_NUM || k->kind == T_BOOL) continue;
+      ok = sibling_of(k, &x) && !reads(k, bound, n);
+      m++;
+    }
+    if (ok && m > 0) {
+      Sibling *ns = NEW_ARRAY(Sibling, n + m);
+      memcpy(ns, s, sizeof *s * (size_t)n);
+      for (int i = 0; i < cur->nkids; i++) {
+        const Term *k = cur->kids[i];
+        if (k->kind == T_VAR || k->kind == T_NUM || k->kind == T_BOOL) continue;
+        sibling_of(k, &ns[n]);
+        ns[n].slot = -1;
+        ns[n++].item = i;
+      }
+      s = ns;
+      p->tuple = cur;
+    }
+  }
+  if (n < 2) return &no_plan;
+  p->n = n;
+  p->s = s;
+  return p;
+}
+
+/* ---- running ---- */
+
+typedef struct Run {
+  const Sibling *s;
+  const double *x, *y; /* the map's arrays */
+  Array *out;          /* a map's result */
+  CpuKernelRun runs[CPU_MAX_THREADS];
+  RedJob *red;         /* a reduce's job */
+} Run;
+
+typedef struct Group {
+  int n;
+  Run *r;
+  size_t len;
+  int nchunks;
+} Group;
+
+static const Array *array_at(Value *frame, const Term *t) {
+  Value v = frame[t->sym->slot];
+  if (v.kind != V_ARRAY) return NULL;
+  val_host(v.u.a);
+  return v.u.a->boxed ? NULL : v.u.a;
+}
+
+/* Binds sibling s into r: its arrays read (all of length g->len), its kernels bound, its result allocated. False when the
+   group cannot run (the ordinary evaluation then runs the chain). */
+static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
+  memset(r, 0, sizeof *r);
+  r->s = s;
+  const Array *a, *b = NULL;
+  if (s->map) {
+    a = array_at(frame, s->map->kids[1]);
+    if (s->map->prim == PRIM_MAP2) b = array_at(frame, s->map->kids[2]);
+    if (!a || (s->map->prim == PRIM_MAP2 && (!b || b->len != a->len))) return false;
+  } else {
+    a = array_at(frame, s->rhs->kids[2]);
+    if (!a) return false;
+  }
+  if (a->len != g->len || a->len == 0) return false;
+  r->x = a->r;
+  r->y = b ? b->r : NULL;
+  CpuKernelRun k;
+  if (s->map && !cpu_lam_kernel(s->map->kids[0], frame, &k)) return false;
+  if (s->rhs->prim == PRIM_REDUCE) {
+    Value v = cpu_eval(s->rhs->kids[1], frame);
+    if (v.kind != V_REAL) return false;
+    RedJob *j = NEW(RedJob);
+    j->v = v.u.r;
+    j->n = g->len;
+    j->nchunks = g->nchunks;
+    if (!cpu_red_operator(j, s->rhs->kids[0], frame)) return false;
+    if (s->map) {
+      j->x = r->x;
+      j->y = r->y;
+      cpu_kernel_runs(j->g, &k, j->nchunks);
+    } else {
+      j->r = r->x;
+    }
+    r->red = j;
+  } else {
+    cpu_kernel_runs(r->runs, &k, g->nchunks);
+    r->out = val_new_array_of(s->rhs->type->elem, g->len, s->rhs->span);
+  }
+  return true;
+}
+
+static void group_chunk(void *ctx, int thread, int c) {
+  Group *g = ctx;
+  size_t lo, hi;
+  cpu_chunk_bounds(g->len, CPU_BLOCK, g->nchunks, c, &lo, &hi);
+  for (size_t i = lo; i < hi; i += CPU_BLOCK) {
+    size_t k = hi - i < CPU_BLOCK ? hi - i : CPU_BLOCK;
+    for (int m = 0; m < g->n; m++) {
+      Run *r = &g->r[m];
+      if (r->red) cpu_red_block(r->red, thread, c, lo, i, k);
+      else cpu_kernel_block(&r->runs[thread], r->x + i, r->y ? r->y + i : NULL, k, r->out->r + i);
+    }
+  }
+}
+
+bool cpu_siblings(const Term **t, Value *frame, Value *result) {
+  if (cpu_metering) return false;
+  const Plan *p = ptrmap_get(&plans, *t);
+  if (!p) {
+    p = plan_of(*t);
+    ptrmap_put(&plans, *t, (void *)p);
+  }
+  if (p == &no_plan) return false;
+  Group g = {p->n, NEW_ARRAY(Run, p->n), 0, 0};
+  /* the length first: the chunks (and so the reduce jobs) depend on it */
+  const Sibling *s0 = &p->s[0];
+  const Array *a0 = array_at(frame, s0->map ? s0->map->kids[1] : s0->rhs->kids[2]);
+  if (!a0) return false;
+  g.len = a0->len;
+  g.nchunks = cpu_chunks_for(g.len);
+  for (int m = 0; m < p->n; m++)
+    if (!prepare(&g, &p->s[m], frame, &g.r[m])) return false;
+  cpu_parallel_chunks(g.nchunks, group_chunk, &g, p->s[0].rhs->span);
+  Value *items = p->tuple ? NEW_ARRAY(Value, p->tuple->nkids) : NULL;
+  for (int m = 0; m < p->n; m++) {
+    const Sibling *s = &p->s[m];
+    Value v = g.r[m].red ? val_real(cpu_red_finish(g.r[m].red)) : val_array(g.r[m].out);
+    if (s->slot >= 0) frame[s->slot] = v;
+    else items[s->item] = v;
+  }
+  if (!p->tuple) {
+    *t = p->rest;
+    return false;
+  }
+  for (int i = 0; i < p->tuple->nkids; i++) {
+    const Term *k = p->tuple->kids[i];
+    if (k->kind == T_VAR || k->kind == T_NUM || k->kind == T_BOOL) items[i] = cpu_eval(k, frame);
+  }
+  *result = val_tuple(p->tuple->nkids, items);
+  return true;
+}
