@@ -21,6 +21,9 @@ typedef struct MonoidFns {
    (and the cost meter is off); NULL otherwise. */
 const MonoidFns *cpu_monoid_loops(const Term *lam);
 
+/* Whether the kernels are on (cpu_set_fast_paths, and the cost meter off). */
+bool cpu_kernels_enabled(void);
+
 /* Binds lam's kernel to frame when it has one and kernels are enabled. */
 bool cpu_lam_kernel(const Term *lam, Value *frame, CpuKernelRun *run);
 
@@ -52,6 +55,9 @@ bool cpu_red_operator(RedJob *j, const Term *lam, Value *frame);
 /* Folds the k <= CPU_BLOCK elements at i of chunk c (which starts at lo)
    into the chunk's lanes, on thread `thread`. */
 void cpu_red_block(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k);
+
+/* The same with the block's elements given: e[0..k). */
+void cpu_red_fold(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k, const double *e);
 
 /* After every block: the chunks' lanes combined and folded; the result. */
 double cpu_red_finish(RedJob *j);

@@ -98,7 +98,8 @@ CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped) {
       out[i + 1] = acc = OP(acc, a[i]);                                         \
     }                                                                           \
   }                                                                             \
-  static void lanes_##NAME(double *acc, const double *x, size_t k) {          \
+  CPU_VECTOR_LOOP static void lanes_##NAME(double *restrict acc,              \
+                                           const double *restrict x, size_t k) { \
     for (size_t j = 0; j < k; j++) acc[j] = OP(acc[j], x[j]);                   \
   }                                                                             \
   static double op_##NAME(double l, double r) { return OP(l, r); }             \
@@ -140,6 +141,8 @@ const MonoidFns *cpu_monoid_loops(const Term *lam) {
   }
   return NULL;
 }
+
+bool cpu_kernels_enabled(void) { return use_kernel && !cpu_metering; }
 
 bool cpu_lam_kernel(const Term *lam, Value *frame, CpuKernelRun *run) {
   if (!use_kernel || cpu_metering) return false;
@@ -302,9 +305,14 @@ static double red_op(RedJob *j, int thread, double l, double r) {
 }
 
 void cpu_red_block(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k) {
-  double *acc = j->acc[c], buf[B], tmp[B];
+  double buf[B];
   const double *e = j->r ? j->r + i : buf;
   if (!j->r) cpu_kernel_block(&j->g[thread], j->x + i, j->y ? j->y + i : NULL, k, buf);
+  cpu_red_fold(j, thread, c, lo, i, k, e);
+}
+
+void cpu_red_fold(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k, const double *e) {
+  double *acc = j->acc[c], tmp[B];
   if (i == lo) {
     memcpy(acc, e, sizeof(double) * k);
     j->nlanes[c] = k;

@@ -52,6 +52,19 @@ static NOINLINE Value eval_prim(const Term *t, Value *frame) {
   UNREACHABLE();
 }
 
+/* The sibling group at the let t (siblings.h): the rest of the chain to
+   evaluate (t itself when there is no group), or NULL when the group took
+   the chain's closing tuple, whose value is then left in t's slot (dead
+   by then). Kept out of cpu_eval so that its frame holds no stale Value
+   that the collector would take for a live array. */
+static NOINLINE const Term *eval_siblings(const Term *t, Value *frame) {
+  const Term *rest = t;
+  Value r;
+  if (!cpu_siblings(&rest, frame, &r)) return rest;
+  frame[t->sym->slot] = r;
+  return NULL;
+}
+
 static NOINLINE Value eval_call(const Term *t, Value *frame) {
   Value small[SMALL_ARGS];
   Value *args = t->nkids <= SMALL_ARGS ? small : NEW_ARRAY(Value, t->nkids);
@@ -109,9 +122,8 @@ Value cpu_eval(const Term *t, Value *frame) {
       return *t->global->value;
     case T_LET:
       if (cpu_sibling_candidate(t->kids[0]) && !gpu_active) {
-        const Term *rest = t;
-        Value r;
-        if (cpu_siblings(&rest, frame, &r)) return r;
+        const Term *rest = eval_siblings(t, frame);
+        if (!rest) return frame[t->sym->slot]; /* the chain's value, left there */
         if (rest != t) {
           t = rest;
           continue;

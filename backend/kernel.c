@@ -48,6 +48,8 @@ struct CpuKernel {
   bool result_bool;
   int nvregs;
   int result;
+  int nresults; /* 1, or the bodies of cpu_kernel_compile_multi */
+  int *results;
   int ninstr;
   KInstr *code;
   int nsteps;
@@ -370,12 +372,14 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
 }
 
 /* Drops dead instructions, numbers inputs, packs temporaries into buffers. */
-static CpuKernel *finish(Compiler *c, const Term *lam, int result) {
+static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresults, int *results) {
   CpuKernel *k = NEW(CpuKernel);
-  k->nparams = lam->nsyms;
-  k->result_bool = lam->kids[0]->type->kind == TY_BOOL;
+  k->nparams = nparams;
+  k->result_bool = result_bool;
   k->nvregs = c->nvregs;
-  k->result = result;
+  k->result = results[0];
+  k->nresults = nresults;
+  k->results = results;
   k->init = c->init;
   k->vkind = c->vkind;
   k->steps = c->steps;
@@ -384,7 +388,7 @@ static CpuKernel *finish(Compiler *c, const Term *lam, int result) {
   k->ctx_nslots = c->ctx_nslots;
 
   char *live = una_alloc((size_t)c->nvregs + 1);
-  live[result] = 1;
+  for (int i = 0; i < nresults; i++) live[results[i]] = 1;
   bool *keep = una_alloc(sizeof(bool) * (size_t)(c->ninstr + 1));
   for (int i = c->ninstr - 1; i >= 0; i--) {
     const KInstr *in = &c->code[i];
@@ -412,7 +416,7 @@ static CpuKernel *finish(Compiler *c, const Term *lam, int result) {
     if (in->b >= 0) last[in->b] = i;
     if (in->c >= 0) last[in->c] = i;
   }
-  last[result] = k->ninstr;
+  for (int i = 0; i < nresults; i++) last[results[i]] = k->ninstr;
   k->phys = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   for (int v = 0; v < c->nvregs; v++) k->phys[v] = -1;
   int *freelist = una_alloc(sizeof(int) * (size_t)(k->ninstr + 1));
@@ -470,9 +474,37 @@ const CpuKernel *cpu_kernel_compile(const Term *lam) {
     pmap_put(&x.dep, lam->syms[i], 1);
   }
   depends(&x, lam->kids[0]);
-  int r = compile(&c, &x, lam->kids[0]);
-  if (r < 0) return NULL;
-  return finish(&c, lam, r);
+  int *r = NEW_ARRAY(int, 1);
+  r[0] = compile(&c, &x, lam->kids[0]);
+  if (r[0] < 0) return NULL;
+  return finish(&c, lam->nsyms, lam->kids[0]->type->kind == TY_BOOL, 1, r);
+}
+
+const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]) {
+  Compiler c = {0};
+  GROW(c.ctx_nslots, c.nctx, c.capctx, int);
+  c.ctx_nslots[c.nctx++] = 0;
+  Ctx x = {0}; /* one context: the bodies share their inputs (and so their values) */
+  x.id = 0;
+  new_vreg(&c, VK_PARAM, 0);
+  new_vreg(&c, VK_PARAM, 0);
+  int nparams = 1, *r = NEW_ARRAY(int, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) {
+    const Term *lam = lams[i];
+    if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1 || has_closure(lam->kids[0]))
+      return NULL;
+    if (!lam->kids[0]->type || lam->kids[0]->type->kind != TY_REAL) return NULL;
+    for (int j = 0; j < lam->nsyms; j++) {
+      if (!lam->syms[j]->type || lam->syms[j]->type->kind != TY_REAL) return NULL;
+      ASSERT(params[i][j] == 0 || params[i][j] == 1);
+      if (params[i][j] == 1) nparams = 2;
+      pmap_put(&x.env, lam->syms[j], params[i][j]);
+      pmap_put(&x.dep, lam->syms[j], 1);
+    }
+    depends(&x, lam->kids[0]);
+    if ((r[i] = compile(&c, &x, lam->kids[0])) < 0) return NULL;
+  }
+  return finish(&c, nparams, false, n, r);
 }
 
 /* ---- the cache: LAM term -> kernel (or no_kernel) ---- */
@@ -511,6 +543,7 @@ const CpuKInstr *cpu_kernel_code(const CpuKernel *k) { return k->code; }
 int cpu_kernel_nparams(const CpuKernel *k) { return k->nparams; }
 int cpu_kernel_nvregs(const CpuKernel *k) { return k->nvregs; }
 int cpu_kernel_result(const CpuKernel *k) { return k->result; }
+int cpu_kernel_nresults(const CpuKernel *k) { return k->nresults; }
 CpuVregKind cpu_kernel_vreg_kind(const CpuKernel *k, int v) { return (CpuVregKind)k->vkind[v]; }
 double cpu_kernel_const(const CpuKernel *k, int v) { return k->init[v]; }
 
@@ -567,15 +600,16 @@ bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run) {
 /* ---- running ---- */
 
 #define B CPU_BLOCK
+#define BLOCK_LOOP CPU_VECTOR_LOOP
 #define UNOP(name, expr)                                                      \
-  static void name(double *restrict d, const double *restrict pa) {          \
+  BLOCK_LOOP static void name(double *restrict d, const double *restrict pa) { \
     for (int i = 0; i < B; i++) {                                            \
       double a = pa[i];                                                      \
       d[i] = (expr);                                                         \
     }                                                                        \
   }
 #define BINOP(name, expr)                                                     \
-  static void name(double *restrict d, const double *restrict pa,            \
+  BLOCK_LOOP static void name(double *restrict d, const double *restrict pa, \
                    const double *restrict pb) {                              \
     for (int i = 0; i < B; i++) {                                            \
       double a = pa[i], b = pb[i];                                           \
@@ -611,7 +645,7 @@ BINOP(k_ge, a >= b ? 1.0 : 0.0)
 BINOP(k_and, (a != 0) & (b != 0) ? 1.0 : 0.0)
 BINOP(k_or, (a != 0) | (b != 0) ? 1.0 : 0.0)
 
-static void k_select(double *restrict d, const double *restrict pa, const double *restrict pb,
+BLOCK_LOOP static void k_select(double *restrict d, const double *restrict pa, const double *restrict pb,
                      const double *restrict pc) {
   for (int i = 0; i < B; i++) {
     double a = pa[i], b = pb[i]; /* both loaded: the loop then vectorizes */
@@ -693,6 +727,16 @@ void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst) {
 }
 
 void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {
+  cpu_kernel_block_run(run, x, y, n);
+  memcpy(out, cpu_kernel_out(run, 0), sizeof(double) * n);
+}
+
+const double *cpu_kernel_out(const CpuKernelRun *run, int i) {
+  ASSERT(i >= 0 && i < run->k->nresults);
+  return run->ptr[run->k->results[i]];
+}
+
+void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, size_t n) {
   ASSERT(n <= B);
   ensure_blocks(run);
   const CpuKernel *k = run->k;
@@ -710,7 +754,6 @@ void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_
     }
   }
   exec_block(k, p);
-  memcpy(out, p[k->result], sizeof(double) * n);
 }
 
 double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {

@@ -18,6 +18,16 @@
 /* Elements per block: each virtual register holds this many doubles. */
 #define CPU_BLOCK 256
 
+/* Marks a loop over blocks to be built twice, for AVX2 (4 doubles a
+   vector) and for the baseline (SSE2); the machine's version is picked
+   when the program loads. No FMA: each operation rounds on its own, as on
+   every other path. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define CPU_VECTOR_LOOP __attribute__((target_clones("avx2", "default")))
+#else
+#define CPU_VECTOR_LOOP
+#endif
+
 typedef struct CpuKernel CpuKernel;
 
 /* The kernel of the LAM term lam, compiled on first use and cached by term;
@@ -81,6 +91,21 @@ void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst);
 /* Runs the kernel on n <= CPU_BLOCK elements: x[i] (and y[i] for two
    parameters) -> out[i]. out must not overlap x or y. */
 void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out);
+
+/* Runs the kernel on n <= CPU_BLOCK elements, leaving its results in the
+   run's buffers: cpu_kernel_out(run, i) is result i's block (n valid
+   elements) until the next run. */
+void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, size_t n);
+const double *cpu_kernel_out(const CpuKernelRun *run, int i);
+
+/* One kernel computing the bodies of the lambdas lams[0..n) together over
+   two parameter blocks: parameter j of lams[i] is block params[i][j] (0
+   for x, 1 for y). The bodies share their free variables, hoisted parts and
+   equal instructions (value numbering), so work common to them is done
+   once; result i is the body of lams[i], with the bits it has alone. NULL
+   when a lambda does not qualify or a body is not a real. */
+const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]);
+int cpu_kernel_nresults(const CpuKernel *k);
 
 /* Runs the kernel on one element (y is ignored for one parameter). */
 double cpu_kernel_call1(CpuKernelRun *run, double x, double y);

@@ -23,6 +23,11 @@ typedef struct Sibling {
 typedef struct Plan {
   int n;
   Sibling *s;
+  /* The siblings' maps as one kernel over at most two arrays (NULL when
+     they read more, or a body does not compile with the others): */
+  const CpuKernel *k;
+  const Sym *arr[2]; /* its parameter arrays (arr[1] NULL for one) */
+  int *out;          /* per sibling: its result in k, or -1 (no map) */
   const Term *rest;  /* what follows the group's lets */
   const Term *tuple; /* rest when the group took some of its items, else NULL */
 } Plan;
@@ -89,6 +94,36 @@ static bool reads(const Term *t, const Sym **xs, int n) {
   return false;
 }
 
+/* The index of array variable x among p->arr, added when there is room;
+   -1 when there is none. */
+static int param_of(Plan *p, const Sym *x) {
+  for (int i = 0; i < 2; i++) {
+    if (!p->arr[i]) p->arr[i] = x;
+    if (p->arr[i] == x) return i;
+  }
+  return -1;
+}
+
+/* Compiles the siblings' maps into one kernel (p->k), when they read at
+   most two arrays: work they share (the residual of a loss, a sigmoid)
+   is then done once per element. */
+static void merge(Plan *p) {
+  const Term **lams = NEW_ARRAY(const Term *, p->n);
+  int (*params)[2] = una_alloc(sizeof(int[2]) * (size_t)p->n);
+  int m = 0;
+  p->out = NEW_ARRAY(int, p->n);
+  for (int i = 0; i < p->n; i++) {
+    const Term *map = p->s[i].map;
+    p->out[i] = -1;
+    if (!map) continue;
+    for (int j = 0; j < (map->prim == PRIM_MAP2 ? 2 : 1); j++)
+      if ((params[m][j] = param_of(p, map->kids[1 + j]->sym)) < 0) return;
+    p->out[i] = m;
+    lams[m++] = map->kids[0];
+  }
+  if (m >= 2) p->k = cpu_kernel_compile_multi(m, lams, (const int(*)[2])params);
+}
+
 static const Plan *plan_of(const Term *t) {
   int cap = 8, n = 0;
   Sibling *s = NEW_ARRAY(Sibling, cap);
@@ -142,6 +177,7 @@ static const Plan *plan_of(const Term *t) {
   if (n < 2) return &no_plan;
   p->n = n;
   p->s = s;
+  merge(p);
   return p;
 }
 
@@ -160,6 +196,9 @@ typedef struct Group {
   Run *r;
   size_t len;
   int nchunks;
+  const Plan *p;
+  const double *x, *y;                 /* the merged kernel's arrays */
+  CpuKernelRun runs[CPU_MAX_THREADS];  /* ... and its runs (p->k bound) */
 } Group;
 
 static const Array *array_at(Value *frame, const Term *t) {
@@ -187,7 +226,8 @@ static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
   r->x = a->r;
   r->y = b ? b->r : NULL;
   CpuKernelRun k;
-  if (s->map && !cpu_lam_kernel(s->map->kids[0], frame, &k)) return false;
+  bool merged = g->p->k && s->map;
+  if (s->map && !merged && !cpu_lam_kernel(s->map->kids[0], frame, &k)) return false;
   if (s->rhs->prim == PRIM_REDUCE) {
     Value v = cpu_eval(s->rhs->kids[1], frame);
     if (v.kind != V_REAL) return false;
@@ -196,7 +236,9 @@ static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
     j->n = g->len;
     j->nchunks = g->nchunks;
     if (!cpu_red_operator(j, s->rhs->kids[0], frame)) return false;
-    if (s->map) {
+    if (merged) {
+      j->r = NULL;
+    } else if (s->map) {
       j->x = r->x;
       j->y = r->y;
       cpu_kernel_runs(j->g, &k, j->nchunks);
@@ -205,9 +247,27 @@ static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
     }
     r->red = j;
   } else {
-    cpu_kernel_runs(r->runs, &k, g->nchunks);
+    if (!merged) cpu_kernel_runs(r->runs, &k, g->nchunks);
     r->out = val_new_array_of(s->rhs->type->elem, g->len, s->rhs->span);
   }
+  return true;
+}
+
+/* Binds the merged kernel, when the plan has one, over its arrays. */
+static bool prepare_merged(Group *g, Value *frame) {
+  const Plan *p = g->p;
+  if (!p->k) return true;
+  if (!cpu_kernels_enabled()) return false;
+  for (int i = 0; i < 2 && p->arr[i]; i++) {
+    Value v = frame[p->arr[i]->slot];
+    if (v.kind != V_ARRAY) return false;
+    val_host(v.u.a);
+    if (v.u.a->boxed || v.u.a->len != g->len) return false;
+    *(i ? &g->y : &g->x) = v.u.a->r;
+  }
+  CpuKernelRun run;
+  if (!cpu_kernel_bind(p->k, frame, &run)) return false;
+  cpu_kernel_runs(g->runs, &run, g->nchunks);
   return true;
 }
 
@@ -215,12 +275,21 @@ static void group_chunk(void *ctx, int thread, int c) {
   Group *g = ctx;
   size_t lo, hi;
   cpu_chunk_bounds(g->len, CPU_BLOCK, g->nchunks, c, &lo, &hi);
+  const int *out = g->p->k ? g->p->out : NULL;
   for (size_t i = lo; i < hi; i += CPU_BLOCK) {
     size_t k = hi - i < CPU_BLOCK ? hi - i : CPU_BLOCK;
+    if (out) cpu_kernel_block_run(&g->runs[thread], g->x + i, g->y ? g->y + i : NULL, k);
     for (int m = 0; m < g->n; m++) {
       Run *r = &g->r[m];
-      if (r->red) cpu_red_block(r->red, thread, c, lo, i, k);
-      else cpu_kernel_block(&r->runs[thread], r->x + i, r->y ? r->y + i : NULL, k, r->out->r + i);
+      if (out && out[m] >= 0) {
+        const double *e = cpu_kernel_out(&g->runs[thread], out[m]);
+        if (r->red) cpu_red_fold(r->red, thread, c, lo, i, k, e);
+        else memcpy(r->out->r + i, e, sizeof(double) * k);
+      } else if (r->red) {
+        cpu_red_block(r->red, thread, c, lo, i, k);
+      } else {
+        cpu_kernel_block(&r->runs[thread], r->x + i, r->y ? r->y + i : NULL, k, r->out->r + i);
+      }
     }
   }
 }
@@ -233,13 +302,18 @@ bool cpu_siblings(const Term **t, Value *frame, Value *result) {
     ptrmap_put(&plans, *t, (void *)p);
   }
   if (p == &no_plan) return false;
-  Group g = {p->n, NEW_ARRAY(Run, p->n), 0, 0};
+  Group g;
+  memset(&g, 0, sizeof g);
+  g.n = p->n;
+  g.r = NEW_ARRAY(Run, p->n);
+  g.p = p;
   /* the length first: the chunks (and so the reduce jobs) depend on it */
   const Sibling *s0 = &p->s[0];
   const Array *a0 = array_at(frame, s0->map ? s0->map->kids[1] : s0->rhs->kids[2]);
   if (!a0) return false;
   g.len = a0->len;
   g.nchunks = cpu_chunks_for(g.len);
+  if (!prepare_merged(&g, frame)) return false;
   for (int m = 0; m < p->n; m++)
     if (!prepare(&g, &p->s[m], frame, &g.r[m])) return false;
   cpu_parallel_chunks(g.nchunks, group_chunk, &g, p->s[0].rhs->span);

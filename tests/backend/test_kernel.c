@@ -133,6 +133,40 @@ START_TEST(value_numbering) {
 }
 END_TEST
 
+START_TEST(multi_kernel) {
+  /* (a, b. sigmoid a - b) over (x, y) and (c. sigmoid c * 2) over x: one
+     sigmoid for both; each result has the bits of its kernel alone */
+  Sym *a = sym("a", 0), *b = sym("b", 1), *c = sym("c", 2);
+  const Term *l1 = lam(2, a, b, p2(PRIM_SUB, p1(PRIM_SIGMOID, var(a)), var(b)));
+  const Term *l2 = lam(1, c, NULL, p2(PRIM_MUL, p1(PRIM_SIGMOID, var(c)), num(2)));
+  const Term *lams[2] = {l1, l2};
+  int params[2][2] = {{0, 1}, {0, 0}};
+  const CpuKernel *k = cpu_kernel_compile_multi(2, lams, (const int(*)[2])params);
+  ck_assert_ptr_nonnull(k);
+  ck_assert_int_eq(cpu_kernel_nresults(k), 2);
+  ck_assert_int_eq(cpu_kernel_size(k), 3);
+  enum { N = CPU_BLOCK + 5 };
+  static double xs[N], ys[N];
+  for (int i = 0; i < N; i++) {
+    xs[i] = data(i);
+    ys[i] = data(i + 7);
+  }
+  double *o1 = run_both(cpu_kernel_compile(l1), NULL, xs, ys, N), *o2 = run_both(cpu_kernel_compile(l2), NULL, xs, NULL, N);
+  CpuKernelRun run;
+  ck_assert(cpu_kernel_bind(k, NULL, &run));
+  for (size_t i = 0; i < N; i += CPU_BLOCK) {
+    size_t m = N - i < CPU_BLOCK ? N - i : CPU_BLOCK;
+    cpu_kernel_block_run(&run, xs + i, ys + i, m);
+    ck_assert(memcmp(cpu_kernel_out(&run, 0), o1 + i, m * sizeof(double)) == 0);
+    ck_assert(memcmp(cpu_kernel_out(&run, 1), o2 + i, m * sizeof(double)) == 0);
+  }
+  /* a boolean body does not qualify */
+  const Term *l3 = lam(1, c, NULL, p2(PRIM_LT, var(c), num(0)));
+  const Term *bad[2] = {l1, l3};
+  ck_assert_ptr_null(cpu_kernel_compile_multi(2, bad, (const int(*)[2])params));
+}
+END_TEST
+
 START_TEST(every_operation) {
   enum { N = 3 * CPU_BLOCK + 17 };
   static double xs[N], ys[N];
@@ -288,6 +322,7 @@ Suite *suite_kernel(void) {
   TCase *tc = tcase_create("kernel");
   tcase_add_test(tc, qualifies);
   tcase_add_test(tc, value_numbering);
+  tcase_add_test(tc, multi_kernel);
   tcase_add_test(tc, every_operation);
   tcase_add_test(tc, select_let_and_free_variables);
   tcase_add_test(tc, partial_blocks);
