@@ -773,6 +773,9 @@ Def *fe_check_def(Env *env, const Item *it) {
       if (strcmp(p->name, it->params[j].name) == 0)
         fe_error(p->span, "duplicate parameter '%s' of '%s'", p->name, it->name);
     d->params[i] = local_push(&c, p->name, p->type, p->span);
+    /* not a let the user wrote where the def is inlined: the optimizer may
+       move `let a = arg` to a's single use (optimizer/forward.c) */
+    d->params[i]->user = false;
   }
   d->body = check(&c, it->body);
   if (it->ret && !fe_type_eq(it->ret, d->body->type))

@@ -5,17 +5,17 @@ __device__ __forceinline__ double una_f0(double p0, double p1) {
   return r2;
 }
 
+/* the lambda at <prelude>:5:31 */
+__device__ __forceinline__ double una_f1(double p0, double p1) {
+  double r2 = p0 + p1;
+  return r2;
+}
+
 /* the lambda at t.una:11:63 */
-__device__ __forceinline__ double una_f1(double p0, double p1, double i2) {
+__device__ __forceinline__ double una_f2(double p0, double p1, double i2) {
   double r3 = p0 - i2;
   double r4 = exp(r3);
   return r4;
-}
-
-/* the lambda at <prelude>:5:31 */
-__device__ __forceinline__ double una_f2(double p0, double p1) {
-  double r2 = p0 + p1;
-  return r2;
 }
 
 /* the lambda at t.una:11:59 */
@@ -107,22 +107,12 @@ extern "C" __global__ void una_reduce_0_b(double *__restrict__ out, const double
 #undef SRC
 #undef OP
 
-/* map at t.una:11:59 */
-#define SRC(j_) (una_f1(L0[(j_)], 0.0, f1_i2))
-extern "C" __global__ void una_map_1(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0, double f1_i2) {
-  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
-       j += (long long)gridDim.x * UNA_BLOCK)
-    out[j] = SRC(j);
-}
-#undef SRC
-
 /* reduce at <prelude>:5:24 */
-#define SRC(j_) (L0[(j_)])
-#define OP(a, b) una_f2((a), (b))
+#define SRC(j_) (una_f2(L0[(j_)], 0.0, f2_i2))
+#define OP(a, b) una_f1((a), (b))
 /* launch a: grid-stride partial folds, one per block, into out */
-extern "C" __global__ void una_reduce_2_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
+extern "C" __global__ void una_reduce_1_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+    const double *__restrict__ L0, double f2_i2) {
   double acc = 0.0;
   int has = 0;
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
@@ -135,8 +125,8 @@ extern "C" __global__ void una_reduce_2_a(double *__restrict__ out, const double
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
 /* launch b, one block: the n partials in aux folded, then v OP them, into out[0] */
-extern "C" __global__ void una_reduce_2_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
+extern "C" __global__ void una_reduce_1_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+    const double *__restrict__ L0, double f2_i2) {
   double acc = 0.0;
   int has = 0;
   for (long long j = threadIdx.x; j < n; j += UNA_BLOCK) {
@@ -153,7 +143,7 @@ extern "C" __global__ void una_reduce_2_b(double *__restrict__ out, const double
 #define SRC(j_) (una_f4(L0[(j_)], 0.0, f4_i2, f4_i3))
 #define OP(a, b) una_f3((a), (b))
 /* launch a: grid-stride partial folds, one per block, into out */
-extern "C" __global__ void una_reduce_3_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_reduce_2_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0, double f4_i2, double f4_i3) {
   double acc = 0.0;
   int has = 0;
@@ -167,7 +157,7 @@ extern "C" __global__ void una_reduce_3_a(double *__restrict__ out, const double
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
 /* launch b, one block: the n partials in aux folded, then v OP them, into out[0] */
-extern "C" __global__ void una_reduce_3_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_reduce_2_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0, double f4_i2, double f4_i3) {
   double acc = 0.0;
   int has = 0;
@@ -187,7 +177,7 @@ extern "C" __global__ void una_reduce_3_b(double *__restrict__ out, const double
 #define ID __longlong_as_double(0xfff0000000000000LL)
 #define IDX(j) ((j))
 /* launch a: each block's tile of UNA_TILE elements folded into out[block] */
-extern "C" __global__ void una_scanl_4_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_scanl_3_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0) {
   long long base = (long long)blockIdx.x * UNA_TILE;
   double acc = ID;
@@ -200,7 +190,7 @@ extern "C" __global__ void una_scanl_4_a(double *__restrict__ out, const double 
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
 /* launch b, one block: out[t] = v OP the totals aux[0..t) of the n tiles, t <= n */
-extern "C" __global__ void una_scanl_4_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_scanl_3_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0) {
   double carry = v;
   if (threadIdx.x == 0) out[0] = v;
@@ -213,7 +203,7 @@ extern "C" __global__ void una_scanl_4_b(double *__restrict__ out, const double 
   }
 }
 /* launch c: each tile scanned from its prefix aux[block] into out (n + 1 elements) */
-extern "C" __global__ void una_scanl_4_c(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_scanl_3_c(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0) {
   long long base = (long long)blockIdx.x * UNA_TILE;
   double carry = aux[blockIdx.x];
@@ -233,7 +223,7 @@ extern "C" __global__ void una_scanl_4_c(double *__restrict__ out, const double 
 
 /* map2 at <prelude>:23:28 */
 #define SRC(j_) (una_f6(L0[(j_)], L1[(j_)]))
-extern "C" __global__ void una_map2_5(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_map2_4(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0,
     const double *__restrict__ L1) {
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
@@ -244,7 +234,7 @@ extern "C" __global__ void una_map2_5(double *__restrict__ out, const double *__
 
 /* map2 at <prelude>:23:28 */
 #define SRC(j_) (una_f7(una_f8(L0[(j_)], L1[(j_)]), L2[(j_)], f7_i2))
-extern "C" __global__ void una_map2_6(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_map2_5(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0,
     const double *__restrict__ L1,
     const double *__restrict__ L2, double f7_i2) {
@@ -260,7 +250,7 @@ extern "C" __global__ void una_map2_6(double *__restrict__ out, const double *__
 #define ID 1.0
 #define IDX(j) (n - 1 - (j))
 /* launch a: each block's tile of UNA_TILE elements folded into out[block] */
-extern "C" __global__ void una_scanr_7_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_scanr_6_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0) {
   long long base = (long long)blockIdx.x * UNA_TILE;
   double acc = ID;
@@ -273,7 +263,7 @@ extern "C" __global__ void una_scanr_7_a(double *__restrict__ out, const double 
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
 /* launch b, one block: out[t] = v OP the totals aux[0..t) of the n tiles, t <= n */
-extern "C" __global__ void una_scanr_7_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_scanr_6_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0) {
   double carry = v;
   if (threadIdx.x == 0) out[0] = v;
@@ -286,7 +276,7 @@ extern "C" __global__ void una_scanr_7_b(double *__restrict__ out, const double 
   }
 }
 /* launch c: each tile scanned from its prefix aux[block] into out (n + 1 elements) */
-extern "C" __global__ void una_scanr_7_c(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_scanr_6_c(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0) {
   long long base = (long long)blockIdx.x * UNA_TILE;
   double carry = aux[blockIdx.x];
@@ -306,7 +296,7 @@ extern "C" __global__ void una_scanr_7_c(double *__restrict__ out, const double 
 
 /* map2 at t.una:11:40 */
 #define SRC(j_) (una_f10(L0[(j_)], L1[(j_)], f10_i2, f10_i3))
-extern "C" __global__ void una_map2_8(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
+extern "C" __global__ void una_map2_7(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0,
     const double *__restrict__ L1, double f10_i2, double f10_i3) {
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
