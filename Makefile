@@ -140,6 +140,10 @@ bench-grad: deps
 # The CPU benchmark suite: Una against hand-written C, JAX and PyTorch
 # (bench/cpu/README.md). BENCH_N, BENCH_PROGRAMS, BENCH_PEERS select a subset.
 .PHONY: bench
+# The block loops vectorize with gathers (exp's table), which -O2's cost
+# model refuses.
+$(B)/backend/vmath.o $(B)/backend/kernel.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+
 $(B)/bench/c_grads.o: bench/cpu/c_grads.c bench/cpu/c_grads.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g $(WARN) -c -o $@ $<

@@ -621,11 +621,9 @@ UNOP(k_neg, -a)
 UNOP(k_sin, sin(a))
 UNOP(k_cos, cos(a))
 UNOP(k_tan, tan(a))
-UNOP(k_exp, exp(a))
 UNOP(k_log, log(a))
 UNOP(k_sqrt, sqrt(a))
 UNOP(k_tanh, tanh(a))
-UNOP(k_sigmoid, cpu_sigmoid(a))
 UNOP(k_abs, fabs(a))
 UNOP(k_floor, floor(a))
 UNOP(k_not, a == 0 ? 1.0 : 0.0)
@@ -664,11 +662,11 @@ static void exec_block(const CpuKernel *k, double **p) {
     case PRIM_SIN: k_sin(d, a); break;
     case PRIM_COS: k_cos(d, a); break;
     case PRIM_TAN: k_tan(d, a); break;
-    case PRIM_EXP: k_exp(d, a); break;
+    case PRIM_EXP: cpu_exp_block(d, a, B); break;
     case PRIM_LOG: k_log(d, a); break;
     case PRIM_SQRT: k_sqrt(d, a); break;
     case PRIM_TANH: k_tanh(d, a); break;
-    case PRIM_SIGMOID: k_sigmoid(d, a); break;
+    case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
     case PRIM_ABS: k_abs(d, a); break;
     case PRIM_FLOOR: k_floor(d, a); break;
     case PRIM_NOT: k_not(d, a); break;
@@ -771,7 +769,7 @@ double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
     case PRIM_SIN: v = sin(a); break;
     case PRIM_COS: v = cos(a); break;
     case PRIM_TAN: v = tan(a); break;
-    case PRIM_EXP: v = exp(a); break;
+    case PRIM_EXP: v = cpu_exp(a); break;
     case PRIM_LOG: v = log(a); break;
     case PRIM_SQRT: v = sqrt(a); break;
     case PRIM_TANH: v = tanh(a); break;

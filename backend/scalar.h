@@ -6,12 +6,14 @@
    LANGUAGE.md section 5), b when b > a, and nan when either is nan (as
    NumPy's maximum; this also keeps reduce with max associative).
    sigmoid: 1/(1+exp(-x)) for x >= 0, exp(x)/(1+exp(x)) below (no overflow
-   to a needless 0 for large negative x). Booleans in kernels are 0.0/1.0. */
+   to a needless 0 for large negative x). exp is vmath.h's. Booleans in kernels are 0.0/1.0. */
 #ifndef UNA_SCALAR_H
 #define UNA_SCALAR_H
 
 #include "../frontend/term.h"
 #include <math.h>
+
+#include "vmath.h"
 
 /* Written as two selects so that the compiler vectorizes the block loops. */
 static inline double cpu_max(double a, double b) {
@@ -23,9 +25,8 @@ static inline double cpu_min(double a, double b) {
   return a != a ? a : m;
 }
 static inline double cpu_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + exp(-x));
-  double e = exp(x);
-  return e / (1.0 + e);
+  double e = cpu_exp(-fabs(x));
+  return (x >= 0 ? 1.0 : e) / (1.0 + e);
 }
 
 /* A P_SCALAR1 builtin applied to x. */
@@ -35,7 +36,7 @@ static inline double cpu_scalar1(Prim p, double x) {
   case PRIM_SIN: return sin(x);
   case PRIM_COS: return cos(x);
   case PRIM_TAN: return tan(x);
-  case PRIM_EXP: return exp(x);
+  case PRIM_EXP: return cpu_exp(x);
   case PRIM_LOG: return log(x);
   case PRIM_SQRT: return sqrt(x);
   case PRIM_TANH: return tanh(x);
