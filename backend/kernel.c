@@ -621,7 +621,6 @@ UNOP(k_neg, -a)
 UNOP(k_sin, sin(a))
 UNOP(k_cos, cos(a))
 UNOP(k_tan, tan(a))
-UNOP(k_log, log(a))
 UNOP(k_sqrt, sqrt(a))
 UNOP(k_tanh, tanh(a))
 UNOP(k_abs, fabs(a))
@@ -663,7 +662,7 @@ static void exec_block(const CpuKernel *k, double **p) {
     case PRIM_COS: k_cos(d, a); break;
     case PRIM_TAN: k_tan(d, a); break;
     case PRIM_EXP: cpu_exp_block(d, a, B); break;
-    case PRIM_LOG: k_log(d, a); break;
+    case PRIM_LOG: cpu_log_block(d, a, B); break;
     case PRIM_SQRT: k_sqrt(d, a); break;
     case PRIM_TANH: k_tanh(d, a); break;
     case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
@@ -770,7 +769,7 @@ double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
     case PRIM_COS: v = cos(a); break;
     case PRIM_TAN: v = tan(a); break;
     case PRIM_EXP: v = cpu_exp(a); break;
-    case PRIM_LOG: v = log(a); break;
+    case PRIM_LOG: v = cpu_log(a); break;
     case PRIM_SQRT: v = sqrt(a); break;
     case PRIM_TANH: v = tanh(a); break;
     case PRIM_SIGMOID: v = cpu_sigmoid(a); break;

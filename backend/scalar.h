@@ -6,7 +6,7 @@
    LANGUAGE.md section 5), b when b > a, and nan when either is nan (as
    NumPy's maximum; this also keeps reduce with max associative).
    sigmoid: 1/(1+exp(-x)) for x >= 0, exp(x)/(1+exp(x)) below (no overflow
-   to a needless 0 for large negative x). exp is vmath.h's. Booleans in kernels are 0.0/1.0. */
+   to a needless 0 for large negative x). exp and log are vmath.h's. Booleans in kernels are 0.0/1.0. */
 #ifndef UNA_SCALAR_H
 #define UNA_SCALAR_H
 
@@ -37,7 +37,7 @@ static inline double cpu_scalar1(Prim p, double x) {
   case PRIM_COS: return cos(x);
   case PRIM_TAN: return tan(x);
   case PRIM_EXP: return cpu_exp(x);
-  case PRIM_LOG: return log(x);
+  case PRIM_LOG: return cpu_log(x);
   case PRIM_SQRT: return sqrt(x);
   case PRIM_TANH: return tanh(x);
   case PRIM_SIGMOID: return cpu_sigmoid(x);

@@ -1,4 +1,4 @@
-/* vmath.c: the exp table and the block loops of vmath.h. */
+/* vmath.c: the exp and log tables and the block loops of vmath.h. */
 #include "vmath.h"
 
 #include "kernel.h" /* CPU_VECTOR_LOOP */
@@ -6,6 +6,38 @@
 
 uint64_t cpu_exp_bits[CPU_EXP_N];
 double cpu_exp_tail[CPU_EXP_N];
+
+double cpu_log_c[CPU_LOG_N], cpu_log_invc[CPU_LOG_N], cpu_log_ih[CPU_LOG_N], cpu_log_il[CPU_LOG_N],
+    cpu_log_ie[CPU_LOG_N], cpu_log_hi[CPU_LOG_N], cpu_log_lo[CPU_LOG_N];
+
+/* Subinterval i is z in [a, b), a and b the doubles whose bits are
+   0x3fe6000000000000 + (i << 45) and + ((i + 1) << 45); c its centre.
+   log c and 1/c in long double (64 bits), good to about 2^-65. */
+__attribute__((constructor)) static void log_table(void) {
+  for (int i = 0; i < CPU_LOG_N; i++) {
+    double a = cpu_double_of(0x3fe6000000000000ULL + ((uint64_t)i << 45));
+    double b = cpu_double_of(0x3fe6000000000000ULL + ((uint64_t)(i + 1) << 45));
+    double c = (a + b) / 2;
+    cpu_log_c[i] = c;
+    cpu_log_invc[i] = 1 / c;
+    cpu_split(cpu_log_invc[i], &cpu_log_ih[i], &cpu_log_il[i]);
+    cpu_log_ie[i] = (double)(1.0L / c - cpu_log_invc[i]);
+    long double l = logl((long double)c);
+    cpu_log_hi[i] = nearbyint((double)l * 0x1p43) * 0x1p-43;
+    cpu_log_lo[i] = (double)(l - cpu_log_hi[i]);
+  }
+}
+
+CPU_VECTOR_LOOP void cpu_log_block(double *restrict d, const double *restrict a, int n) {
+  int out = 0;
+  for (int i = 0; i < n; i++) {
+    out |= !cpu_log_fast_ok(a[i]);
+    d[i] = cpu_log_fast(a[i]);
+  }
+  if (out)
+    for (int i = 0; i < n; i++)
+      if (!cpu_log_fast_ok(a[i])) d[i] = cpu_log(a[i]);
+}
 
 /* 2^(j/128) in long double (64 bits of mantissa): the double nearest it
    and the tail, good to about 2^-64. */

@@ -1,5 +1,5 @@
-/* test_vmath.c: vmath.h's exp: accuracy against long double expl over a
-   million arguments, the edges (overflow, underflow, subnormal results,
+/* test_vmath.c: vmath.h's exp and log: accuracy against long double expl
+   and logl over a million arguments each, the edges (overflow, underflow, subnormal results,
    infinities, nan, signed zeros) as libm gives them, and the block loops
    giving the scalar function's bits in every lane, in range or not. */
 #include <check.h>
@@ -38,6 +38,36 @@ START_TEST(accuracy) {
 }
 END_TEST
 
+/* Positive arguments over the whole range, and near 1. */
+static double log_arg(long i) {
+  double f = (arg(i) / CPU_EXP_FAST_MAX + 1) / 2; /* about [0, 1] */
+  switch (i % 4) {
+  case 0: return exp((f - 0.5) * 1400);
+  case 1: return f * 4;
+  case 2: return 1 + (f - 0.5) * 0.1;
+  default: return 1 + (f - 0.5) * 1e-6;
+  }
+}
+
+START_TEST(log_accuracy) {
+  double worst = 0;
+  for (long i = 0; i < 1000000; i++) {
+    double x = log_arg(i), u = ulps(cpu_log(x), logl((long double)x));
+    if (u > worst) worst = u;
+  }
+  ck_assert_msg(worst < 0.51, "worst error %.4f ulp", worst);
+  /* the edges of the near-1 range and of the subintervals */
+  const double xs[] = {1 - 0x1p-5, 1 + 0x1p-5, 1 - 0x1p-5 - 0x1p-50, 1 + 0x1p-5 + 0x1p-50, 0x1.6p-1, 0x1.6p0, 2, 0.5,
+                       DBL_MAX, 0x1p-1022, 1e-300, 3, 10};
+  for (size_t i = 0; i < sizeof xs / sizeof *xs; i++)
+    ck_assert_msg(ulps(cpu_log(xs[i]), logl((long double)xs[i])) < 0.51, "log %a", xs[i]);
+  ck_assert(cpu_log(1) == 0 && !signbit(cpu_log(1)) && cpu_log(M_E) == 1 && cpu_log(2) == M_LN2);
+  ck_assert(cpu_log(0) == -INFINITY && cpu_log(-0.0) == -INFINITY && cpu_log(INFINITY) == INFINITY);
+  ck_assert(isnan(cpu_log(-1)) && isnan(cpu_log(NAN)) && isnan(cpu_log(-INFINITY)));
+  ck_assert(cpu_log(4e-320) == log(4e-320)); /* subnormal: libm */
+}
+END_TEST
+
 START_TEST(edges) {
   const double xs[] = {0.0, -0.0, 1.0, -1.0, 708.0, -708.0, 708.5, 709.78, 709.79, 710, 1e300, INFINITY,
                        -669.9, -670.1, -708.5, -720, -745.13, -745.14, -746, -1e300, -INFINITY, 1e-320, -1e-320, DBL_MIN};
@@ -63,6 +93,16 @@ START_TEST(blocks_match_scalar) {
   a[7] = -745.5;
   cpu_exp_block(d, a, N);
   cpu_sigmoid_block(s, a, N);
+  static double b[N], l[N];
+  for (int i = 0; i < N; i++) b[i] = i % 5 == 0 ? 1 + (i - 150) * 1e-4 : i % 7 == 0 ? -a[i] : fabs(a[i]);
+  b[3] = 0;
+  b[4] = INFINITY;
+  b[8] = 4e-320;
+  cpu_log_block(l, b, N);
+  for (int i = 0; i < N; i++) {
+    double e = cpu_log(b[i]);
+    ck_assert_msg(memcmp(&l[i], &e, sizeof e) == 0 || (isnan(l[i]) && isnan(e)), "log lane %d (%g)", i, b[i]);
+  }
   for (int i = 0; i < N; i++) {
     double e = cpu_exp(a[i]), g = cpu_sigmoid(a[i]);
     ck_assert_msg(memcmp(&d[i], &e, sizeof e) == 0 || (isnan(d[i]) && isnan(e)), "exp lane %d (%g)", i, a[i]);
@@ -75,6 +115,7 @@ Suite *suite_vmath(void) {
   Suite *s = suite_create("vmath");
   TCase *tc = tcase_create("vmath");
   tcase_add_test(tc, accuracy);
+  tcase_add_test(tc, log_accuracy);
   tcase_add_test(tc, edges);
   tcase_add_test(tc, blocks_match_scalar);
   suite_add_tcase(s, tc);
