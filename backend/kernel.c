@@ -362,6 +362,8 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
     if (cls == P_SCALAR2 || cls == P_CMP || cls == P_LOGIC) {
       int a = compile(c, x, t->kids[0]);
       int b = a < 0 ? -1 : compile(c, x, t->kids[1]);
+      if (b >= 0 && t->prim == PRIM_POW && c->vkind[b] == VK_CONST && c->init[b] == 2)
+        return emit(c, PRIM_MUL, a, a, -1); /* as cpu_pow */
       return b < 0 ? -1 : emit(c, (int)t->prim, a, b, -1);
     }
     return -1;
@@ -630,7 +632,7 @@ BINOP(k_add, a + b)
 BINOP(k_sub, a - b)
 BINOP(k_mul, a * b)
 BINOP(k_div, a / b)
-BINOP(k_pow, pow(a, b))
+BINOP(k_pow, cpu_pow(a, b))
 BINOP(k_max, cpu_max(a, b))
 BINOP(k_min, cpu_min(a, b))
 BINOP(k_eq, a == b ? 1.0 : 0.0)
@@ -779,7 +781,7 @@ double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
     case PRIM_SUB: v = a - b; break;
     case PRIM_MUL: v = a * b; break;
     case PRIM_DIV: v = a / b; break;
-    case PRIM_POW: v = pow(a, b); break;
+    case PRIM_POW: v = cpu_pow(a, b); break;
     case PRIM_MAX: v = cpu_max(a, b); break;
     case PRIM_MIN: v = cpu_min(a, b); break;
     case PRIM_NOT: v = a == 0 ? 1.0 : 0.0; break;

@@ -128,6 +128,12 @@ START_TEST(value_numbering) {
   double a[2] = {-0.0, 1}, b[2] = {0.0, 1};
   out = run_both(k, NULL, a, b, 2);
   ck_assert(!signbit(out[0])); /* max (-0) 0 = -0, max 0 (-0) = 0: the sum is 0 */
+  /* x ^ 2 is x * x (as cpu_pow computes it on every path) */
+  k = cpu_kernel_compile(lam(1, x, NULL, p2(PRIM_POW, var(x), num(2))));
+  ck_assert_int_eq(cpu_kernel_size(k), 1);
+  ck_assert_int_eq(cpu_kernel_code(k)[0].op, PRIM_MUL);
+  double sq[3] = {1.1, -3e200, 0.7}, *o = run_both(k, NULL, sq, NULL, 3);
+  for (int i = 0; i < 3; i++) ck_assert(o[i] == cpu_pow(sq[i], 2) && o[i] == sq[i] * sq[i]);
   /* stop_gradient is the identity: no instruction */
   ck_assert_int_eq(cpu_kernel_size(cpu_kernel_compile(lam(1, x, NULL, p1(PRIM_STOPGRAD, var(x))))), 0);
 }
