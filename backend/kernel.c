@@ -11,8 +11,9 @@
    parameters and result are R or B are inlined, each in its own context
    with a fresh frame for its hoisted parts. Equal instructions are emitted
    once (value numbering, see emit). After compilation, dead
-   instructions are dropped and temporaries are packed into as few block
-   buffers as their live ranges allow. */
+   instructions are dropped, pairs of arithmetic are fused for the block
+   loops (fuse_pairs) and temporaries are packed into as few block buffers
+   as their live ranges allow. */
 #include "kernel.h"
 #include "../frontend/ptrmap.h"
 #include "eval.h"
@@ -52,6 +53,8 @@ struct CpuKernel {
   int *results;
   int ninstr;
   KInstr *code;
+  int nexec;    /* the block program: code with pairs of arithmetic */
+  struct XInstr *exec; /* instructions fused (see fuse_pairs) */
   int nsteps;
   BindStep *steps;
   int nctx;
@@ -373,6 +376,65 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
   }
 }
 
+/* ---- the block program: pairs of arithmetic fused ----
+
+   Each instruction of the block program is a loop over a block, whose
+   cost is mostly its loads and stores. An arithmetic instruction (+ - * /)
+   whose result only feeds another one becomes part of it: the pair
+   (a * b) + c runs as one loop that keeps a * b in a register. The
+   operations and their roundings are the same (no FMA), so are the bits.
+   cpu_kernel_code and the one-element path keep the unfused program. */
+
+typedef struct XInstr {
+  int op;        /* as KInstr, or X_FUSED: */
+  int inner, outer; /* ... dst = outer(inner(a, b), c), or outer(c, inner(a, b)) when left */
+  bool left;
+  int dst, a, b, c;
+} XInstr;
+enum { X_FUSED = CPU_K_SELECT + 1 };
+
+static int arith_index(int op) {
+  switch (op) {
+  case PRIM_ADD: return 0;
+  case PRIM_SUB: return 1;
+  case PRIM_MUL: return 2;
+  case PRIM_DIV: return 3;
+  default: return -1;
+  }
+}
+
+static void fuse_pairs(CpuKernel *k) {
+  int n = k->ninstr, nv = k->nvregs;
+  int *uses = una_alloc(sizeof(int) * (size_t)(nv + 1)), *def = una_alloc(sizeof(int) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++) def[v] = -1;
+  for (int i = 0; i < n; i++) {
+    const KInstr *in = &k->code[i];
+    def[in->dst] = i;
+    uses[in->a]++;
+    if (in->b >= 0) uses[in->b]++;
+    if (in->c >= 0) uses[in->c]++;
+  }
+  for (int i = 0; i < k->nresults; i++) uses[k->results[i]] += 2; /* never folded away */
+  bool *gone = una_alloc(sizeof(bool) * (size_t)(n + 1)), *fused = una_alloc(sizeof(bool) * (size_t)(n + 1));
+  XInstr *x = NEW_ARRAY(XInstr, n + 1);
+  for (int j = 0; j < n; j++) {
+    const KInstr *in = &k->code[j];
+    x[j] = (XInstr){in->op, -1, -1, false, in->dst, in->a, in->b, in->c};
+    if (arith_index(in->op) < 0 || in->a == in->b) continue;
+    for (int side = 0; side < 2; side++) {
+      int v = side == 0 ? in->a : in->b, i = def[v];
+      if (i < 0 || uses[v] != 1 || gone[i] || fused[i] || arith_index(k->code[i].op) < 0) continue;
+      const KInstr *inner = &k->code[i];
+      x[j] = (XInstr){X_FUSED, inner->op, in->op, side == 1, in->dst, inner->a, inner->b, side == 0 ? in->b : in->a};
+      gone[i] = fused[j] = true;
+      break;
+    }
+  }
+  k->exec = NEW_ARRAY(XInstr, n + 1);
+  for (int i = 0; i < n; i++)
+    if (!gone[i]) k->exec[k->nexec++] = x[i];
+}
+
 /* Drops dead instructions, numbers inputs, packs temporaries into buffers. */
 static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresults, int *results) {
   CpuKernel *k = NEW(CpuKernel);
@@ -407,24 +469,26 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
   k->inputs = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   for (int v = 0; v < c->nvregs; v++)
     if (c->vkind[v] == VK_CONST || c->vkind[v] == VK_INPUT) k->inputs[k->ninputs++] = v;
+  fuse_pairs(k);
 
-  /* Live ranges: a temporary's buffer is free after its last use; the
-     destination never shares a buffer with an operand of its instruction. */
+  /* Live ranges (in the block program): a temporary's buffer is free after
+     its last use; the destination never shares a buffer with an operand of
+     its instruction. */
   int *last = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   for (int v = 0; v < c->nvregs; v++) last[v] = -1;
-  for (int i = 0; i < k->ninstr; i++) {
-    const KInstr *in = &k->code[i];
+  for (int i = 0; i < k->nexec; i++) {
+    const XInstr *in = &k->exec[i];
     last[in->a] = i;
     if (in->b >= 0) last[in->b] = i;
     if (in->c >= 0) last[in->c] = i;
   }
-  for (int i = 0; i < nresults; i++) last[results[i]] = k->ninstr;
+  for (int i = 0; i < nresults; i++) last[results[i]] = k->nexec;
   k->phys = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   for (int v = 0; v < c->nvregs; v++) k->phys[v] = -1;
-  int *freelist = una_alloc(sizeof(int) * (size_t)(k->ninstr + 1));
+  int *freelist = una_alloc(sizeof(int) * (size_t)(k->nexec + 1));
   int nfree = 0;
-  for (int i = 0; i < k->ninstr; i++) {
-    const KInstr *in = &k->code[i];
+  for (int i = 0; i < k->nexec; i++) {
+    const XInstr *in = &k->exec[i];
     k->phys[in->dst] = nfree ? freelist[--nfree] : k->nphys++;
     int srcs[3] = {in->a, in->b, in->c};
     for (int j = 0; j < 3; j++) {
@@ -540,6 +604,7 @@ const CpuKernel *cpu_kernel_for(const Term *lam) {
 bool cpu_kernel_returns_bool(const CpuKernel *k) { return k->result_bool; }
 
 int cpu_kernel_size(const CpuKernel *k) { return k->ninstr; }
+int cpu_kernel_block_size(const CpuKernel *k) { return k->nexec; }
 
 const CpuKInstr *cpu_kernel_code(const CpuKernel *k) { return k->code; }
 int cpu_kernel_nparams(const CpuKernel *k) { return k->nparams; }
@@ -652,13 +717,48 @@ BLOCK_LOOP static void k_select(double *restrict d, const double *restrict pa, c
   }
 }
 
+/* The fused pairs: F_<inner>_<outer> (t = a IN b; d = t OUT c) and
+   L_... (d = c OUT t), for inner and outer in + - * /. */
+#define A_ADD(x, y) ((x) + (y))
+#define A_SUB(x, y) ((x) - (y))
+#define A_MUL(x, y) ((x) * (y))
+#define A_DIV(x, y) ((x) / (y))
+#define PAIR(IN, OUT)                                                                            \
+  BLOCK_LOOP static void f_##IN##_##OUT(double *restrict d, const double *restrict pa,          \
+                                       const double *restrict pb, const double *restrict pc) { \
+    for (int i = 0; i < B; i++) {                                                               \
+      double t = A_##IN(pa[i], pb[i]);                                                          \
+      d[i] = A_##OUT(t, pc[i]);                                                                 \
+    }                                                                                           \
+  }                                                                                             \
+  BLOCK_LOOP static void l_##IN##_##OUT(double *restrict d, const double *restrict pa,          \
+                                       const double *restrict pb, const double *restrict pc) { \
+    for (int i = 0; i < B; i++) {                                                               \
+      double t = A_##IN(pa[i], pb[i]);                                                          \
+      d[i] = A_##OUT(pc[i], t);                                                                 \
+    }                                                                                           \
+  }
+#define PAIRS(IN) PAIR(IN, ADD) PAIR(IN, SUB) PAIR(IN, MUL) PAIR(IN, DIV)
+PAIRS(ADD)
+PAIRS(SUB)
+PAIRS(MUL)
+PAIRS(DIV)
+
+typedef void (*PairFn)(double *restrict, const double *restrict, const double *restrict, const double *restrict);
+#define PAIR_ROW(IN, P) {P##_##IN##_ADD, P##_##IN##_SUB, P##_##IN##_MUL, P##_##IN##_DIV}
+static const PairFn pair_fns[2][4][4] = {
+    {PAIR_ROW(ADD, f), PAIR_ROW(SUB, f), PAIR_ROW(MUL, f), PAIR_ROW(DIV, f)},
+    {PAIR_ROW(ADD, l), PAIR_ROW(SUB, l), PAIR_ROW(MUL, l), PAIR_ROW(DIV, l)},
+};
+
 static void exec_block(const CpuKernel *k, double **p) {
-  for (int pc = 0; pc < k->ninstr; pc++) {
-    const KInstr *in = &k->code[pc];
+  for (int pc = 0; pc < k->nexec; pc++) {
+    const XInstr *in = &k->exec[pc];
     double *d = p[in->dst];
     const double *a = p[in->a];
     const double *b = in->b >= 0 ? p[in->b] : NULL;
     switch (in->op) {
+    case X_FUSED: pair_fns[in->left][arith_index(in->inner)][arith_index(in->outer)](d, a, b, p[in->c]); break;
     case PRIM_NEG: k_neg(d, a); break;
     case PRIM_SIN: k_sin(d, a); break;
     case PRIM_COS: k_cos(d, a); break;

@@ -40,8 +40,10 @@ const CpuKernel *cpu_kernel_compile(const Term *lam);
 /* True when the kernel's result is a boolean (produced as 0.0 / 1.0). */
 bool cpu_kernel_returns_bool(const CpuKernel *k);
 
-/* Number of instructions of the compiled program (for tests). */
+/* Number of instructions of the compiled program, and of the program that
+   runs over blocks, where pairs of + - * / are fused (for tests). */
 int cpu_kernel_size(const CpuKernel *k);
+int cpu_kernel_block_size(const CpuKernel *k);
 
 /* The compiled program, read-only, for code generators (backend/cuda).
    Virtual registers: 0 and 1 the parameters (1 unused with one parameter),

@@ -173,6 +173,36 @@ START_TEST(multi_kernel) {
 }
 END_TEST
 
+START_TEST(fused_pairs) {
+  /* (x IN y) OUT (x - 0.3) and (x - 0.3) OUT (x IN y) for IN, OUT in + - * /:
+     the block program fuses the pair, with the bits of the one-element
+     program, which does not */
+  Sym *x = sym("x", 0), *y = sym("y", 1);
+  const Prim ops[4] = {PRIM_ADD, PRIM_SUB, PRIM_MUL, PRIM_DIV};
+  enum { N = CPU_BLOCK + 9 };
+  static double xs[N], ys[N];
+  for (int i = 0; i < N; i++) {
+    xs[i] = data(i);
+    ys[i] = data(3 * i + 1) + (i % 17 == 0 ? 0 : 0.001);
+  }
+  for (int in = 0; in < 4; in++)
+    for (int out = 0; out < 4; out++)
+      for (int left = 0; left < 2; left++) {
+        Term *t = p2(ops[in], var(x), var(y)), *c = p2(PRIM_SUB, var(x), num(0.3));
+        const CpuKernel *k = cpu_kernel_compile(lam(2, x, y, left ? p2(ops[out], c, t) : p2(ops[out], t, c)));
+        ck_assert_int_eq(cpu_kernel_size(k), 3);
+        ck_assert_int_eq(cpu_kernel_block_size(k), 2);
+        run_both(k, NULL, xs, ys, N);
+      }
+  /* a product used twice stays on its own: (x * y) + (x * y) / 2 */
+  Term *m = p2(PRIM_MUL, var(x), var(y));
+  const CpuKernel *k = cpu_kernel_compile(lam(2, x, y, p2(PRIM_ADD, m, p2(PRIM_DIV, p2(PRIM_MUL, var(x), var(y)), num(2)))));
+  ck_assert_int_eq(cpu_kernel_size(k), 3);
+  ck_assert_int_eq(cpu_kernel_block_size(k), 2); /* the division fused into the sum */
+  run_both(k, NULL, xs, ys, N);
+}
+END_TEST
+
 START_TEST(every_operation) {
   enum { N = 3 * CPU_BLOCK + 17 };
   static double xs[N], ys[N];
@@ -329,6 +359,7 @@ Suite *suite_kernel(void) {
   tcase_add_test(tc, qualifies);
   tcase_add_test(tc, value_numbering);
   tcase_add_test(tc, multi_kernel);
+  tcase_add_test(tc, fused_pairs);
   tcase_add_test(tc, every_operation);
   tcase_add_test(tc, select_let_and_free_variables);
   tcase_add_test(tc, partial_blocks);
