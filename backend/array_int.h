@@ -15,6 +15,11 @@ typedef struct MonoidFns {
   void (*scanr)(double, const double *, size_t, double *, Span);
   void (*lanes)(double *, const double *, size_t); /* acc[j] = OP(acc[j], x[j]) */
   double (*op)(double, double);
+  /* k steps of a scan from acc, into out[0..k): left to right
+     (out[j] = acc = OP(acc, x[j])), or right to left (out[j] = acc =
+     OP(x[j], acc)); the last acc is returned */
+  double (*lscan)(double acc, const double *x, size_t k, double *out);
+  double (*rscan)(double acc, const double *x, size_t k, double *out);
 } MonoidFns;
 
 /* The loops for lam when it is a builtin monoid and the loops are enabled

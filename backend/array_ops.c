@@ -36,6 +36,7 @@
 #include "npy.h"
 #include "parallel.h"
 #include "rand.h"
+#include "scan_map.h"
 #include "scalar.h"
 
 #define B CPU_BLOCK
@@ -103,6 +104,16 @@ CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped) {
     for (size_t j = 0; j < k; j++) acc[j] = OP(acc[j], x[j]);                   \
   }                                                                             \
   static double op_##NAME(double l, double r) { return OP(l, r); }             \
+  static double lscan_##NAME(double acc, const double *x, size_t k,            \
+                             double *out) {                                    \
+    for (size_t j = 0; j < k; j++) out[j] = acc = OP(acc, x[j]);                \
+    return acc;                                                                 \
+  }                                                                             \
+  static double rscan_##NAME(double acc, const double *x, size_t k,            \
+                             double *out) {                                    \
+    for (size_t j = k; j-- > 0;) out[j] = acc = OP(x[j], acc);                  \
+    return acc;                                                                 \
+  }                                                                             \
   static void scanr_##NAME(double v, const double *a, size_t n, double *out,   \
                            Span s) {                                            \
     double acc = v;                                                             \
@@ -121,7 +132,7 @@ DEFINE_MONOID(min, OP_MIN)
 DEFINE_MONOID(minsw, OP_MINSW)
 
 #define MONOID_FNS(NAME) \
-  { foldl_##NAME, scanl_##NAME, scanr_##NAME, lanes_##NAME, op_##NAME }
+  { foldl_##NAME, scanl_##NAME, scanr_##NAME, lanes_##NAME, op_##NAME, lscan_##NAME, rscan_##NAME }
 
 static const MonoidFns monoids[6] = {
     MONOID_FNS(add), MONOID_FNS(mul), MONOID_FNS(max), MONOID_FNS(maxsw), MONOID_FNS(min), MONOID_FNS(minsw),
@@ -276,6 +287,8 @@ static void map_args(const Term *t, Value *frame, Array **a, Array **b) {
 }
 
 static Value op_map(const Term *t, Value *frame) {
+  Value r;
+  if (cpu_map2_of_scan(t, frame, &r)) return r;
   Array *a, *b;
   map_args(t, frame, &a, &b);
   return val_array(map_arrays(t, frame, a, b));
