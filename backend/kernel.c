@@ -825,21 +825,21 @@ void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst) {
   ensure_blocks(dst);
 }
 
-void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {
-  cpu_kernel_block_run(run, x, y, n);
-  memcpy(out, cpu_kernel_out(run, 0), sizeof(double) * n);
-}
-
 const double *cpu_kernel_out(const CpuKernelRun *run, int i) {
   ASSERT(i >= 0 && i < run->k->nresults);
   return run->ptr[run->k->results[i]];
 }
 
-void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, size_t n) {
+void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs) {
   ASSERT(n <= B);
   ensure_blocks(run);
   const CpuKernel *k = run->k;
   double **p = run->ptr;
+  /* results at home (a whole block before may have sent them elsewhere) */
+  for (int i = 0; i < k->nresults; i++) {
+    int r = k->results[i];
+    if (k->phys[r] >= 0) p[r] = run->scratch + (size_t)B * (size_t)k->phys[r];
+  }
   if (n == B) {
     p[0] = (double *)x;
     p[1] = (double *)(k->nparams == 2 ? y : x);
@@ -852,7 +852,30 @@ void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, s
       p[1] = run->pad + B;
     }
   }
+  /* a whole block: a computed result (not a parameter, input or constant)
+     is written straight into its destination, once */
+  bool sent[8] = {false};
+  if (outs && n == B)
+    for (int i = 0; i < k->nresults && i < 8; i++) {
+      int r = k->results[i];
+      if (!outs[i] || k->phys[r] < 0 || outs[i] == x || outs[i] == y) continue;
+      if (p[r] != run->scratch + (size_t)B * (size_t)k->phys[r]) continue; /* sent already */
+      p[r] = outs[i];
+      sent[i] = true;
+    }
   exec_block(k, p);
+  if (outs)
+    for (int i = 0; i < k->nresults; i++)
+      if (outs[i] && !(i < 8 && sent[i])) memcpy(outs[i], p[k->results[i]], sizeof(double) * n);
+}
+
+void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, size_t n) {
+  cpu_kernel_block_into(run, x, y, n, NULL);
+}
+
+void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {
+  double *outs[1] = {out};
+  cpu_kernel_block_into(run, x, y, n, outs);
 }
 
 double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {

@@ -199,6 +199,7 @@ typedef struct Group {
   const Plan *p;
   const double *x, *y;                 /* the merged kernel's arrays */
   CpuKernelRun runs[CPU_MAX_THREADS];  /* ... and its runs (p->k bound) */
+  double **dst[CPU_MAX_THREADS];       /* ... and, per thread, where its results go */
 } Group;
 
 static const Array *array_at(Value *frame, const Term *t) {
@@ -276,15 +277,18 @@ static void group_chunk(void *ctx, int thread, int c) {
   size_t lo, hi;
   cpu_chunk_bounds(g->len, CPU_BLOCK, g->nchunks, c, &lo, &hi);
   const int *out = g->p->k ? g->p->out : NULL;
+  double **dst = out ? g->dst[thread] : NULL; /* per result of the merged kernel */
   for (size_t i = lo; i < hi; i += CPU_BLOCK) {
     size_t k = hi - i < CPU_BLOCK ? hi - i : CPU_BLOCK;
-    if (out) cpu_kernel_block_run(&g->runs[thread], g->x + i, g->y ? g->y + i : NULL, k);
+    if (out) {
+      for (int m = 0; m < g->n; m++)
+        if (out[m] >= 0) dst[out[m]] = g->r[m].red ? NULL : g->r[m].out->r + i;
+      cpu_kernel_block_into(&g->runs[thread], g->x + i, g->y ? g->y + i : NULL, k, dst);
+    }
     for (int m = 0; m < g->n; m++) {
       Run *r = &g->r[m];
       if (out && out[m] >= 0) {
-        const double *e = cpu_kernel_out(&g->runs[thread], out[m]);
-        if (r->red) cpu_red_fold(r->red, thread, c, lo, i, k, e);
-        else memcpy(r->out->r + i, e, sizeof(double) * k);
+        if (r->red) cpu_red_fold(r->red, thread, c, lo, i, k, cpu_kernel_out(&g->runs[thread], out[m]));
       } else if (r->red) {
         cpu_red_block(r->red, thread, c, lo, i, k);
       } else {
@@ -314,6 +318,8 @@ bool cpu_siblings(const Term **t, Value *frame, Value *result) {
   g.len = a0->len;
   g.nchunks = cpu_chunks_for(g.len);
   if (!prepare_merged(&g, frame)) return false;
+  if (p->k)
+    for (int i = 0; i < CPU_MAX_THREADS; i++) g.dst[i] = NEW_ARRAY(double *, p->n); /* not on the workers */
   for (int m = 0; m < p->n; m++)
     if (!prepare(&g, &p->s[m], frame, &g.r[m])) return false;
   cpu_parallel_chunks(g.nchunks, group_chunk, &g, p->s[0].rhs->span);

@@ -166,6 +166,22 @@ START_TEST(multi_kernel) {
     ck_assert(memcmp(cpu_kernel_out(&run, 0), o1 + i, m * sizeof(double)) == 0);
     ck_assert(memcmp(cpu_kernel_out(&run, 1), o2 + i, m * sizeof(double)) == 0);
   }
+  /* results sent to destinations: two equal bodies share their result
+     (value numbering), both destinations get it; whole and partial blocks */
+  const Term *twice[3] = {l2, l1, l2};
+  int p3[3][2] = {{0, 0}, {0, 1}, {0, 0}};
+  const CpuKernel *k3 = cpu_kernel_compile_multi(3, twice, (const int(*)[2])p3);
+  ck_assert_int_eq(cpu_kernel_size(k3), 3);
+  CpuKernelRun run3;
+  ck_assert(cpu_kernel_bind(k3, NULL, &run3));
+  static double d0[N], d1[N], d2[N];
+  for (size_t i = 0; i < N; i += CPU_BLOCK) {
+    size_t m = N - i < CPU_BLOCK ? N - i : CPU_BLOCK;
+    double *outs[3] = {d0 + i, d1 + i, d2 + i};
+    cpu_kernel_block_into(&run3, xs + i, ys + i, m, outs);
+    ck_assert(memcmp(cpu_kernel_out(&run3, 0), o2 + i, m * sizeof(double)) == 0);
+  }
+  ck_assert(memcmp(d0, o2, sizeof d0) == 0 && memcmp(d2, o2, sizeof d2) == 0 && memcmp(d1, o1, sizeof d1) == 0);
   /* a boolean body does not qualify */
   const Term *l3 = lam(1, c, NULL, p2(PRIM_LT, var(c), num(0)));
   const Term *bad[2] = {l1, l3};
