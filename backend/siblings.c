@@ -1,9 +1,10 @@
 /* siblings.c: sibling fusion (see siblings.h). A group's plan is found
-   once per let term and kept; running it binds every sibling's kernels,
+   once per let term and kept, with one kernel computing all the siblings'
+   maps when they read at most two arrays. Running it binds the kernels,
    then one parallel loop over the chunks of the arrays runs, per block,
-   every sibling's block step: a map writes its block of output, a reduce
-   folds its block into its lanes (cpu_red_block, the step a lone reduce
-   takes). */
+   the kernel and every sibling's block step: a map's block is written to
+   its result, a reduce folds its block into its lanes (cpu_red_fold, the
+   step a lone reduce takes). */
 #include "siblings.h"
 
 #include "../frontend/ptrmap.h"
@@ -16,8 +17,8 @@
 typedef struct Sibling {
   const Term *rhs;
   int slot, item;
-  const Term *map; /* the map/map2 computing the elements, or NULL: */
-  const Sym *arr;  /* ... a reduce of this array variable */
+  const Term *map; /* the map/map2 computing the elements, or NULL for a
+                      reduce of an array variable */
 } Sibling;
 
 typedef struct Plan {
@@ -62,7 +63,6 @@ static bool plain_scalar(const Term *t) {
 static bool sibling_of(const Term *t, Sibling *s) {
   s->rhs = t;
   s->map = NULL;
-  s->arr = NULL;
   if (kernel_map(t)) {
     s->map = t;
     return true;
@@ -73,9 +73,7 @@ static bool sibling_of(const Term *t, Sibling *s) {
   bool sw;
   if (cpu_monoid_of(t->kids[0], &sw) == CPU_M_NONE && !cpu_kernel_for(t->kids[0])) return false;
   if (kernel_map(arg)) s->map = arg;
-  else if (array_var(arg)) s->arr = arg->sym;
-  else return false;
-  return true;
+  return s->map || array_var(arg);
 }
 
 bool cpu_sibling_candidate(const Term *rhs) {
