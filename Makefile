@@ -142,7 +142,7 @@ bench-grad: deps
 .PHONY: bench
 # The block loops vectorize with gathers (exp's table), which -O2's cost
 # model refuses.
-$(B)/backend/vmath.o $(B)/backend/kernel.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+$(B)/backend/vmath.o $(B)/backend/kernel_run.o: ALL_CFLAGS += -fvect-cost-model=dynamic
 
 $(B)/bench/c_grads.o: bench/cpu/c_grads.c bench/cpu/c_grads.h
 	@mkdir -p $(dir $@)

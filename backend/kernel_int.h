@@ -1,0 +1,72 @@
+/* kernel_int.h: the compiled kernel as kernel.c builds it and kernel_run.c
+   binds and runs it. Internal to backend/. */
+#ifndef UNA_KERNEL_INT_H
+#define UNA_KERNEL_INT_H
+
+#include "kernel.h"
+
+enum { K_SELECT = CPU_K_SELECT }; /* opcodes: the Prim of a scalar builtin, or this */
+enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT, VK_TEMP = CPU_VR_TEMP };
+
+typedef CpuKInstr KInstr;
+
+/* What binding does, in order:
+   B_SLOT    vals[vreg] = frame[slot]           (a free or hoisted variable)
+   B_GLOBAL  vals[vreg] = *global->value
+   B_EXPR    vals[vreg] = eval(term)            (a hoisted subterm)
+   B_LET     frame[slot] = eval(term); vals[vreg] = it when vreg >= 0
+   B_LETTUP  term is a LETTUP: frame[sym_i->slot] = component i of eval(rhs) */
+typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP } BindKind;
+
+typedef struct BindStep {
+  BindKind kind;
+  int ctx; /* 0: the lambda's enclosing frame; > 0: an inlined call's frame */
+  int vreg;
+  int slot;
+  const Global *global;
+  const Term *term;
+} BindStep;
+
+struct CpuKernel {
+  int nparams;
+  bool result_bool;
+  int nvregs;
+  int result;
+  int nresults; /* 1, or the bodies of cpu_kernel_compile_multi */
+  int *results;
+  int ninstr;
+  KInstr *code;
+  int nexec;    /* the block program: code with pairs of arithmetic */
+  struct XInstr *exec; /* instructions fused (see fuse_pairs) */
+  int nsteps;
+  BindStep *steps;
+  int nctx;
+  int *ctx_nslots;
+  double *init;  /* per vreg: constants' values, else 0 */
+  char *vkind;   /* per vreg: VK_* */
+  int ninputs;
+  int *inputs;   /* the vregs of kind VK_CONST or VK_INPUT */
+  int nphys;     /* block buffers for temporaries */
+  int *phys;     /* per vreg: its buffer (temporaries), else -1 */
+};
+
+/* An instruction of the block program (see fuse_pairs in kernel.c). */
+typedef struct XInstr {
+  int op;        /* as KInstr, or X_FUSED: */
+  int inner, outer; /* ... dst = outer(inner(a, b), c), or outer(c, inner(a, b)) when left */
+  bool left;
+  int dst, a, b, c;
+} XInstr;
+enum { X_FUSED = CPU_K_SELECT + 1 };
+
+static inline int arith_index(int op) {
+  switch (op) {
+  case PRIM_ADD: return 0;
+  case PRIM_SUB: return 1;
+  case PRIM_MUL: return 2;
+  case PRIM_DIV: return 3;
+  default: return -1;
+  }
+}
+
+#endif

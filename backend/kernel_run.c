@@ -1,0 +1,317 @@
+/* kernel_run.c: binding a compiled kernel to a frame, and running it over
+   blocks (one loop per instruction of the block program, each built for
+   AVX2 and the baseline) or on one element (see kernel.h). */
+#include "kernel.h"
+#include "eval.h"
+#include "kernel_int.h"
+#include "scalar.h"
+
+/* ---- binding ---- */
+
+static double scalar_of(Value v) { return v.kind == V_BOOL ? (v.u.b ? 1.0 : 0.0) : v.u.r; }
+
+static void run_steps(const CpuKernel *k, Value **frames, double *vals) {
+  for (int i = 0; i < k->nsteps; i++) {
+    const BindStep *s = &k->steps[i];
+    Value *f = frames[s->ctx];
+    switch (s->kind) {
+    case B_SLOT: vals[s->vreg] = scalar_of(f[s->slot]); break;
+    case B_GLOBAL:
+      ASSERT(s->global->value);
+      vals[s->vreg] = scalar_of(*s->global->value);
+      break;
+    case B_EXPR: vals[s->vreg] = scalar_of(cpu_eval(s->term, f)); break;
+    case B_LET: {
+      Value v = cpu_eval(s->term, f);
+      f[s->slot] = v;
+      if (s->vreg >= 0) vals[s->vreg] = scalar_of(v);
+      break;
+    }
+    case B_LETTUP: {
+      Value v = cpu_eval(s->term->kids[0], f);
+      for (int j = 0; j < s->term->nsyms; j++) f[s->term->syms[j]->slot] = v.u.t->items[j];
+      break;
+    }
+    }
+  }
+}
+
+bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run) {
+  memset(run, 0, sizeof *run);
+  run->k = k;
+  run->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)k->nvregs);
+  if (!run->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
+  memcpy(run->sregs, k->init, sizeof(double) * (size_t)k->nvregs);
+  if (k->nsteps == 0) return true;
+  Value **frames = NEW_ARRAY(Value *, k->nctx);
+  frames[0] = frame;
+  for (int i = 1; i < k->nctx; i++) frames[i] = NEW_ARRAY(Value, k->ctx_nslots[i] > 0 ? k->ctx_nslots[i] : 1);
+  FeTry t;
+  if (fe_try(&t)) {
+    run_steps(k, frames, run->sregs);
+    fe_untry(&t);
+    return true;
+  }
+  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
+  return false;
+}
+
+/* ---- running ---- */
+
+#define B CPU_BLOCK
+#define BLOCK_LOOP CPU_VECTOR_LOOP
+#define UNOP(name, expr)                                                      \
+  BLOCK_LOOP static void name(double *restrict d, const double *restrict pa) { \
+    for (int i = 0; i < B; i++) {                                            \
+      double a = pa[i];                                                      \
+      d[i] = (expr);                                                         \
+    }                                                                        \
+  }
+#define BINOP(name, expr)                                                     \
+  BLOCK_LOOP static void name(double *restrict d, const double *restrict pa, \
+                   const double *restrict pb) {                              \
+    for (int i = 0; i < B; i++) {                                            \
+      double a = pa[i], b = pb[i];                                           \
+      d[i] = (expr);                                                         \
+    }                                                                        \
+  }
+
+UNOP(k_neg, -a)
+UNOP(k_sin, sin(a))
+UNOP(k_cos, cos(a))
+UNOP(k_tan, tan(a))
+UNOP(k_sqrt, sqrt(a))
+UNOP(k_tanh, tanh(a))
+UNOP(k_abs, fabs(a))
+UNOP(k_floor, floor(a))
+UNOP(k_not, a == 0 ? 1.0 : 0.0)
+BINOP(k_add, a + b)
+BINOP(k_sub, a - b)
+BINOP(k_mul, a * b)
+BINOP(k_div, a / b)
+BINOP(k_pow, cpu_pow(a, b))
+BINOP(k_max, cpu_max(a, b))
+BINOP(k_min, cpu_min(a, b))
+BINOP(k_eq, a == b ? 1.0 : 0.0)
+BINOP(k_ne, a != b ? 1.0 : 0.0)
+BINOP(k_lt, a < b ? 1.0 : 0.0)
+BINOP(k_le, a <= b ? 1.0 : 0.0)
+BINOP(k_gt, a > b ? 1.0 : 0.0)
+BINOP(k_ge, a >= b ? 1.0 : 0.0)
+BINOP(k_and, (a != 0) & (b != 0) ? 1.0 : 0.0)
+BINOP(k_or, (a != 0) | (b != 0) ? 1.0 : 0.0)
+
+BLOCK_LOOP static void k_select(double *restrict d, const double *restrict pa, const double *restrict pb,
+                     const double *restrict pc) {
+  for (int i = 0; i < B; i++) {
+    double a = pa[i], b = pb[i]; /* both loaded: the loop then vectorizes */
+    d[i] = pc[i] != 0 ? a : b;
+  }
+}
+
+/* The fused pairs: F_<inner>_<outer> (t = a IN b; d = t OUT c) and
+   L_... (d = c OUT t), for inner and outer in + - * /. */
+#define A_ADD(x, y) ((x) + (y))
+#define A_SUB(x, y) ((x) - (y))
+#define A_MUL(x, y) ((x) * (y))
+#define A_DIV(x, y) ((x) / (y))
+#define PAIR(IN, OUT)                                                                            \
+  BLOCK_LOOP static void f_##IN##_##OUT(double *restrict d, const double *restrict pa,          \
+                                       const double *restrict pb, const double *restrict pc) { \
+    for (int i = 0; i < B; i++) {                                                               \
+      double t = A_##IN(pa[i], pb[i]);                                                          \
+      d[i] = A_##OUT(t, pc[i]);                                                                 \
+    }                                                                                           \
+  }                                                                                             \
+  BLOCK_LOOP static void l_##IN##_##OUT(double *restrict d, const double *restrict pa,          \
+                                       const double *restrict pb, const double *restrict pc) { \
+    for (int i = 0; i < B; i++) {                                                               \
+      double t = A_##IN(pa[i], pb[i]);                                                          \
+      d[i] = A_##OUT(pc[i], t);                                                                 \
+    }                                                                                           \
+  }
+#define PAIRS(IN) PAIR(IN, ADD) PAIR(IN, SUB) PAIR(IN, MUL) PAIR(IN, DIV)
+PAIRS(ADD)
+PAIRS(SUB)
+PAIRS(MUL)
+PAIRS(DIV)
+
+typedef void (*PairFn)(double *restrict, const double *restrict, const double *restrict, const double *restrict);
+#define PAIR_ROW(IN, P) {P##_##IN##_ADD, P##_##IN##_SUB, P##_##IN##_MUL, P##_##IN##_DIV}
+static const PairFn pair_fns[2][4][4] = {
+    {PAIR_ROW(ADD, f), PAIR_ROW(SUB, f), PAIR_ROW(MUL, f), PAIR_ROW(DIV, f)},
+    {PAIR_ROW(ADD, l), PAIR_ROW(SUB, l), PAIR_ROW(MUL, l), PAIR_ROW(DIV, l)},
+};
+
+static void exec_block(const CpuKernel *k, double **p) {
+  for (int pc = 0; pc < k->nexec; pc++) {
+    const XInstr *in = &k->exec[pc];
+    double *d = p[in->dst];
+    const double *a = p[in->a];
+    const double *b = in->b >= 0 ? p[in->b] : NULL;
+    switch (in->op) {
+    case X_FUSED: pair_fns[in->left][arith_index(in->inner)][arith_index(in->outer)](d, a, b, p[in->c]); break;
+    case PRIM_NEG: k_neg(d, a); break;
+    case PRIM_SIN: k_sin(d, a); break;
+    case PRIM_COS: k_cos(d, a); break;
+    case PRIM_TAN: k_tan(d, a); break;
+    case PRIM_EXP: cpu_exp_block(d, a, B); break;
+    case PRIM_LOG: cpu_log_block(d, a, B); break;
+    case PRIM_SQRT: k_sqrt(d, a); break;
+    case PRIM_TANH: k_tanh(d, a); break;
+    case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
+    case PRIM_ABS: k_abs(d, a); break;
+    case PRIM_FLOOR: k_floor(d, a); break;
+    case PRIM_NOT: k_not(d, a); break;
+    case PRIM_ADD: k_add(d, a, b); break;
+    case PRIM_SUB: k_sub(d, a, b); break;
+    case PRIM_MUL: k_mul(d, a, b); break;
+    case PRIM_DIV: k_div(d, a, b); break;
+    case PRIM_POW: k_pow(d, a, b); break;
+    case PRIM_MAX: k_max(d, a, b); break;
+    case PRIM_MIN: k_min(d, a, b); break;
+    case PRIM_EQ: k_eq(d, a, b); break;
+    case PRIM_NE: k_ne(d, a, b); break;
+    case PRIM_LT: k_lt(d, a, b); break;
+    case PRIM_LE: k_le(d, a, b); break;
+    case PRIM_GT: k_gt(d, a, b); break;
+    case PRIM_GE: k_ge(d, a, b); break;
+    case PRIM_AND: k_and(d, a, b); break;
+    case PRIM_OR: k_or(d, a, b); break;
+    case K_SELECT: k_select(d, a, b, p[in->c]); break;
+    default: UNREACHABLE();
+    }
+  }
+}
+
+static void ensure_blocks(CpuKernelRun *run) {
+  if (run->ptr) return;
+  const CpuKernel *k = run->k;
+  size_t bytes = sizeof(double) * B * (size_t)(k->ninputs + k->nphys + 2);
+  double *mem = GC_MALLOC_ATOMIC(bytes);
+  if (!mem) una_internal_error(__FILE__, __LINE__, "out of memory for kernel blocks");
+  run->bcast = mem;
+  run->scratch = mem + (size_t)B * (size_t)k->ninputs;
+  run->pad = run->scratch + (size_t)B * (size_t)k->nphys;
+  memset(run->pad, 0, sizeof(double) * 2 * B);
+  run->ptr = NEW_ARRAY(double *, k->nvregs);
+  for (int i = 0; i < k->ninputs; i++) {
+    int v = k->inputs[i];
+    double *blk = run->bcast + (size_t)B * (size_t)i;
+    for (int j = 0; j < B; j++) blk[j] = run->sregs[v];
+    run->ptr[v] = blk;
+  }
+  for (int v = 0; v < k->nvregs; v++)
+    if (k->phys[v] >= 0) run->ptr[v] = run->scratch + (size_t)B * (size_t)k->phys[v];
+}
+
+void cpu_kernel_prepare(CpuKernelRun *run) { ensure_blocks(run); }
+
+void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst) {
+  *dst = *src;
+  dst->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)src->k->nvregs);
+  if (!dst->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
+  memcpy(dst->sregs, src->sregs, sizeof(double) * (size_t)src->k->nvregs);
+  dst->bcast = dst->scratch = dst->pad = NULL;
+  dst->ptr = NULL;
+  ensure_blocks(dst);
+}
+
+const double *cpu_kernel_out(const CpuKernelRun *run, int i) {
+  ASSERT(i >= 0 && i < run->k->nresults);
+  return run->ptr[run->k->results[i]];
+}
+
+void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs) {
+  ASSERT(n <= B);
+  ensure_blocks(run);
+  const CpuKernel *k = run->k;
+  double **p = run->ptr;
+  /* results at home (a whole block before may have sent them elsewhere) */
+  for (int i = 0; i < k->nresults; i++) {
+    int r = k->results[i];
+    if (k->phys[r] >= 0) p[r] = run->scratch + (size_t)B * (size_t)k->phys[r];
+  }
+  if (n == B) {
+    p[0] = (double *)x;
+    p[1] = (double *)(k->nparams == 2 ? y : x);
+  } else {
+    memcpy(run->pad, x, sizeof(double) * n);
+    p[0] = run->pad;
+    p[1] = run->pad;
+    if (k->nparams == 2) {
+      memcpy(run->pad + B, y, sizeof(double) * n);
+      p[1] = run->pad + B;
+    }
+  }
+  /* a whole block: a computed result (not a parameter, input or constant)
+     is written straight into its destination, once */
+  bool sent[8] = {false};
+  if (outs && n == B)
+    for (int i = 0; i < k->nresults && i < 8; i++) {
+      int r = k->results[i];
+      if (!outs[i] || k->phys[r] < 0 || outs[i] == x || outs[i] == y) continue;
+      if (p[r] != run->scratch + (size_t)B * (size_t)k->phys[r]) continue; /* sent already */
+      p[r] = outs[i];
+      sent[i] = true;
+    }
+  exec_block(k, p);
+  if (outs)
+    for (int i = 0; i < k->nresults; i++)
+      if (outs[i] && !(i < 8 && sent[i])) memcpy(outs[i], p[k->results[i]], sizeof(double) * n);
+}
+
+void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, size_t n) {
+  cpu_kernel_block_into(run, x, y, n, NULL);
+}
+
+void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {
+  double *outs[1] = {out};
+  cpu_kernel_block_into(run, x, y, n, outs);
+}
+
+double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
+  const CpuKernel *k = run->k;
+  double *r = run->sregs;
+  r[0] = x;
+  r[1] = y;
+  const KInstr *in = k->code, *end = k->code + k->ninstr;
+  for (; in < end; in++) {
+    double a = r[in->a];
+    double b = in->b >= 0 ? r[in->b] : 0;
+    double v;
+    switch (in->op) {
+    case PRIM_NEG: v = -a; break;
+    case PRIM_SIN: v = sin(a); break;
+    case PRIM_COS: v = cos(a); break;
+    case PRIM_TAN: v = tan(a); break;
+    case PRIM_EXP: v = cpu_exp(a); break;
+    case PRIM_LOG: v = cpu_log(a); break;
+    case PRIM_SQRT: v = sqrt(a); break;
+    case PRIM_TANH: v = tanh(a); break;
+    case PRIM_SIGMOID: v = cpu_sigmoid(a); break;
+    case PRIM_ABS: v = fabs(a); break;
+    case PRIM_FLOOR: v = floor(a); break;
+    case PRIM_ADD: v = a + b; break;
+    case PRIM_SUB: v = a - b; break;
+    case PRIM_MUL: v = a * b; break;
+    case PRIM_DIV: v = a / b; break;
+    case PRIM_POW: v = cpu_pow(a, b); break;
+    case PRIM_MAX: v = cpu_max(a, b); break;
+    case PRIM_MIN: v = cpu_min(a, b); break;
+    case PRIM_NOT: v = a == 0 ? 1.0 : 0.0; break;
+    case PRIM_EQ: v = a == b ? 1.0 : 0.0; break;
+    case PRIM_NE: v = a != b ? 1.0 : 0.0; break;
+    case PRIM_LT: v = a < b ? 1.0 : 0.0; break;
+    case PRIM_LE: v = a <= b ? 1.0 : 0.0; break;
+    case PRIM_GT: v = a > b ? 1.0 : 0.0; break;
+    case PRIM_GE: v = a >= b ? 1.0 : 0.0; break;
+    case PRIM_AND: v = (a != 0) & (b != 0) ? 1.0 : 0.0; break;
+    case PRIM_OR: v = (a != 0) | (b != 0) ? 1.0 : 0.0; break;
+    case K_SELECT: v = r[in->c] != 0 ? a : b; break;
+    default: UNREACHABLE();
+    }
+    r[in->dst] = v;
+  }
+  return r[k->result];
+}
