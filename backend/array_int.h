@@ -22,6 +22,9 @@ typedef struct MonoidFns {
   double (*rscan)(double acc, const double *x, size_t k, double *out);
 } MonoidFns;
 
+/* Evaluates the array term t in frame, its elements on the host. */
+Array *cpu_eval_array(const Term *t, Value *frame);
+
 /* The loops for lam when it is a builtin monoid and the loops are enabled
    (and the cost meter is off); NULL otherwise. */
 const MonoidFns *cpu_monoid_loops(const Term *lam);

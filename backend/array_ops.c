@@ -81,23 +81,17 @@ CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped) {
 #define OP_MIN(l, r) cpu_min((l), (r))
 #define OP_MINSW(l, r) cpu_min((r), (l))
 
+/* The monoid folds and scans poll for Ctrl-C every this many elements. */
+enum { SCAN_POLL = 16384 };
+
 #define DEFINE_MONOID(NAME, OP)                                                 \
   static double foldl_##NAME(double v, const double *a, size_t n, Span s) {    \
     double acc = v;                                                             \
     for (size_t i = 0; i < n; i++) {                                            \
-      if ((i & 16383) == 0) fe_poll_interrupt(s);                               \
+      if ((i & (SCAN_POLL - 1)) == 0) fe_poll_interrupt(s);                    \
       acc = OP(acc, a[i]);                                                      \
     }                                                                           \
     return acc;                                                                 \
-  }                                                                             \
-  static void scanl_##NAME(double v, const double *a, size_t n, double *out,   \
-                           Span s) {                                            \
-    double acc = v;                                                             \
-    out[0] = acc;                                                               \
-    for (size_t i = 0; i < n; i++) {                                            \
-      if ((i & 16383) == 0) fe_poll_interrupt(s);                               \
-      out[i + 1] = acc = OP(acc, a[i]);                                         \
-    }                                                                           \
   }                                                                             \
   CPU_VECTOR_LOOP static void lanes_##NAME(double *restrict acc,              \
                                            const double *restrict x, size_t k) { \
@@ -114,13 +108,24 @@ CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped) {
     for (size_t j = k; j-- > 0;) out[j] = acc = OP(x[j], acc);                  \
     return acc;                                                                 \
   }                                                                             \
+  static void scanl_##NAME(double v, const double *a, size_t n, double *out,   \
+                           Span s) {                                            \
+    double acc = v;                                                             \
+    out[0] = acc;                                                               \
+    for (size_t i = 0; i < n; i += SCAN_POLL) {                                 \
+      fe_poll_interrupt(s);                                                     \
+      acc = lscan_##NAME(acc, a + i, min_size(SCAN_POLL, n - i), out + i + 1);  \
+    }                                                                           \
+  }                                                                             \
   static void scanr_##NAME(double v, const double *a, size_t n, double *out,   \
                            Span s) {                                            \
     double acc = v;                                                             \
     out[n] = acc;                                                               \
-    for (size_t i = n; i-- > 0;) {                                              \
-      if ((i & 16383) == 0) fe_poll_interrupt(s);                               \
-      out[i] = acc = OP(a[i], acc);                                             \
+    for (size_t hi = n; hi > 0;) {                                              \
+      size_t lo = hi > SCAN_POLL ? hi - SCAN_POLL : 0;                          \
+      fe_poll_interrupt(s);                                                     \
+      acc = rscan_##NAME(acc, a + lo, hi - lo, out + lo);                       \
+      hi = lo;                                                                  \
     }                                                                           \
   }
 
@@ -193,7 +198,7 @@ static Value apply2(const Term *lam, Value *frame, Value x, Value y) {
   return cpu_eval(lam->kids[0], frame);
 }
 
-static Array *eval_array(const Term *t, Value *frame) {
+Array *cpu_eval_array(const Term *t, Value *frame) {
   Value v = cpu_eval(t, frame);
   ASSERT(v.kind == V_ARRAY);
   val_host(v.u.a);
@@ -278,11 +283,11 @@ static Array *map_arrays(const Term *t, Value *frame, Array *a, Array *b) {
 
 /* The arrays of the map/map2 term t, evaluated (map2's lengths checked). */
 static void map_args(const Term *t, Value *frame, Array **a, Array **b) {
-  *a = eval_array(t->kids[1], frame);
+  *a = cpu_eval_array(t->kids[1], frame);
   *b = NULL;
   if (t->prim == PRIM_MAP2) {
-    *b = eval_array(t->kids[2], frame);
-    if ((*a)->len != (*b)->len) fe_error(t->span, "map2: lengths %zu and %zu differ", (*a)->len, (*b)->len);
+    *b = cpu_eval_array(t->kids[2], frame);
+    cpu_check_map2_lengths(t, (*a)->len, (*b)->len);
   }
 }
 
@@ -420,7 +425,7 @@ static Value op_reduce(const Term *t, Value *frame) {
     }
     a = map_arrays(arg, frame, x, y);
   } else {
-    a = eval_array(arg, frame);
+    a = cpu_eval_array(arg, frame);
   }
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
@@ -437,7 +442,7 @@ static Value op_reduce(const Term *t, Value *frame) {
 static Value op_foldl(const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
   Value v = cpu_eval(t->kids[1], frame);
-  Array *a = eval_array(t->kids[2], frame);
+  Array *a = cpu_eval_array(t->kids[2], frame);
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
   if (n == 0) return v;
@@ -509,7 +514,7 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
       return val_array(scan_fused(t, right, m, m ? NULL : &op, &g, v.u.r, x, y));
     a = map_arrays(arg, frame, x, y);
   } else {
-    a = eval_array(arg, frame);
+    a = cpu_eval_array(arg, frame);
   }
   size_t n = a->len;
   if (cpu_metering) cpu_meter_array(t, n);
@@ -554,6 +559,10 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
 }
 
 /* ---- constructors ---- */
+
+void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb) {
+  if (la != lb) fe_error(t->span, "map2: lengths %zu and %zu differ", la, lb);
+}
 
 size_t cpu_size_arg(const Term *t, double n, size_t elem_size) {
   if (!(n >= 0) || n != floor(n) || isinf(n)) {
@@ -612,13 +621,13 @@ Value cpu_array_prim(const Term *t, Value *frame) {
   case PRIM_SCANR: return op_scan(t, frame, true);
   case PRIM_SHIFT1L:
   case PRIM_SHIFT1R: {
-    Array *a = eval_array(t->kids[0], frame);
+    Array *a = cpu_eval_array(t->kids[0], frame);
     if (cpu_metering) cpu_meter_array(t, a->len);
     if (a->len == 0) return val_array(a);
     return val_array(val_view(a, t->prim == PRIM_SHIFT1L ? 1 : 0, a->len - 1));
   }
   case PRIM_LENGTH: {
-    Array *a = eval_array(t->kids[0], frame);
+    Array *a = cpu_eval_array(t->kids[0], frame);
     if (cpu_metering) cpu_meter_array(t, a->len);
     return val_real((double)a->len);
   }

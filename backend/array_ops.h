@@ -12,6 +12,10 @@
    Run-time errors are located at t's span. */
 Value cpu_array_prim(const Term *t, Value *frame);
 
+/* Raises map2's located error when the lengths la and lb of the map2 term
+   t's arrays differ. */
+void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb);
+
 /* The size argument n of the iota/replicate/rand term t, checked: a
    non-negative integer whose elements of elem_size bytes can be allocated;
    raises the located error otherwise. */

@@ -460,44 +460,25 @@ static bool has_closure(const Term *t) {
   return false;
 }
 
-const CpuKernel *cpu_kernel_compile(const Term *lam) {
-  if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1) return NULL;
-  if (has_closure(lam->kids[0])) return NULL;
-  for (int i = 0; i < lam->nsyms; i++)
-    if (!lam->syms[i]->type || lam->syms[i]->type->kind != TY_REAL) return NULL;
-  if (!scalar_type(lam->kids[0]->type)) return NULL;
-  Compiler c = {0};
-  GROW(c.ctx_nslots, c.nctx, c.capctx, int);
-  c.ctx_nslots[c.nctx++] = 0;
-  Ctx x = {0};
-  x.id = 0;
-  new_vreg(&c, VK_PARAM, 0);
-  new_vreg(&c, VK_PARAM, 0); /* vreg 1 exists even for one parameter */
-  for (int i = 0; i < lam->nsyms; i++) {
-    pmap_put(&x.env, lam->syms[i], i);
-    pmap_put(&x.dep, lam->syms[i], 1);
-  }
-  depends(&x, lam->kids[0]);
-  int *r = NEW_ARRAY(int, 1);
-  r[0] = compile(&c, &x, lam->kids[0]);
-  if (r[0] < 0) return NULL;
-  return finish(&c, lam->nsyms, lam->kids[0]->type->kind == TY_BOOL, 1, r);
-}
-
-const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]) {
+/* The kernel of the bodies of lams[0..n), parameter j of lams[i] being
+   block params[i][j]; one body may be boolean when bool_ok. */
+static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int (*params)[2], bool bool_ok) {
   Compiler c = {0};
   GROW(c.ctx_nslots, c.nctx, c.capctx, int);
   c.ctx_nslots[c.nctx++] = 0;
   Ctx x = {0}; /* one context: the bodies share their inputs (and so their values) */
   x.id = 0;
   new_vreg(&c, VK_PARAM, 0);
-  new_vreg(&c, VK_PARAM, 0);
+  new_vreg(&c, VK_PARAM, 0); /* vreg 1 exists even for one parameter */
   int nparams = 1, *r = NEW_ARRAY(int, n > 0 ? n : 1);
+  bool result_bool = false;
   for (int i = 0; i < n; i++) {
     const Term *lam = lams[i];
     if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1 || has_closure(lam->kids[0]))
       return NULL;
-    if (!lam->kids[0]->type || lam->kids[0]->type->kind != TY_REAL) return NULL;
+    const Type *rt = lam->kids[0]->type;
+    if (!scalar_type(rt) || (rt->kind == TY_BOOL && !bool_ok)) return NULL;
+    result_bool = rt->kind == TY_BOOL;
     for (int j = 0; j < lam->nsyms; j++) {
       if (!lam->syms[j]->type || lam->syms[j]->type->kind != TY_REAL) return NULL;
       ASSERT(params[i][j] == 0 || params[i][j] == 1);
@@ -508,7 +489,16 @@ const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const 
     depends(&x, lam->kids[0]);
     if ((r[i] = compile(&c, &x, lam->kids[0])) < 0) return NULL;
   }
-  return finish(&c, nparams, false, n, r);
+  return finish(&c, nparams, result_bool, n, r);
+}
+
+const CpuKernel *cpu_kernel_compile(const Term *lam) {
+  static const int in_order[1][2] = {{0, 1}};
+  return compile_bodies(1, &lam, in_order, true);
+}
+
+const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]) {
+  return compile_bodies(n, lams, params, false);
 }
 
 /* ---- the cache: LAM term -> kernel (or no_kernel) ---- */

@@ -96,11 +96,10 @@ void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst);
 void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out);
 
 /* Runs the kernel on n <= CPU_BLOCK elements: cpu_kernel_out(run, i) is
-   then result i's block (n valid elements) until the next run. With outs,
-   result i is also stored at outs[i] where that is not NULL (a whole
-   block's computed result is written there directly; outs[i] may be x or
-   y itself, but must not otherwise overlap them). */
-void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, size_t n);
+   then result i's block (n valid elements) until the next run. With outs
+   (which may be NULL), result i is also stored at outs[i] where that is
+   not NULL (a whole block's computed result is written there directly;
+   outs[i] may be x or y itself, but must not otherwise overlap them). */
 void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs);
 const double *cpu_kernel_out(const CpuKernelRun *run, int i);
 

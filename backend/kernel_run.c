@@ -76,28 +76,33 @@ bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run) {
     }                                                                        \
   }
 
-UNOP(k_neg, -a)
-UNOP(k_sin, sin(a))
-UNOP(k_cos, cos(a))
-UNOP(k_tan, tan(a))
-UNOP(k_sqrt, sqrt(a))
-UNOP(k_tanh, tanh(a))
-UNOP(k_abs, fabs(a))
-UNOP(k_floor, floor(a))
+/* Each loop computes what the tree evaluator computes (scalar.h), with the
+   builtin fixed, so that the switch folds away. */
+#define UNOP1(name, P) UNOP(name, cpu_scalar1(P, a))
+#define BINOP2(name, P) BINOP(name, cpu_scalar2(P, a, b))
+#define CMPOP(name, P) BINOP(name, cpu_compare(P, a, b) ? 1.0 : 0.0)
+UNOP1(k_neg, PRIM_NEG)
+UNOP1(k_sin, PRIM_SIN)
+UNOP1(k_cos, PRIM_COS)
+UNOP1(k_tan, PRIM_TAN)
+UNOP1(k_sqrt, PRIM_SQRT)
+UNOP1(k_tanh, PRIM_TANH)
+UNOP1(k_abs, PRIM_ABS)
+UNOP1(k_floor, PRIM_FLOOR)
 UNOP(k_not, a == 0 ? 1.0 : 0.0)
-BINOP(k_add, a + b)
-BINOP(k_sub, a - b)
-BINOP(k_mul, a * b)
-BINOP(k_div, a / b)
-BINOP(k_pow, cpu_pow(a, b))
-BINOP(k_max, cpu_max(a, b))
-BINOP(k_min, cpu_min(a, b))
-BINOP(k_eq, a == b ? 1.0 : 0.0)
-BINOP(k_ne, a != b ? 1.0 : 0.0)
-BINOP(k_lt, a < b ? 1.0 : 0.0)
-BINOP(k_le, a <= b ? 1.0 : 0.0)
-BINOP(k_gt, a > b ? 1.0 : 0.0)
-BINOP(k_ge, a >= b ? 1.0 : 0.0)
+BINOP2(k_add, PRIM_ADD)
+BINOP2(k_sub, PRIM_SUB)
+BINOP2(k_mul, PRIM_MUL)
+BINOP2(k_div, PRIM_DIV)
+BINOP2(k_pow, PRIM_POW)
+BINOP2(k_max, PRIM_MAX)
+BINOP2(k_min, PRIM_MIN)
+CMPOP(k_eq, PRIM_EQ)
+CMPOP(k_ne, PRIM_NE)
+CMPOP(k_lt, PRIM_LT)
+CMPOP(k_le, PRIM_LE)
+CMPOP(k_gt, PRIM_GT)
+CMPOP(k_ge, PRIM_GE)
 BINOP(k_and, (a != 0) & (b != 0) ? 1.0 : 0.0)
 BINOP(k_or, (a != 0) | (b != 0) ? 1.0 : 0.0)
 
@@ -222,16 +227,17 @@ const double *cpu_kernel_out(const CpuKernelRun *run, int i) {
   return run->ptr[run->k->results[i]];
 }
 
+/* The block buffer of temporary v. */
+static double *home(const CpuKernelRun *run, int v) { return run->scratch + (size_t)B * (size_t)run->k->phys[v]; }
+
 void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs) {
   ASSERT(n <= B);
   ensure_blocks(run);
   const CpuKernel *k = run->k;
   double **p = run->ptr;
   /* results at home (a whole block before may have sent them elsewhere) */
-  for (int i = 0; i < k->nresults; i++) {
-    int r = k->results[i];
-    if (k->phys[r] >= 0) p[r] = run->scratch + (size_t)B * (size_t)k->phys[r];
-  }
+  for (int i = 0; i < k->nresults; i++)
+    if (k->phys[k->results[i]] >= 0) p[k->results[i]] = home(run, k->results[i]);
   if (n == B) {
     p[0] = (double *)x;
     p[1] = (double *)(k->nparams == 2 ? y : x);
@@ -244,25 +250,21 @@ void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, 
       p[1] = run->pad + B;
     }
   }
+  if (!outs) {
+    exec_block(k, p);
+    return;
+  }
   /* a whole block: a computed result (not a parameter, input or constant)
-     is written straight into its destination, once */
-  bool sent[8] = {false};
-  if (outs && n == B)
-    for (int i = 0; i < k->nresults && i < 8; i++) {
+     is written straight into its destination (the first one, when two
+     results are the same temporary); the others are copied after */
+  if (n == B)
+    for (int i = 0; i < k->nresults; i++) {
       int r = k->results[i];
-      if (!outs[i] || k->phys[r] < 0 || outs[i] == x || outs[i] == y) continue;
-      if (p[r] != run->scratch + (size_t)B * (size_t)k->phys[r]) continue; /* sent already */
-      p[r] = outs[i];
-      sent[i] = true;
+      if (outs[i] && k->phys[r] >= 0 && outs[i] != x && outs[i] != y && p[r] == home(run, r)) p[r] = outs[i];
     }
   exec_block(k, p);
-  if (outs)
-    for (int i = 0; i < k->nresults; i++)
-      if (outs[i] && !(i < 8 && sent[i])) memcpy(outs[i], p[k->results[i]], sizeof(double) * n);
-}
-
-void cpu_kernel_block_run(CpuKernelRun *run, const double *x, const double *y, size_t n) {
-  cpu_kernel_block_into(run, x, y, n, NULL);
+  for (int i = 0; i < k->nresults; i++)
+    if (outs[i] && p[k->results[i]] != outs[i]) memcpy(outs[i], p[k->results[i]], sizeof(double) * n);
 }
 
 void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {
@@ -280,37 +282,16 @@ double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
     double a = r[in->a];
     double b = in->b >= 0 ? r[in->b] : 0;
     double v;
-    switch (in->op) {
-    case PRIM_NEG: v = -a; break;
-    case PRIM_SIN: v = sin(a); break;
-    case PRIM_COS: v = cos(a); break;
-    case PRIM_TAN: v = tan(a); break;
-    case PRIM_EXP: v = cpu_exp(a); break;
-    case PRIM_LOG: v = cpu_log(a); break;
-    case PRIM_SQRT: v = sqrt(a); break;
-    case PRIM_TANH: v = tanh(a); break;
-    case PRIM_SIGMOID: v = cpu_sigmoid(a); break;
-    case PRIM_ABS: v = fabs(a); break;
-    case PRIM_FLOOR: v = floor(a); break;
-    case PRIM_ADD: v = a + b; break;
-    case PRIM_SUB: v = a - b; break;
-    case PRIM_MUL: v = a * b; break;
-    case PRIM_DIV: v = a / b; break;
-    case PRIM_POW: v = cpu_pow(a, b); break;
-    case PRIM_MAX: v = cpu_max(a, b); break;
-    case PRIM_MIN: v = cpu_min(a, b); break;
-    case PRIM_NOT: v = a == 0 ? 1.0 : 0.0; break;
-    case PRIM_EQ: v = a == b ? 1.0 : 0.0; break;
-    case PRIM_NE: v = a != b ? 1.0 : 0.0; break;
-    case PRIM_LT: v = a < b ? 1.0 : 0.0; break;
-    case PRIM_LE: v = a <= b ? 1.0 : 0.0; break;
-    case PRIM_GT: v = a > b ? 1.0 : 0.0; break;
-    case PRIM_GE: v = a >= b ? 1.0 : 0.0; break;
-    case PRIM_AND: v = (a != 0) & (b != 0) ? 1.0 : 0.0; break;
-    case PRIM_OR: v = (a != 0) | (b != 0) ? 1.0 : 0.0; break;
-    case K_SELECT: v = r[in->c] != 0 ? a : b; break;
-    default: UNREACHABLE();
-    }
+    if (in->op == K_SELECT) v = r[in->c] != 0 ? a : b;
+    else
+      switch (fe_prims[in->op].cls) {
+      case P_SCALAR1: v = cpu_scalar1((Prim)in->op, a); break;
+      case P_SCALAR2: v = cpu_scalar2((Prim)in->op, a, b); break;
+      case P_CMP: v = cpu_compare((Prim)in->op, a, b) ? 1.0 : 0.0; break;
+      case P_NOT: v = a == 0 ? 1.0 : 0.0; break;
+      case P_LOGIC: v = (in->op == PRIM_AND ? (a != 0) & (b != 0) : (a != 0) | (b != 0)) ? 1.0 : 0.0; break;
+      default: UNREACHABLE();
+      }
     r[in->dst] = v;
   }
   return r[k->result];

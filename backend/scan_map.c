@@ -10,6 +10,7 @@
 #include "scan_map.h"
 
 #include "array_int.h"
+#include "array_ops.h"
 #include "cost_meter.h"
 #include "eval.h"
 
@@ -39,12 +40,6 @@ static bool scan_arg(const Term *t, ScanArg *s) {
   return true;
 }
 
-static Array *eval_real_array(const Term *t, Value *frame) {
-  Value v = cpu_eval(t, frame);
-  val_host(v.u.a);
-  return v.u.a;
-}
-
 bool cpu_map2_of_scan(const Term *t, Value *frame, Value *result) {
   if (cpu_metering || !cpu_kernels_enabled() || t->prim != PRIM_MAP2) return false;
   ScanArg s;
@@ -63,13 +58,13 @@ bool cpu_map2_of_scan(const Term *t, Value *frame, Value *result) {
   if ((!mf && !cpu_lam_kernel(lam, frame, &op)) || !cpu_lam_kernel(t->kids[0], frame, &run)) return false;
 
   /* the arguments in the ordinary order: kids[1] (scan: v, then X), kids[2] */
-  Array *other = which == 1 ? eval_real_array(t->kids[1], frame) : NULL;
+  Array *other = which == 1 ? cpu_eval_array(t->kids[1], frame) : NULL;
   Value v = cpu_eval(s.scan->kids[1], frame);
-  Array *x = eval_real_array(s.scan->kids[2], frame);
-  if (which == 0) other = eval_real_array(t->kids[2], frame);
+  Array *x = cpu_eval_array(s.scan->kids[2], frame);
+  if (which == 0) other = cpu_eval_array(t->kids[2], frame);
   size_t n = x->len, m = s.shifted ? n : n + 1;
   size_t la = which == 0 ? m : other->len, lb = which == 0 ? other->len : m;
-  if (la != lb) fe_error(t->span, "map2: lengths %zu and %zu differ", la, lb);
+  cpu_check_map2_lengths(t, la, lb);
 
   /* from here on nothing can raise (but an interrupt); the arrays are
      reals (their type says so), hence unboxed */

@@ -80,6 +80,9 @@ bool cpu_sibling_candidate(const Term *rhs) {
   return rhs->kind == T_PRIM && (rhs->prim == PRIM_MAP || rhs->prim == PRIM_MAP2 || rhs->prim == PRIM_REDUCE);
 }
 
+/* A tuple item that is no sibling: evaluating it cannot raise. */
+static bool trivial(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
+
 /* Whether t reads one of the variables xs[0..n). */
 static bool reads(const Term *t, const Sym **xs, int n) {
   if (t->kind == T_VAR) {
@@ -154,7 +157,7 @@ static const Plan *plan_of(const Term *t) {
     for (int i = 0; i < cur->nkids && ok; i++) {
       const Term *k = cur->kids[i];
       Sibling x;
-      if (k->kind == T_VAR || k->kind == T_NUM || k->kind == T_BOOL) continue;
+      if (trivial(k)) continue;
       ok = sibling_of(k, &x) && !reads(k, bound, n);
       m++;
     }
@@ -163,7 +166,7 @@ static const Plan *plan_of(const Term *t) {
       memcpy(ns, s, sizeof *s * (size_t)n);
       for (int i = 0; i < cur->nkids; i++) {
         const Term *k = cur->kids[i];
-        if (k->kind == T_VAR || k->kind == T_NUM || k->kind == T_BOOL) continue;
+        if (trivial(k)) continue;
         sibling_of(k, &ns[n]);
         ns[n].slot = -1;
         ns[n++].item = i;
@@ -200,25 +203,27 @@ typedef struct Group {
   double **dst[CPU_MAX_THREADS];       /* ... and, per thread, where its results go */
 } Group;
 
-static const Array *array_at(Value *frame, const Term *t) {
-  Value v = frame[t->sym->slot];
+/* The array of real variable x in frame, on the host; NULL when it is not one. */
+static const Array *array_of(Value *frame, const Sym *x) {
+  Value v = frame[x->slot];
   if (v.kind != V_ARRAY) return NULL;
   val_host(v.u.a);
   return v.u.a->boxed ? NULL : v.u.a;
 }
 
-/* Binds sibling s into r: its arrays read (all of length g->len), its kernels bound, its result allocated. False when the
-   group cannot run (the ordinary evaluation then runs the chain). */
+/* Binds sibling s into r: its arrays read (all of length g->len), its
+   kernels bound, its result allocated. False when the group cannot run
+   (the ordinary evaluation then runs the chain). */
 static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
   memset(r, 0, sizeof *r);
   r->s = s;
   const Array *a, *b = NULL;
   if (s->map) {
-    a = array_at(frame, s->map->kids[1]);
-    if (s->map->prim == PRIM_MAP2) b = array_at(frame, s->map->kids[2]);
+    a = array_of(frame, s->map->kids[1]->sym);
+    if (s->map->prim == PRIM_MAP2) b = array_of(frame, s->map->kids[2]->sym);
     if (!a || (s->map->prim == PRIM_MAP2 && (!b || b->len != a->len))) return false;
   } else {
-    a = array_at(frame, s->rhs->kids[2]);
+    a = array_of(frame, s->rhs->kids[2]->sym);
     if (!a) return false;
   }
   if (a->len != g->len || a->len == 0) return false;
@@ -258,11 +263,9 @@ static bool prepare_merged(Group *g, Value *frame) {
   if (!p->k) return true;
   if (!cpu_kernels_enabled()) return false;
   for (int i = 0; i < 2 && p->arr[i]; i++) {
-    Value v = frame[p->arr[i]->slot];
-    if (v.kind != V_ARRAY) return false;
-    val_host(v.u.a);
-    if (v.u.a->boxed || v.u.a->len != g->len) return false;
-    *(i ? &g->y : &g->x) = v.u.a->r;
+    const Array *a = array_of(frame, p->arr[i]);
+    if (!a || a->len != g->len) return false;
+    *(i ? &g->y : &g->x) = a->r;
   }
   CpuKernelRun run;
   if (!cpu_kernel_bind(p->k, frame, &run)) return false;
@@ -311,7 +314,7 @@ bool cpu_siblings(const Term **t, Value *frame, Value *result) {
   g.p = p;
   /* the length first: the chunks (and so the reduce jobs) depend on it */
   const Sibling *s0 = &p->s[0];
-  const Array *a0 = array_at(frame, s0->map ? s0->map->kids[1] : s0->rhs->kids[2]);
+  const Array *a0 = array_of(frame, (s0->map ? s0->map->kids[1] : s0->rhs->kids[2])->sym);
   if (!a0) return false;
   g.len = a0->len;
   g.nchunks = cpu_chunks_for(g.len);
@@ -334,7 +337,7 @@ bool cpu_siblings(const Term **t, Value *frame, Value *result) {
   }
   for (int i = 0; i < p->tuple->nkids; i++) {
     const Term *k = p->tuple->kids[i];
-    if (k->kind == T_VAR || k->kind == T_NUM || k->kind == T_BOOL) items[i] = cpu_eval(k, frame);
+    if (trivial(k)) items[i] = cpu_eval(k, frame);
   }
   *result = val_tuple(p->tuple->nkids, items);
   return true;

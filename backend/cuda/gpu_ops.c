@@ -66,7 +66,7 @@ static size_t eval_src(const GpuSrc *src, Value *frame, Launch *l) {
   size_t na = eval_src(src->a, frame, l);
   if (!src->b) return na;
   size_t nb = eval_src(src->b, frame, l);
-  if (na != nb) fe_error(src->term->span, "map2: lengths %zu and %zu differ", na, nb);
+  cpu_check_map2_lengths(src->term, na, nb);
   return na;
 }
 

@@ -162,7 +162,7 @@ START_TEST(multi_kernel) {
   ck_assert(cpu_kernel_bind(k, NULL, &run));
   for (size_t i = 0; i < N; i += CPU_BLOCK) {
     size_t m = N - i < CPU_BLOCK ? N - i : CPU_BLOCK;
-    cpu_kernel_block_run(&run, xs + i, ys + i, m);
+    cpu_kernel_block_into(&run, xs + i, ys + i, m, NULL);
     ck_assert(memcmp(cpu_kernel_out(&run, 0), o1 + i, m * sizeof(double)) == 0);
     ck_assert(memcmp(cpu_kernel_out(&run, 1), o2 + i, m * sizeof(double)) == 0);
   }
