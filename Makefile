@@ -31,8 +31,10 @@ endif
 LIB_SRC  := $(filter-out frontend/main.c,$(wildcard frontend/*.c backend/*.c backend/cuda/*.c unf/*.c reverse/*.c optimizer/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
 # tests/gpu/ is the GPU test binary's (check_gpu, below), not check_una's.
-# tests/backend/cuda/fake_libcuda.c is a shared object of its own ($(FAKE_CUDA)).
-TEST_SRC := $(filter-out tests/gpu/% tests/backend/cuda/fake_libcuda.c,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
+# tests/backend/cuda/fake_*.c are the stand-ins for the driver and NVRTC,
+# shared objects of their own ($(FAKE_CUDA), $(FAKE_NVRTC)).
+FAKE_DIR := tests/backend/cuda
+TEST_SRC := $(filter-out tests/gpu/% $(FAKE_DIR)/fake_%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 # check_gpu: tests/gpu/*.c (with its own main) and the helpers it shares with
 # check_una (the fixtures, the gradient corpus and its checker, the generator).
@@ -47,11 +49,16 @@ else
 UNA      := $(B)/una
 endif
 CHECK_BIN := $(B)/check_una
-# A host-only stand-in for libcuda.so.1, for the driver tests (tests/backend/cuda).
+# Host-only stand-ins for libcuda.so.1 and libnvrtc.so (tests/backend/cuda):
+# the driver tests load the first; with both, check_gpu runs its kernels,
+# compiled for the host, on the CPU (check-gpu-host below). They are built
+# without sanitizers: the driver's threads switch stacks.
 FAKE_CUDA := $(B)/fake/libcuda.so.1
+FAKE_NVRTC := $(B)/fake/libnvrtc.so
+FAKE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -shared -fPIC -pthread
 CHECK_GPU := $(B)/check_gpu
 
-.PHONY: all deps demo check test asan check-gpu gpu-bundle bench-grad install uninstall clean
+.PHONY: all deps demo check test asan check-gpu check-gpu-host gpu-bundle bench-grad install uninstall clean
 all: $(UNA)
 
 deps:
@@ -80,21 +87,27 @@ $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) -MMD -MP -c -o $@ $<
 
-$(CHECK_BIN): $(TEST_OBJ) $(B)/libuna.a | $(FAKE_CUDA)
+$(CHECK_BIN): $(TEST_OBJ) $(B)/libuna.a | $(FAKE_CUDA) $(FAKE_NVRTC)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
 
-$(FAKE_CUDA): tests/backend/cuda/fake_libcuda.c
+$(FAKE_CUDA): $(FAKE_DIR)/fake_libcuda.c $(FAKE_DIR)/fake_blocks.c $(FAKE_DIR)/fake_blocks.h $(FAKE_DIR)/cuda_host.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -shared -fPIC -pthread -o $@ $<
+	$(CC) $(FAKE_CFLAGS) -o $@ $(FAKE_DIR)/fake_libcuda.c $(FAKE_DIR)/fake_blocks.c -ldl
+
+$(FAKE_NVRTC): $(FAKE_DIR)/fake_nvrtc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -o $@ $<
 
 demo: deps
 	@$(MAKE) --no-print-directory all
 	$(UNA) examples/demo.una
 
-# Every test: the Check unit suites and the script tests (tests/scripts).
+# Every test: the Check unit suites and the script tests (tests/scripts),
+# then the GPU tests with their kernels run on the host (check-gpu-host).
 check: deps
 	@$(MAKE) --no-print-directory $(UNA) $(CHECK_BIN)
 	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) UNA_FAKE_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) $(CHECK_BIN)
+	@$(MAKE) --no-print-directory check-gpu-host
 
 test: check
 
@@ -107,6 +120,17 @@ $(CHECK_GPU): $(GPU_TEST_OBJ) $(B)/libuna.a
 check-gpu: deps
 	@$(MAKE) --no-print-directory $(UNA) $(CHECK_GPU)
 	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) $(CHECK_GPU)
+
+# check_gpu without a GPU: the stand-in NVRTC compiles the kernels for the
+# host and the stand-in driver runs them (tests/backend/cuda/fake_*.c), at
+# the lengths up to UNA_CHECK_GPU_MAX_LENGTH. A fresh kernel cache each run.
+HOST_GPU_ENV = UNA_ROOT=$(CURDIR) UNA_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) UNA_LIBNVRTC=$(CURDIR)/$(FAKE_NVRTC) \
+               UNA_HOST_INCLUDE=$(CURDIR)/$(FAKE_DIR) UNA_CACHE_DIR=$(CURDIR)/$(B)/fake/cache \
+               FAKE_CUDA_MEM=4294967296 UNA_CHECK_GPU_MAX_LENGTH=70000
+check-gpu-host: deps
+	@$(MAKE) --no-print-directory $(CHECK_GPU) $(FAKE_CUDA) $(FAKE_NVRTC)
+	@rm -rf $(B)/fake/cache
+	$(HOST_GPU_ENV) $(CHECK_GPU)
 
 # The binaries to carry to the GPU machine (DEVELOPERS.md), in build/gpu,
 # linked statically but for glibc (STATIC=1 above); fails when one of them

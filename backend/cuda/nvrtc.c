@@ -38,18 +38,28 @@ static void *try_open(const char *path, const char **first) {
   return h;
 }
 
-/* Opens the library and looks up the entry points; sets loaded or load_why. */
-static void load(void) {
+/* The library: $UNA_LIBNVRTC alone when it is set (tests use a stand-in,
+   tests/backend/cuda/fake_nvrtc.c), else the sonames, then the toolkit's
+   lib64 folders. On failure *first gets the first error seen. */
+static void *open_library(const char **first) {
+  const char *forced = getenv("UNA_LIBNVRTC");
+  if (forced && *forced) return try_open(forced, first);
   static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  const char *first = NULL;
   void *h = NULL;
-  for (size_t i = 0; !h && i < sizeof names / sizeof *names; i++) h = try_open(names[i], &first);
+  for (size_t i = 0; !h && i < sizeof names / sizeof *names; i++) h = try_open(names[i], first);
   const char *homes[] = {getenv("CUDA_HOME"), "/usr/local/cuda"};
   for (size_t i = 0; !h && i < sizeof homes / sizeof *homes; i++) {
     if (!homes[i] || !*homes[i]) continue;
     for (size_t j = 0; !h && j < sizeof names / sizeof *names; j++)
-      h = try_open(una_sprintf("%s/lib64/%s", homes[i], names[j]), &first);
+      h = try_open(una_sprintf("%s/lib64/%s", homes[i], names[j]), first);
   }
+  return h;
+}
+
+/* Opens the library and looks up the entry points; sets loaded or load_why. */
+static void load(void) {
+  const char *first = NULL;
+  void *h = open_library(&first);
   if (!h) {
     load_why = una_sprintf("NVRTC not found (%s)", first ? first : "libnvrtc.so cannot be opened");
     return;

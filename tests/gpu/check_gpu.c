@@ -6,7 +6,7 @@
      device-resident inputs and on the CPU, at lengths 0, 1, 2, 255, 256,
      257, 4095, 4097, 65537 and 1000003 (and 2^24 + 1 and 2^27 for the
      array programs named in BIG), compared component by component:
-     |gpu - cpu| <= 1e-12 max(|cpu_i|, max_j |cpu_j|) (relative to the
+     |gpu - cpu| <= 1e-12 max(|cpu_i|, max_j |cpu_j|, DBL_MIN) (relative to the
      component's largest element, so that the reassociation that reduce
      and the parallel scans permit, and a few ulps of exp or log, pass);
      the worst difference per program is printed, with the two times at
@@ -16,8 +16,15 @@
      values printed from device arrays, switching back to the CPU.
    - cache: a program's kernels come from the disk cache when the
      in-memory one is empty.
-   The tests run in this process (CK_NOFORK): one CUDA context. */
+   The tests run in this process (CK_NOFORK): one CUDA context.
+
+   UNA_CHECK_GPU_MAX_LENGTH caps the lengths (at its square root for the
+   programs that launch kernels per element): `make check` runs this binary
+   with its kernels compiled for the host and run on the CPU by the stand-in
+   driver and NVRTC (tests/backend/cuda/fake_*.c; `make check-gpu-host`),
+   where a launch of many blocks takes long. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +47,7 @@ static const size_t big_lengths[] = {((size_t)1 << 24) + 1, (size_t)1 << 27};
 static const char *const BIG[] = {"prod", "sum", "dot", "map2 (*) v v", "logsumexp", "softmax cross-entropy",
                                   "relu", "horner", "free variables in map2 with the elements", NULL};
 #define TOL 1e-12
+static size_t max_length = SIZE_MAX; /* $UNA_CHECK_GPU_MAX_LENGTH */
 
 static double now_ms(void) {
   struct timespec ts;
@@ -83,25 +91,36 @@ static void flatten(Value v, Reals *r) {
 }
 
 /* The worst difference of gpu from cpu, each component (a tuple item at
-   the top) scaled by its largest element; raises nothing. */
-static double worst_diff(Value cpu, Value gpu) {
+   the top) scaled by its largest element; raises nothing. *where says
+   which element it is, with the two values. */
+static double worst_diff(Value cpu, Value gpu, char **where) {
   if (cpu.kind == V_TUPLE) {
     double w = 0;
-    for (int i = 0; i < cpu.u.t->n; i++) w = fmax(w, worst_diff(cpu.u.t->items[i], gpu.u.t->items[i]));
+    for (int i = 0; i < cpu.u.t->n; i++) {
+      char *at = NULL;
+      double d = worst_diff(cpu.u.t->items[i], gpu.u.t->items[i], &at);
+      if (d > w) *where = una_sprintf("item %d, %s", i, at);
+      w = fmax(w, d);
+    }
     return w;
   }
   Reals c = {0}, g = {0};
   flatten(cpu, &c);
   flatten(gpu, &g);
-  if (c.n != g.n) return INFINITY;
-  double scale = 0, w = 0;
+  if (c.n != g.n) {
+    *where = una_sprintf("%zu elements on the CPU, %zu on the GPU", c.n, g.n);
+    return INFINITY;
+  }
+  /* at least DBL_MIN: a reassociated product that underflows rounds its
+     subnormal results differently, by whole units of 2^-1074 */
+  double scale = DBL_MIN, w = 0;
   for (size_t i = 0; i < c.n; i++)
     if (isfinite(c.x[i])) scale = fmax(scale, fabs(c.x[i]));
   for (size_t i = 0; i < c.n; i++) {
     double a = c.x[i], b = g.x[i];
     if (a == b || (isnan(a) && isnan(b))) continue;
-    if (!isfinite(a) || !isfinite(b)) return INFINITY;
-    double d = fabs(a - b) / fmax(fabs(a), scale);
+    double d = !isfinite(a) || !isfinite(b) ? INFINITY : fabs(a - b) / fmax(fabs(a), scale);
+    if (d > w) *where = una_sprintf("element %zu of %zu: CPU %.17g, GPU %.17g", i, c.n, a, b);
     w = fmax(w, d);
   }
   free(c.x);
@@ -124,9 +143,22 @@ static double compare(const Def *d, const Value *args, int nargs, const char *wh
   double t3 = now_ms();
   *cpu_ms = t1 - t0;
   *gpu_ms = t3 - t2;
-  double w = worst_diff(c, g);
-  ck_assert_msg(w <= TOL, "%s: GPU and CPU differ by %.3g (relative)", what, w);
+  char *where = "";
+  double w = worst_diff(c, g, &where);
+  ck_assert_msg(w <= TOL, "%s: GPU and CPU differ by %.3g (relative) at %s", what, w, where);
   return w;
+}
+
+/* Whether an array builtin runs inside a lambda of t (or of a function t
+   calls): a launch per element, so that the work grows as the square of
+   the length. */
+static bool nested(const Term *t, bool in_lam) {
+  if (!t) return false;
+  if (t->kind == T_PRIM && fe_prims[t->prim].cls == P_ARRAY && in_lam) return true;
+  if (t->kind == T_CALL && nested(t->def->body, in_lam)) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (nested(t->kids[i], in_lam || t->kind == T_LAM)) return true;
+  return false;
 }
 
 static bool is_big(const char *name) {
@@ -148,11 +180,14 @@ START_TEST(corpus) {
     int nwrt = gc_wrt(p, gc->wrt, wrt);
     Def *defs[2] = {opt_optimize_program(p->f, &o), NULL};
     if (nwrt > 0) defs[1] = opt_optimize_program(rev_grad(p->f, wrt, nwrt, REV_UNF), &o);
-    size_t all[16];
+    size_t all[16], most = max_length;
+    if (most < SIZE_MAX && nested(defs[0]->body, false)) most = (size_t)sqrt((double)most);
     int nl = 0;
-    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) all[nl++] = lengths[i];
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+      if (lengths[i] <= most) all[nl++] = lengths[i];
     if (is_big(gc->name))
-      for (size_t i = 0; i < sizeof big_lengths / sizeof big_lengths[0]; i++) all[nl++] = big_lengths[i];
+      for (size_t i = 0; i < sizeof big_lengths / sizeof big_lengths[0]; i++)
+        if (big_lengths[i] <= most) all[nl++] = big_lengths[i];
     double worst = 0, cms = 0, gms = 0;
     size_t largest = 0;
     for (int li = 0; li < nl; li++) {
@@ -239,6 +274,8 @@ int main(void) {
   if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 0)
     stack = (size_t)rl.rlim_cur;
   fe_stack_init(&base, stack - ((size_t)256 << 10));
+  const char *cap = getenv("UNA_CHECK_GPU_MAX_LENGTH");
+  if (cap && *cap) max_length = (size_t)strtoull(cap, NULL, 10);
   const char *why = NULL;
   if (!gpu_available(&why)) {
     fprintf(stderr, "check_gpu: no usable GPU: %s\n", why);

@@ -28,6 +28,16 @@ void use_fake(const char *mode) {
     unsetenv("FAKE_CUDA_MODE");
 }
 
+void use_host_kernels(void) {
+  use_fake("");
+  char *dir = una_strdup(fake_path());
+  char *nvrtc = una_sprintf("%s/libnvrtc.so", dirname(dir));
+  ck_assert_msg(access(nvrtc, R_OK) == 0, "the stand-in NVRTC %s is missing (make builds it)", nvrtc);
+  setenv("UNA_LIBNVRTC", nvrtc, 1);
+  const char *root = getenv("UNA_ROOT");
+  setenv("UNA_HOST_INCLUDE", una_sprintf("%s/tests/backend/cuda", root && *root ? root : "."), 1);
+}
+
 const char *find_ptxas(void) {
   const char *path = getenv("PATH");
   char *dirs = una_strdup(path ? path : "");

@@ -12,6 +12,12 @@ const char *fake_path(void);
    mode ("" for none). */
 void use_fake(const char *mode);
 
+/* Points UNA_LIBCUDA and UNA_LIBNVRTC at the stand-ins that compile
+   kernels for the host and run them (fake_libcuda.c with fake_blocks.c,
+   and fake_nvrtc.c beside it), with UNA_HOST_INCLUDE at this folder
+   ($UNA_ROOT/tests/backend/cuda). */
+void use_host_kernels(void);
+
 /* ptxas from PATH, else $CUDA_HOME/bin, else /usr/local/cuda/bin; NULL
    when there is none. */
 const char *find_ptxas(void);

@@ -1,8 +1,17 @@
 /* fake_libcuda.c: a stand-in for libcuda.so.1 that runs on the host, for
    the tests of backend/cuda/driver.c (test_cuda_driver.c). Built on its own
    as $(B)/fake/libcuda.so.1 (never part of libuna.a or check_una) and
-   opened through $UNA_LIBCUDA. Device memory is malloc'd under a byte
-   budget, copies are memcpy, modules and functions are dummy handles.
+   opened through $UNA_LIBCUDA. Device memory is host memory under a byte
+   budget, each allocation ending at an inaccessible page (so that a kernel
+   reading past an array's end crashes the test) and filled with NaNs (so
+   that elements a kernel forgot to write show); copies are memcpy.
+
+   Modules: an image that is a shared object for this host (what the
+   stand-in NVRTC, fake_nvrtc.c, makes of CUDA C++) is loaded and its
+   kernels run on the host (fake_blocks.c); a launch that cannot finish
+   fails as a kernel would (CUDA_ERROR_LAUNCH_FAILED at the next
+   synchronisation, sticky) and says why on stderr. Any other image (a real
+   cubin or PTX) gives dummy handles whose launches do nothing.
 
    Environment:
      FAKE_CUDA_MODE    nodevice: cuInit returns CUDA_ERROR_NO_DEVICE (100);
@@ -14,15 +23,22 @@
                        cuStreamSynchronize returns it (and, for the sticky
                        codes 700, 714-716, 718, 719, 214, every later call)
      FAKE_CUDA_REFUSE  an error code cuLaunchKernel itself returns
+     FAKE_CUDA_TRACE   set: each launch of a host kernel is printed on stderr
 
    The kernel named "set42" writes 42.0 to the double its first argument
    (a CUdeviceptr) points to, so that tests can see the arguments arrive. */
+#include <dlfcn.h>
+#include <elf.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fake_blocks.h"
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -35,8 +51,10 @@ enum {
   ERR_NOT_INITIALIZED = 3,
   ERR_NO_DEVICE = 100,
   ERR_INVALID_DEVICE = 101,
+  ERR_INVALID_IMAGE = 200,
   ERR_INVALID_PTX = 218,
   ERR_NOT_FOUND = 500,
+  ERR_LAUNCH_FAILED = 719,
 };
 
 /* Every entry point is exported; prototypes keep -Wmissing-prototypes quiet. */
@@ -48,10 +66,12 @@ static size_t budget, used;
 static CUresult pending; /* returned by the next synchronisation */
 static CUresult sticky;  /* returned by every call once set */
 
-/* The live allocations, to know their sizes when they are freed. */
+/* The live allocations, to know their sizes when they are freed: the
+   mapping (base, maplen) holds the payload p at its end, before a page
+   that cannot be accessed. */
 typedef struct Block {
-  void *p;
-  size_t bytes;
+  void *p, *base;
+  size_t bytes, maplen;
   struct Block *next;
 } Block;
 static Block *blocks;
@@ -179,8 +199,19 @@ static CUresult mem_alloc(CUdeviceptr *p, size_t bytes) {
   if (used + bytes > budget) {
     rc = ERR_OUT_OF_MEMORY;
   } else {
-    Block *b = malloc(sizeof *b);
-    b->p = malloc(bytes);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), rounded = (bytes + 7) & ~(size_t)7;
+    size_t maplen = (rounded + page - 1) / page * page + page;
+    char *base = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    Block *b = base == MAP_FAILED ? NULL : malloc(sizeof *b);
+    if (!b) {
+      pthread_mutex_unlock(&lock);
+      return ERR_OUT_OF_MEMORY;
+    }
+    mprotect(base + maplen - page, page, PROT_NONE);
+    b->base = base;
+    b->maplen = maplen;
+    b->p = base + maplen - page - rounded;
+    memset(b->p, 0xff, rounded); /* NaNs */
     b->bytes = bytes;
     b->next = blocks;
     blocks = b;
@@ -200,7 +231,7 @@ static CUresult mem_free(CUdeviceptr p) {
     Block *dead = *b;
     *b = dead->next;
     used -= dead->bytes;
-    free(dead->p);
+    munmap(dead->base, dead->maplen);
     free(dead);
     rc = OK;
     break;
@@ -265,6 +296,83 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, Handle
 
 /* ---- modules and launches ---- */
 
+/* A module compiled for the host, and its kernels: kept for the process,
+   as a driver keeps modules until they are unloaded (and listed, so that
+   a leak checker sees them reachable). */
+typedef struct HostModule {
+  void *lib;
+  UnaHostRt *rt;
+  struct HostModule *next;
+} HostModule;
+typedef struct HostFunction {
+  HostModule *m;
+  void (*entry)(void **);
+  char name[128];
+  struct HostFunction *next;
+} HostFunction;
+static HostModule *modules;
+static HostFunction *functions;
+
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#else
+#define HOST_MACHINE EM_NONE
+#endif
+
+/* The size of a shared object for this host (its section headers come
+   last), or 0 when image is not one. */
+static size_t host_image_size(const void *image) {
+  Elf64_Ehdr h;
+  memcpy(&h, image, sizeof h);
+  if (memcmp(h.e_ident, ELFMAG, SELFMAG) != 0 || h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_machine != HOST_MACHINE ||
+      h.e_type != ET_DYN)
+    return 0;
+  return (size_t)h.e_shoff + (size_t)h.e_shnum * h.e_shentsize;
+}
+
+/* Loads a host shared object from memory, through a memfd that stays open
+   (dlopen knows a library by its path: a reused descriptor's path would
+   name the library loaded before). */
+static CUresult load_host(Handle *mod, const void *image, size_t size) {
+  int fd = memfd_create("una-kernels", MFD_CLOEXEC);
+  if (fd < 0) return ERR_INVALID_IMAGE;
+  const char *p = image;
+  for (size_t done = 0; done < size;) {
+    ssize_t k = write(fd, p + done, size - done);
+    if (k <= 0) {
+      close(fd);
+      return ERR_INVALID_IMAGE;
+    }
+    done += (size_t)k;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  UnaHostRt *rt = lib ? dlsym(lib, "una_host_rt") : NULL;
+  if (!rt) {
+    fprintf(stderr, "fake CUDA: cannot load a host module: %s\n", lib ? "it has no una_host_rt" : dlerror());
+    close(fd);
+    return ERR_INVALID_IMAGE;
+  }
+  HostModule *m = malloc(sizeof *m);
+  m->lib = lib;
+  m->rt = rt;
+  m->next = modules;
+  modules = m;
+  *mod = m;
+  return OK;
+}
+
+static HostModule *host_module(Handle mod) {
+  return mod && mod != &module_dummy ? (HostModule *)mod : NULL;
+}
+
+static HostFunction *host_function(Handle f) {
+  return f && f != &function_dummy && f != &set42_dummy ? (HostFunction *)f : NULL;
+}
+
 /* An image starting with "BAD" is refused with a JIT log. */
 API CUresult cuModuleLoadDataEx(Handle *mod, const void *image, unsigned n, int *opts, void **values);
 CUresult cuModuleLoadDataEx(Handle *mod, const void *image, unsigned n, int *opts, void **values) {
@@ -280,6 +388,8 @@ CUresult cuModuleLoadDataEx(Handle *mod, const void *image, unsigned n, int *opt
     if (log && size) snprintf(log, size, "ptxas fatal: fake JIT refuses this image\n");
     return ERR_INVALID_PTX;
   }
+  size_t host = host_image_size(image);
+  if (host) return load_host(mod, image, host);
   *mod = &module_dummy;
   return OK;
 }
@@ -287,6 +397,21 @@ CUresult cuModuleLoadDataEx(Handle *mod, const void *image, unsigned n, int *opt
 API CUresult cuModuleGetFunction(Handle *f, Handle mod, const char *name);
 CUresult cuModuleGetFunction(Handle *f, Handle mod, const char *name) {
   ENTER();
+  HostModule *m = host_module(mod);
+  if (m) {
+    char sym[200];
+    snprintf(sym, sizeof sym, "una_host_entry_%s", name);
+    void (*entry)(void **) = (void (*)(void **))(uintptr_t)dlsym(m->lib, sym);
+    if (!entry || strlen(name) >= sizeof ((HostFunction *)0)->name) return ERR_NOT_FOUND;
+    HostFunction *h = malloc(sizeof *h);
+    h->m = m;
+    h->entry = entry;
+    snprintf(h->name, sizeof h->name, "%s", name);
+    h->next = functions;
+    functions = h;
+    *f = h;
+    return OK;
+  }
   if (mod != &module_dummy) return ERR_INVALID_VALUE;
   if (strcmp(name, "missing") == 0) return ERR_NOT_FOUND;
   *f = strcmp(name, "set42") == 0 ? (Handle)&set42_dummy : (Handle)&function_dummy;
@@ -298,11 +423,20 @@ API CUresult cuLaunchKernel(Handle f, unsigned gx, unsigned gy, unsigned gz, uns
 CUresult cuLaunchKernel(Handle f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shmem, Handle s, void **params, void **extra) {
   ENTER();
-  (void)gy, (void)gz, (void)by, (void)bz, (void)shmem, (void)s, (void)extra;
+  (void)shmem, (void)s, (void)extra;
   if (gx == 0 || bx == 0 || bx > 1024) return ERR_INVALID_VALUE;
   CUresult refuse = (CUresult)env_size("FAKE_CUDA_REFUSE", 0);
   if (refuse) return refuse;
-  if (f == &set42_dummy) {
+  HostFunction *h = host_function(f);
+  if (h) {
+    if (gy != 1 || gz != 1 || by != 1 || bz != 1) return ERR_INVALID_VALUE; /* 1-D launches only */
+    const char *why = NULL;
+    if (getenv("FAKE_CUDA_TRACE")) fprintf(stderr, "fake CUDA: launch %s: %u blocks of %u threads\n", h->name, gx, bx);
+    if (!fake_blocks_run(h->m->rt, h->entry, gx, bx, params, &why)) {
+      fprintf(stderr, "fake CUDA: kernel %s (%u blocks of %u threads) failed: %s\n", h->name, gx, bx, why);
+      pending = ERR_LAUNCH_FAILED;
+    }
+  } else if (f == &set42_dummy) {
     CUdeviceptr out = *(CUdeviceptr *)params[0];
     double v = 42.0;
     memcpy((void *)(uintptr_t)out, &v, sizeof v);
