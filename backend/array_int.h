@@ -49,6 +49,7 @@ typedef struct RedJob {
   const double *r;                      /* the elements, or */
   const double *x, *y;                  /* ... g over x (and y) */
   CpuKernelRun g[CPU_MAX_THREADS];
+  bool ordered;                         /* the kernel may not commute: one lane */
   double v;
   size_t n;
   int nchunks;

@@ -15,7 +15,11 @@
    (only chunk 0 starts with v), run on all cores; the chunks' lanes are
    then combined lane by lane in chunk order, and the lanes folded. The
    chunks depend on n only, so the bits do not depend on the number of
-   threads, and every path brackets the same way. foldl, scanl and scanr
+   threads, and every path brackets the same way. Lanes put the elements
+   out of order, which only an operator that commutes allows (reduce's
+   contract is associativity): a builtin monoid, or a lambda whose kernel
+   is symmetric in its parameters (commute.h). Any other operator gets one
+   lane, so each chunk is a left fold and the chunks are combined in order. foldl, scanl and scanr
    are strictly sequential.
 
    Fusion: `reduce f v (map g A)` and `reduce f v (map2 g A B)` written
@@ -30,6 +34,7 @@
    that every element runs on the generic path and is counted there. */
 #include "array_ops.h"
 #include "array_int.h"
+#include "commute.h"
 #include "cost_meter.h"
 #include "eval.h"
 #include "kernel.h"
@@ -331,6 +336,16 @@ void cpu_red_block(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k) 
 
 void cpu_red_fold(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k, const double *e) {
   double *acc = j->acc[c], tmp[B];
+  if (j->ordered) {
+    size_t q = 0;
+    if (i == lo) {
+      acc[0] = c == 0 ? red_op(j, thread, j->v, e[0]) : e[0];
+      j->nlanes[c] = 1;
+      q = 1;
+    }
+    for (; q < k; q++) acc[0] = red_op(j, thread, acc[0], e[q]);
+    return;
+  }
   if (i == lo) {
     memcpy(acc, e, sizeof(double) * k);
     j->nlanes[c] = k;
@@ -365,10 +380,18 @@ double cpu_red_finish(RedJob *j) {
   return r;
 }
 
+/* Whether reduce may put lam's elements in lanes, out of order. */
+static bool lanes_allowed(const Term *lam) {
+  bool swapped;
+  if (cpu_monoid_of(lam, &swapped) != CPU_M_NONE) return true;
+  const CpuKernel *k = cpu_kernel_for(lam);
+  return k && cpu_kernel_commutes(k);
+}
+
 /* The generic reduce, bracketed in the same way, one chunk after another. */
 static Value reduce_generic(const Term *t, Value *frame, Value v, const Array *a) {
   const Term *lam = t->kids[0];
-  size_t n = a->len;
+  size_t n = a->len, width = lanes_allowed(lam) ? B : 1;
   int nchunks = cpu_chunks_for(n);
   Value *acc = NEW_ARRAY(Value, (size_t)nchunks * B);
   size_t nlanes[CPU_CHUNKS];
@@ -376,12 +399,12 @@ static Value reduce_generic(const Term *t, Value *frame, Value v, const Array *a
     size_t lo, hi;
     cpu_chunk_bounds(n, B, nchunks, c, &lo, &hi);
     Value *ac = acc + (size_t)c * B;
-    nlanes[c] = min_size(B, hi - lo);
+    nlanes[c] = min_size(width, hi - lo);
     for (size_t q = 0; q < nlanes[c]; q++) ac[q] = val_array_get(a, lo + q);
     if (c == 0) ac[0] = apply2(lam, frame, v, ac[0]);
-    for (size_t i = lo + B; i < hi; i += B) {
-      fe_poll_interrupt(t->span);
-      size_t k = min_size(B, hi - i);
+    for (size_t i = lo + width; i < hi; i += width) {
+      if ((i & (B - 1)) < width) fe_poll_interrupt(t->span);
+      size_t k = min_size(width, hi - i);
       for (size_t q = 0; q < k; q++) ac[q] = apply2(lam, frame, ac[q], val_array_get(a, i + q));
     }
   }
@@ -398,6 +421,7 @@ bool cpu_red_operator(RedJob *j, const Term *lam, Value *frame) {
   CpuKernelRun run;
   if (!cpu_lam_kernel(lam, frame, &run)) return false;
   cpu_kernel_runs(j->op, &run, j->nchunks);
+  j->ordered = !cpu_kernel_commutes(run.k);
   return true;
 }
 

@@ -61,7 +61,8 @@ const char gpu_emit_prelude[] =
     "}\n"
     "\n"
     "/* Folds acc (a value only where has) over the block with OP, in thread\n"
-    "   order; every thread gets the result. */\n"
+    "   order (each step joins two neighbouring runs of threads); every thread\n"
+    "   gets the result. */\n"
     "#define UNA_BLOCK_REDUCE(acc, has)                                          \\\n"
     "  do {                                                                      \\\n"
     "    __shared__ double una_s[UNA_BLOCK];                                     \\\n"
@@ -69,8 +70,8 @@ const char gpu_emit_prelude[] =
     "    una_s[threadIdx.x] = (acc);                                             \\\n"
     "    una_h[threadIdx.x] = (has);                                             \\\n"
     "    __syncthreads();                                                        \\\n"
-    "    for (int d_ = UNA_BLOCK / 2; d_ > 0; d_ >>= 1) {                        \\\n"
-    "      if (threadIdx.x < d_ && una_h[threadIdx.x + d_]) {                    \\\n"
+    "    for (int d_ = 1; d_ < UNA_BLOCK; d_ <<= 1) {                            \\\n"
+    "      if ((threadIdx.x & (2 * d_ - 1)) == 0 && una_h[threadIdx.x + d_]) {   \\\n"
     "        una_s[threadIdx.x] = una_h[threadIdx.x]                             \\\n"
     "                                 ? OP(una_s[threadIdx.x], una_s[threadIdx.x + d_]) \\\n"
     "                                 : una_s[threadIdx.x + d_];                 \\\n"
@@ -286,6 +287,40 @@ static void emit_map(Buf *b, const GpuKernel *k) {
 }
 
 static void emit_reduce(Buf *b, const GpuKernel *k) {
+  if (k->ordered) {
+    /* the operator may not commute: every fold runs over a contiguous run,
+       and the runs are joined in order */
+    put(b, "/* launch a: block b folds its share of the elements in order, each thread a\n"
+           "   run of them; the partial into out[b], whether it has one into out[gridDim.x + b] */\n");
+    head(b, k, "_a");
+    put(b, "  long long per = (n + gridDim.x - 1) / gridDim.x;\n"
+           "  long long lo = (long long)blockIdx.x * per, hi = lo + per < n ? lo + per : n;\n"
+           "  if (hi < lo) hi = lo;\n"
+           "  long long run = (hi - lo + UNA_BLOCK - 1) / UNA_BLOCK;\n"
+           "  long long j0 = lo + (long long)threadIdx.x * run, j1 = j0 + run < hi ? j0 + run : hi;\n"
+           "  double acc = 0.0;\n  int has = 0;\n"
+           "  for (long long j = j0; j < j1; j++) {\n"
+           "    double x = SRC(j);\n"
+           "    acc = has ? OP(acc, x) : x;\n"
+           "    has = 1;\n  }\n"
+           "  UNA_BLOCK_REDUCE(acc, has);\n"
+           "  if (threadIdx.x == 0) {\n"
+           "    out[blockIdx.x] = acc;\n"
+           "    out[gridDim.x + blockIdx.x] = has;\n  }\n}\n");
+    put(b, "/* launch b, one block: the n partials in aux (aux[n + j]: whether partial j\n"
+           "   has a value) folded in order, then v OP them, into out[0] */\n");
+    head(b, k, "_b");
+    put(b, "  long long run = (n + UNA_BLOCK - 1) / UNA_BLOCK;\n"
+           "  long long j0 = (long long)threadIdx.x * run, j1 = j0 + run < n ? j0 + run : n;\n"
+           "  double acc = 0.0;\n  int has = 0;\n"
+           "  for (long long j = j0; j < j1; j++) {\n"
+           "    if (aux[n + j] == 0.0) continue;\n"
+           "    acc = has ? OP(acc, aux[j]) : aux[j];\n"
+           "    has = 1;\n  }\n"
+           "  UNA_BLOCK_REDUCE(acc, has);\n"
+           "  if (threadIdx.x == 0) out[0] = has ? OP(v, acc) : v;\n}\n");
+    return;
+  }
   put(b, "/* launch a: grid-stride partial folds, one per block, into out */\n");
   head(b, k, "_a");
   put(b, "  double acc = 0.0;\n  int has = 0;\n"

@@ -125,7 +125,8 @@ static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
   case GK_REDUCE: {
     if (n == 0) return val_real(l.v);
     unsigned grid = blocks_for(l.n, GPU_REDUCE_GRID);
-    CudaPtr part = scratch(grid, s), res = scratch(1, s);
+    /* ordered (plan.h): each partial is followed, grid places on, by whether it has a value */
+    CudaPtr part = scratch(k->ordered ? 2 * (size_t)grid : grid, s), res = scratch(1, s);
     l.out = part;
     launch(&l, g->f[0], grid, GPU_BLOCK, s);
     l.out = res;

@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "emit.h"
 #include "../array_ops.h"
+#include "../commute.h"
 
 typedef struct Planner {
   GpuPlan *p;
@@ -179,6 +180,7 @@ static void plan_builtin(Planner *pl, const Term *t) {
     GpuKernel *k = add_kernel(pl, kind, t);
     k->monoid = m;
     k->right = t->prim == PRIM_SCANR;
+    k->ordered = kind == GK_REDUCE && !cpu_kernel_commutes(op->k);
     plan_src(pl, k, t->kids[2], op, false);
     return;
   }

@@ -7,8 +7,10 @@
 
      map, map2         GK_MAP      out[i] = src(i)
      reduce f v A      GK_REDUCE   block partials, then one block folds
-                                   them and v (any operator: reduce's is
-                                   associative by contract)
+                                   them and v (any bracketing: reduce's
+                                   operator is associative by contract; in
+                                   element order unless it commutes,
+                                   backend/commute.h)
      scanl/scanr f v A GK_SCAN     reduce-then-scan over tiles, when f is a
                                    builtin monoid (+ * max min)
                        GK_SCAN_SEQ one thread, for any other operator
@@ -84,6 +86,8 @@ typedef struct GpuKernel {
   const GpuFn *op;  /* REDUCE, SCAN, SCAN_SEQ, FOLDL */
   CpuMonoid monoid; /* SCAN: which builtin monoid op computes */
   bool right;       /* scanr */
+  bool ordered;     /* REDUCE: op may not commute, so each block and thread
+                       folds a contiguous run (see emit.c) */
   int nfns;
   const GpuFn **fns; /* the functions whose inputs are parameters, in order */
 } GpuKernel;

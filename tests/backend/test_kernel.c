@@ -5,6 +5,7 @@
 #include <check.h>
 #include <math.h>
 
+#include "../../backend/commute.h"
 #include "../../backend/kernel.h"
 #include "../../backend/scalar.h"
 #include "../suites.h"
@@ -136,6 +137,35 @@ START_TEST(value_numbering) {
   for (int i = 0; i < 3; i++) ck_assert(o[i] == cpu_pow(sq[i], 2) && o[i] == sq[i] * sq[i]);
   /* stop_gradient is the identity: no instruction */
   ck_assert_int_eq(cpu_kernel_size(cpu_kernel_compile(lam(1, x, NULL, p1(PRIM_STOPGRAD, var(x))))), 0);
+}
+END_TEST
+
+/* Which operators reduce may fold out of order (commute.h). */
+START_TEST(commutes) {
+  Sym *x = sym("x", 0), *y = sym("y", 1), *c = sym("c", 2);
+  Term *X = var(x), *Y = var(y);
+  struct {
+    Term *body;
+    bool commutes;
+  } cases[] = {
+      {p2(PRIM_ADD, X, Y), true},
+      {p1(PRIM_LOG, p2(PRIM_ADD, p1(PRIM_EXP, X), p1(PRIM_EXP, Y))), true}, /* log-sum-exp */
+      {p2(PRIM_ADD, p2(PRIM_MUL, X, Y), p2(PRIM_ADD, X, Y)), true},         /* x y + (x + y) */
+      {p2(PRIM_ADD, p2(PRIM_ADD, p2(PRIM_MUL, X, Y), X), Y), false}, /* x y + x + y: not shown (no reassociation) */
+      {p2(PRIM_MUL, p2(PRIM_MAX, Y, X), num(2)), true},
+      {p2(PRIM_ADD, p2(PRIM_MUL, X, var(c)), p2(PRIM_MUL, Y, var(c))), true},
+      {p2(PRIM_SUB, X, Y), false},
+      {p2(PRIM_ADD, p2(PRIM_MUL, X, var(c)), Y), false},
+      {iff(p2(PRIM_NE, Y, num(0)), Y, X), false}, /* the last nonzero: associative, not commutative */
+      {X, false},
+      {iff(p2(PRIM_LT, X, Y), X, Y), false}, /* min written out: commutes, but not shown */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const CpuKernel *k = cpu_kernel_compile(lam(2, x, y, cases[i].body));
+    ck_assert_ptr_nonnull(k);
+    ck_assert_msg(cpu_kernel_commutes(k) == cases[i].commutes, "case %zu", i);
+  }
+  ck_assert(!cpu_kernel_commutes(cpu_kernel_compile(lam(1, x, NULL, p1(PRIM_EXP, X)))));
 }
 END_TEST
 
@@ -381,6 +411,7 @@ Suite *suite_kernel(void) {
   tcase_add_test(tc, partial_blocks);
   tcase_add_test(tc, long_chains);
   tcase_add_test(tc, hoisting);
+  tcase_add_test(tc, commutes);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -46,6 +46,8 @@ const GcCase gc_corpus[] = {
      "def f (s: R) (v: [R]) : R = let c = exp s in reduce (a, b. a * b * c) (1 / c) v", NULL},
     {"reduce log-sum-exp body", "def f (v: [R]) (x: R) : R = max (reduce (a, b. log (exp a + exp b)) (-inf) v) x",
      NULL},
+    /* associative, not commutative: reduce must keep the elements' order */
+    {"reduce last nonzero", "def f (v: [R]) : R = reduce (a, b. if b != 0 then b else a) 0 v", NULL},
     {"nested map in map body", "def f (v: [R]) (w: [R]) : R = sum (map (a. sum (map (b. a * b) w)) v)", NULL},
     {"calls", "def g (a: R) (b: [R]) : R = a * sum b\ndef h (x: R) : R = g x [x, 2 * x]\ndef f (x: R) (v: [R]) : R = h x + g (h x) v",
      NULL},

@@ -17,6 +17,7 @@ static const char defs[] =
     "def scale (a: [R]) (s: R) : [R] = map (x. x * s + 1) a\n"
     "def chain (a: [R]) (b: [R]) : [R] = map2 (x, y. x * y) (map exp a) b\n"
     "def dotf (a: [R]) (b: [R]) : R = reduce (+) 0 (map2 (*) a b)\n"
+    "def lastnz (a: [R]) : R = reduce (x, y. if y != 0 then y else x) 0 (map (x. x - 1) a)\n"
     "def cumprod (a: [R]) : [R] = scanl (*) 1 a\n"
     "def rsumsq (a: [R]) : [R] = scanr (+) 0 (map (x. x * x) a)\n"
     "def smooth (a: [R]) : [R] = scanl (acc, y. acc * 0.5 + y) 0 a\n"
@@ -36,6 +37,7 @@ static const Case cases[] = {
     {"map", "scale [1, 2] 3"},
     {"map2_fused", "chain [1] [2]"},
     {"reduce_fused", "dotf [1] [2]"},
+    {"reduce_ordered", "lastnz [1, 2]"},
     {"scanl_monoid", "cumprod [1, 2]"},
     {"scanr_monoid_fused", "rsumsq [1, 2]"},
     {"scanl_seq", "smooth [1, 2]"},

@@ -37,7 +37,7 @@ extern "C" __global__ void una_reduce_0_b(double *__restrict__ out, const double
 #undef SRC
 #undef OP
 
-/* iota at t.una:9:29 */
+/* iota at t.una:10:29 */
 extern "C" __global__ void una_iota_1(double *__restrict__ out, const double *__restrict__ aux, long long n, double v) {
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
        j += (long long)gridDim.x * UNA_BLOCK) {
@@ -45,7 +45,7 @@ extern "C" __global__ void una_iota_1(double *__restrict__ out, const double *__
   }
 }
 
-/* replicate at t.una:9:44 */
+/* replicate at t.una:10:44 */
 extern "C" __global__ void una_replicate_2(double *__restrict__ out, const double *__restrict__ aux, long long n, double v) {
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
        j += (long long)gridDim.x * UNA_BLOCK) {
@@ -53,7 +53,7 @@ extern "C" __global__ void una_replicate_2(double *__restrict__ out, const doubl
   }
 }
 
-/* rand at t.una:9:66 */
+/* rand at t.una:10:66 */
 extern "C" __global__ void una_rand_3(double *__restrict__ out, const double *__restrict__ aux, long long n, double v) {
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
        j += (long long)gridDim.x * UNA_BLOCK) {

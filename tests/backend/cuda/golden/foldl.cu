@@ -1,12 +1,12 @@
 
-/* the lambda at t.una:8:41 */
+/* the lambda at t.una:9:41 */
 __device__ __forceinline__ double una_f0(double p0, double p1, double i2) {
   double r3 = p0 * i2;
   double r4 = r3 + p1;
   return r4;
 }
 
-/* foldl at t.una:8:35 */
+/* foldl at t.una:9:35 */
 #define SRC(j_) (L0[(j_)])
 #define OP(a, b) una_f0((a), (b), f0_i2)
 extern "C" __global__ void una_foldl_0(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,

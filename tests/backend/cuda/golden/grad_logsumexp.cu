@@ -11,20 +11,20 @@ __device__ __forceinline__ double una_f1(double p0, double p1) {
   return r2;
 }
 
-/* the lambda at t.una:11:63 */
+/* the lambda at t.una:12:63 */
 __device__ __forceinline__ double una_f2(double p0, double p1, double i2) {
   double r3 = p0 - i2;
   double r4 = exp(r3);
   return r4;
 }
 
-/* the lambda at t.una:11:59 */
+/* the lambda at t.una:12:59 */
 __device__ __forceinline__ double una_f3(double p0, double p1) {
   double r2 = p0 + p1;
   return r2;
 }
 
-/* the lambda at t.una:11:59 */
+/* the lambda at t.una:12:59 */
 __device__ __forceinline__ double una_f4(double p0, double p1, double i2, double i3) {
   double r4 = p0 - i3;
   double r5 = exp(r4);
@@ -66,7 +66,7 @@ __device__ __forceinline__ double una_f9(double p0, double p1) {
   return r2;
 }
 
-/* the lambda at t.una:11:40 */
+/* the lambda at t.una:12:40 */
 __device__ __forceinline__ double una_f10(double p0, double p1, double i2, double i3) {
   double r4 = p0 - i3;
   double r5 = exp(r4);
@@ -139,7 +139,7 @@ extern "C" __global__ void una_reduce_1_b(double *__restrict__ out, const double
 #undef SRC
 #undef OP
 
-/* reduce at t.una:11:59 */
+/* reduce at t.una:12:59 */
 #define SRC(j_) (una_f4(L0[(j_)], 0.0, f4_i2, f4_i3))
 #define OP(a, b) una_f3((a), (b))
 /* launch a: grid-stride partial folds, one per block, into out */
@@ -294,7 +294,7 @@ extern "C" __global__ void una_scanr_6_c(double *__restrict__ out, const double 
 #undef OP
 #undef ID
 
-/* map2 at t.una:11:40 */
+/* map2 at t.una:12:40 */
 #define SRC(j_) (una_f10(L0[(j_)], L1[(j_)], f10_i2, f10_i3))
 extern "C" __global__ void una_map2_7(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0,

@@ -1,11 +1,11 @@
 
-/* the lambda at t.una:4:36 */
+/* the lambda at t.una:5:36 */
 __device__ __forceinline__ double una_f0(double p0, double p1) {
   double r2 = p0 * p1;
   return r2;
 }
 
-/* scanl at t.una:4:30 */
+/* scanl at t.una:5:30 */
 #define SRC(j_) (L0[(j_)])
 #define OP(a, b) una_f0((a), (b))
 #define ID 1.0

@@ -1,12 +1,12 @@
 
-/* the lambda at t.una:6:35 */
+/* the lambda at t.una:7:35 */
 __device__ __forceinline__ double una_f0(double p0, double p1) {
   double r3 = p0 * 0.5;
   double r4 = r3 + p1;
   return r4;
 }
 
-/* scanl at t.una:6:29 */
+/* scanl at t.una:7:29 */
 #define SRC(j_) (L0[(j_)])
 #define OP(a, b) una_f0((a), (b))
 extern "C" __global__ void una_scanl_seq_0(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,

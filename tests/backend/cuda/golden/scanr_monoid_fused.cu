@@ -1,17 +1,17 @@
 
-/* the lambda at t.una:5:35 */
+/* the lambda at t.una:6:35 */
 __device__ __forceinline__ double una_f0(double p0, double p1) {
   double r2 = p0 + p1;
   return r2;
 }
 
-/* the lambda at t.una:5:46 */
+/* the lambda at t.una:6:46 */
 __device__ __forceinline__ double una_f1(double p0, double p1) {
   double r2 = p0 * p0;
   return r2;
 }
 
-/* scanr at t.una:5:29 */
+/* scanr at t.una:6:29 */
 #define SRC(j_) (una_f1(L0[(j_)], 0.0))
 #define OP(a, b) una_f0((b), (a))
 #define ID (-0.0)

@@ -1,12 +1,12 @@
 
-/* the lambda at t.una:7:36 */
+/* the lambda at t.una:8:36 */
 __device__ __forceinline__ double una_f0(double p0, double p1) {
   double r3 = p1 * 0.25;
   double r4 = p0 - r3;
   return r4;
 }
 
-/* scanr at t.una:7:30 */
+/* scanr at t.una:8:30 */
 #define SRC(j_) (L0[(j_)])
 #define OP(a, b) una_f0((b), (a))
 extern "C" __global__ void una_scanr_seq_0(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,

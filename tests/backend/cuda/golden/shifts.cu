@@ -1,11 +1,11 @@
 
-/* the lambda at t.una:10:35 */
+/* the lambda at t.una:11:35 */
 __device__ __forceinline__ double una_f0(double p0, double p1) {
   double r2 = p0 - p1;
   return r2;
 }
 
-/* map2 at t.una:10:30 */
+/* map2 at t.una:11:30 */
 #define SRC(j_) (una_f0(L0[(j_)], L1[(j_)]))
 extern "C" __global__ void una_map2_0(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0,
