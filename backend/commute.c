@@ -7,6 +7,8 @@
    sorted. The kernel commutes when its result has the same node under
    both labellings. */
 #include "commute.h"
+#include "../frontend/ptrmap.h"
+#include <pthread.h>
 #include <string.h>
 
 typedef struct Node {
@@ -87,7 +89,7 @@ static int canon(const CpuKernel *k, Table *t, int *id, int first, int second) {
   return id[cpu_kernel_result(k)];
 }
 
-bool cpu_kernel_commutes(const CpuKernel *k) {
+static bool decide(const CpuKernel *k) {
   if (cpu_kernel_nparams(k) != 2) return false;
   int nv = cpu_kernel_nvregs(k);
   Table t = {NEW_ARRAY(Node, 2 * (size_t)nv + 2), 0};
@@ -95,4 +97,22 @@ bool cpu_kernel_commutes(const CpuKernel *k) {
   int r1 = canon(k, &t, id, 0, 1);
   int r2 = canon(k, &t, id, 1, 0);
   return r1 == r2;
+}
+
+/* Kernels are compiled once and kept, so the answer is kept with them:
+   every reduce asks, and a nested one asks once per element. */
+static PtrMap answers; /* kernel -> &yes or &no */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char yes, no;
+
+bool cpu_kernel_commutes(const CpuKernel *k) {
+  pthread_mutex_lock(&lock);
+  const char *a = ptrmap_get(&answers, k);
+  pthread_mutex_unlock(&lock);
+  if (a) return a == &yes;
+  bool r = decide(k);
+  pthread_mutex_lock(&lock);
+  ptrmap_put(&answers, k, r ? &yes : &no);
+  pthread_mutex_unlock(&lock);
+  return r;
 }
