@@ -28,7 +28,7 @@ LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo -Wl,-Bdynamic -lm -ldl -lrt -pt
 TEST_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic
 endif
 
-LIB_SRC  := $(filter-out frontend/main.c,$(wildcard frontend/*.c backend/*.c backend/cuda/*.c unf/*.c reverse/*.c optimizer/*.c))
+LIB_SRC  := $(filter-out frontend/repl/main.c,$(wildcard frontend/*.c frontend/ir/*.c frontend/repl/*.c backend/*.c backend/cuda/*.c unf/*.c reverse/*.c optimizer/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
 # tests/gpu/ is the GPU test binary's (check_gpu, below), not check_una's.
 # tests/backend/cuda/fake_*.c are the stand-ins for the driver and NVRTC,
@@ -41,7 +41,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 GPU_TEST_SRC := $(wildcard tests/gpu/*.c) tests/testlib.c tests/reverse/corpus.c \
                 tests/reverse/gradcheck.c tests/reverse/gen.c
 GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(B)/%.o)
-DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(B)/frontend/main.d
+DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(B)/frontend/repl/main.d
 
 ifeq ($(B),build)
 UNA      := bin/una
@@ -64,7 +64,7 @@ all: $(UNA)
 deps:
 	@sh scripts/install-deps.sh
 
-$(UNA): $(B)/frontend/main.o $(B)/libuna.a
+$(UNA): $(B)/frontend/repl/main.o $(B)/libuna.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 

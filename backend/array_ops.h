@@ -6,7 +6,7 @@
 #define UNA_ARRAY_OPS_H
 
 #include "value.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* Evaluates the array builtin PRIM term t (its arguments included) in frame.
    Run-time errors are located at t's span. */

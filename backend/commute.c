@@ -7,7 +7,7 @@
    sorted. The kernel commutes when its result has the same node under
    both labellings. */
 #include "commute.h"
-#include "../frontend/ptrmap.h"
+#include "../frontend/ir/ptrmap.h"
 #include <pthread.h>
 #include <string.h>
 

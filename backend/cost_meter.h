@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "value.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* A cost vector (MOVES, ADDS, MULTS, NLOPS). */
 typedef struct CpuCost {

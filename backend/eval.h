@@ -7,7 +7,7 @@
 #define UNA_EVAL_H
 
 #include "value.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* Calls the function d with d->nparams arguments (args may be NULL
    when there are none) in a fresh frame of d->nslots Values; returns its

@@ -15,7 +15,7 @@
    loops (fuse_pairs) and temporaries are packed into as few block buffers
    as their live ranges allow. */
 #include "kernel.h"
-#include "../frontend/ptrmap.h"
+#include "../frontend/ir/ptrmap.h"
 #include "eval.h"
 #include "kernel_int.h"
 
@@ -23,7 +23,7 @@
    inlining (calls nested in calls can multiply). */
 enum { MAX_INSTR = 4096, MAX_INLINE_DEPTH = 32, MAX_VISITS = 200000 };
 
-/* ---- int-valued maps over frontend/ptrmap.h (an int v is stored as v + 1,
+/* ---- int-valued maps over frontend/ir/ptrmap.h (an int v is stored as v + 1,
    since a NULL value reads as absent; every int stored here is >= -1) ---- */
 
 typedef PtrMap PMap;

@@ -13,7 +13,7 @@
 #define UNA_KERNEL_H
 
 #include "value.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* Elements per block: each virtual register holds this many doubles. */
 #define CPU_BLOCK 256

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../frontend/error.h"
+#include "../frontend/ir/error.h"
 
 /* Arrays of at least this many elements are processed in CPU_CHUNKS chunks
    (in parallel where there are cores); shorter ones in one. */

@@ -10,7 +10,7 @@
 #ifndef UNA_SCALAR_H
 #define UNA_SCALAR_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 #include <math.h>
 
 #include "vmath.h"

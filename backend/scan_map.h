@@ -8,7 +8,7 @@
 #define UNA_SCAN_MAP_H
 
 #include "value.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* Evaluates the map2 term t this way when it qualifies: an array argument
    is scanl/scanr (possibly under shift1L/shift1R) of an array that is not

@@ -7,7 +7,7 @@
    step a lone reduce takes). */
 #include "siblings.h"
 
-#include "../frontend/ptrmap.h"
+#include "../frontend/ir/ptrmap.h"
 #include "array_int.h"
 #include "array_ops.h"
 #include "cost_meter.h"

@@ -19,7 +19,7 @@
 #define UNA_SIBLINGS_H
 
 #include "value.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* Whether rhs, the right-hand side of a let, may start a group (a cheap
    test before the group's plan is looked up). */

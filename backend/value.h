@@ -8,15 +8,15 @@
 #ifndef UNA_VALUE_H
 #define UNA_VALUE_H
 
-#include "../frontend/error.h"
-#include "../frontend/type.h"
+#include "../frontend/ir/error.h"
+#include "../frontend/ir/type.h"
 
 typedef enum { V_REAL, V_BOOL, V_TUPLE, V_ARRAY, V_CLOSURE } ValueKind;
 
 typedef struct Tuple Tuple;
 typedef struct Array Array;
 typedef struct Closure Closure;
-struct Term; /* frontend/term.h */
+struct Term; /* frontend/ir/term.h */
 
 typedef struct Value {
   ValueKind kind;

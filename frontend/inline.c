@@ -12,8 +12,8 @@
    no recursion, so a call of f never occurs inside B_f), hence binding p_1
    before evaluating a_2 captures nothing. */
 #include "inline.h"
-#include "build.h"
-#include "subst.h"
+#include "ir/build.h"
+#include "ir/subst.h"
 
 /* Def* -> expanded body, open addressing. */
 typedef struct Memo {

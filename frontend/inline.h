@@ -3,7 +3,7 @@
 #ifndef UNA_INLINE_H
 #define UNA_INLINE_H
 
-#include "term.h"
+#include "ir/term.h"
 
 /* A new Def with d's name, span and parameters (the same Syms) whose body
    is d's body with every T_CALL replaced by the callee's body (its own calls

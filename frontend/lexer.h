@@ -3,7 +3,7 @@
 #ifndef UNA_LEXER_H
 #define UNA_LEXER_H
 
-#include "error.h"
+#include "ir/error.h"
 
 /* TOK(ID, display text) */
 #define FE_TOKENS(TOK)                                                        \

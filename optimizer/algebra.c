@@ -22,7 +22,7 @@
 #include "passes.h"
 
 #include "../backend/scalar.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 #include "pe_util.h"
 #include "rw.h"
 

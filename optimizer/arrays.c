@@ -34,8 +34,8 @@
 
 #include <math.h>
 
-#include "../frontend/build.h"
-#include "../frontend/subst.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
 #include "pe_util.h"
 #include "rw.h"
 

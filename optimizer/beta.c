@@ -3,8 +3,8 @@
    of a lambda becomes lets binding its parameters to the arguments. A
    let-tuple whose right-hand side is a tuple holding lambdas
    (`let (y, K) = (v, fun ...) in ...`) is split into lets first. */
-#include "../frontend/build.h"
-#include "../frontend/common.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/common.h"
 #include "passes.h"
 #include "pe_util.h"
 

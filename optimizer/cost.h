@@ -99,7 +99,7 @@
 #define UNA_COST_H
 
 #include "../backend/cost_meter.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* NAO(t) as above (calls followed into their defs, each def once). */
 int opt_nao(const Term *t);

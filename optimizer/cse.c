@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 #include "pe_util.h"
 
 typedef struct Entry {

@@ -13,8 +13,8 @@
 
    A let-tuple some of whose variables are unused loses them when the
    dropped components cannot raise (see bind_narrowed). */
-#include "../frontend/build.h"
-#include "../frontend/common.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/common.h"
 #include "passes.h"
 #include "pe_util.h"
 

@@ -13,7 +13,7 @@
      expression built this way is bounded (MAX_DEPTH), so a long chain of
      single-use lets does not become a tree too deep for the later passes;
    - `let x = e in x` becomes e (any e: it is evaluated at the same point). */
-#include "../frontend/common.h"
+#include "../frontend/ir/common.h"
 #include "passes.h"
 #include "pe_util.h"
 

@@ -23,8 +23,8 @@
    with W = map2 g A B. */
 #include "passes.h"
 
-#include "../frontend/build.h"
-#include "../frontend/subst.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
 #include "pe_util.h"
 #include "rw.h"
 

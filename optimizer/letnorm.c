@@ -4,7 +4,7 @@
    operator arguments where that keeps the order of anything that may
    raise: the lets of an argument move before the earlier arguments only
    when those cannot raise. Lets never leave a branch or a lambda body. */
-#include "../frontend/common.h"
+#include "../frontend/ir/common.h"
 #include "passes.h"
 #include "pe_util.h"
 

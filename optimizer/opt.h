@@ -11,7 +11,7 @@
 #ifndef UNA_OPT_H
 #define UNA_OPT_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 typedef Term *(*OptPassFn)(const Term *t);
 

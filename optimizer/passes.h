@@ -3,7 +3,7 @@
 #ifndef UNA_PASSES_H
 #define UNA_PASSES_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* Partial evaluation (section 5.1): beta.c, forward.c, letnorm.c,
    tuples.c, dce.c. */

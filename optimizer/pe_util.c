@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "../frontend/build.h"
-#include "../frontend/common.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/common.h"
 
 OptSymMap *opt_map_new(void) {
   OptSymMap *m = NEW(OptSymMap);

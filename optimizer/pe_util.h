@@ -5,7 +5,7 @@
 #ifndef UNA_PE_UTIL_H
 #define UNA_PE_UTIL_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* A hash map from symbols (by pointer) to a count and a term. */
 typedef struct OptSymMap {

@@ -5,9 +5,9 @@
 
 #include <string.h>
 
-#include "../frontend/build.h"
-#include "../frontend/common.h"
-#include "../frontend/term_print.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/common.h"
+#include "../frontend/ir/term_print.h"
 #include "passes.h"
 #include "pe_util.h"
 

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "../frontend/common.h"
+#include "../frontend/ir/common.h"
 #include "pe_util.h"
 
 /* A length: root + off, root a Sym (an array or count variable of unknown

@@ -6,7 +6,7 @@
 #ifndef UNA_RW_H
 #define UNA_RW_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 typedef struct OptRw OptRw;
 

@@ -4,8 +4,8 @@
    they are let-bound, in order, for dce to keep); `let t = (e1, e2) in e`
    where t is only projected or destructured -> lets of the components
    (scalar replacement); ⟨π_1 t, ..., π_n t⟩ -> t. */
-#include "../frontend/build.h"
-#include "../frontend/common.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/common.h"
 #include "passes.h"
 #include "pe_util.h"
 

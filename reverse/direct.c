@@ -49,9 +49,9 @@
 #include "direct_int.h"
 #include "partials.h"
 #include "paths.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 
-/* ---- marks in pointer maps (frontend/ptrmap.h) ---- */
+/* ---- marks in pointer maps (frontend/ir/ptrmap.h) ---- */
 
 static char yes_mark;
 #define YES ((void *)&yes_mark)

@@ -5,7 +5,7 @@
 #ifndef UNA_DIRECT_H
 #define UNA_DIRECT_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 typedef enum {
   /* Gamma of each continuation = the variables that are live there (used

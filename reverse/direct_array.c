@@ -40,7 +40,7 @@
      depend on the parameters (Lemma A.2), not for foldl nor for reduce
      (x, y. x + y + s) (-s) A (tests/reverse/test_direct.c). */
 #include "direct_int.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 
 static Term *V(Span s, Sym *x) { return fe_mk_var(s, x); }
 static Term *CL(Span s, const Term *a) { return rev_dx_clone_atom(s, a); }

@@ -13,8 +13,8 @@
 #ifndef UNA_DIRECT_INT_H
 #define UNA_DIRECT_INT_H
 
-#include "../frontend/ptrmap.h"
-#include "../frontend/term.h"
+#include "../frontend/ir/ptrmap.h"
+#include "../frontend/ir/term.h"
 
 /* ---- pointer maps (open addressing, keys compared by address) ---- */
 

@@ -5,7 +5,7 @@
    per (function, wrt, path). */
 #include "grad.h"
 #include "paths.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 #include "../frontend/inline.h"
 
 /* ---- the cache (also the registry of gradient Defs) ---- */

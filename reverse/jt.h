@@ -20,7 +20,7 @@
 #ifndef UNA_JT_H
 #define UNA_JT_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* ∇ callback: the gradient of body (type R) with respect to ctx[0..n),
    as rev_nabla documents. */

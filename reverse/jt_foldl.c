@@ -2,7 +2,7 @@
    (paper appendix A, figure 16, with the free variables of e), shared with
    reduce (jt_reduce.c); see jt.h. */
 #include "jt_util.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 
 static Term *var(Span s, Sym *x) { return fe_mk_var(s, x); }
 

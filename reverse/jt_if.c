@@ -1,8 +1,8 @@
 /* jt_if.c: the transpose Jacobian of if c then e1 else e2 (paper section
    7.2, the "Solution" with a linear continuation; see jt.h). */
 #include "jt_util.h"
-#include "../frontend/build.h"
-#include "../frontend/subst.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
 
 /* With z the cotangent of the result (ground type T) and fv the free
    variables that receive cotangents:

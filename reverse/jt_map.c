@@ -1,7 +1,7 @@
 /* jt_map.c: the transpose Jacobian of map (x. e) A (paper appendix A,
    figure 16, with the free variables of e; see jt.h). */
 #include "jt_util.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 
 /* With g(a) = ∇_(x, fv...) e at x = a (one ∇ per element), z the
    cotangent of the result (length n) and fv the free variables:

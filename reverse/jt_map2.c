@@ -1,7 +1,7 @@
 /* jt_map2.c: the transpose Jacobian of map2 (x, y. e) A B (paper figure
    10, J^T map2, corrected; see jt.h). */
 #include "jt_util.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 
 /* With g(a, b) = ∇_(x, y, fv...) e at x = a, y = b (one ∇ per element),
    z the cotangent of the result:

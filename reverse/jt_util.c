@@ -1,8 +1,8 @@
 /* jt_util.c: helpers shared by the transpose-Jacobian builders (see
    jt_util.h). */
 #include "jt_util.h"
-#include "../frontend/build.h"
-#include "../frontend/subst.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
 
 Term *rev_jt_body_grad(const RevJt *j, const Term *lam) {
   ASSERT(lam->kind == T_LAM);

@@ -1,6 +1,6 @@
 /* partials.c: the table of scalar partial derivatives (see partials.h). */
 #include "partials.h"
-#include "../frontend/build.h"
+#include "../frontend/ir/build.h"
 
 static Term *num(Span s, double v) { return fe_mk_num(s, v); }
 static Term *op1(Span s, Prim p, Term *a) { return fe_mk_op1(s, p, a); }

@@ -5,7 +5,7 @@
 #ifndef UNA_PARTIALS_H
 #define UNA_PARTIALS_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* True when the table has p's partial derivatives. Every P_SCALAR1 and
    P_SCALAR2 builtin must have them (tests/reverse/test_partials.c). */

@@ -9,7 +9,7 @@
 #ifndef UNA_PATHS_H
 #define UNA_PATHS_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* UNF (fig 9) -> D_rho (fig 8) -> UNF^-1 (fig 10): reverse/unf_path.c */
 Term *rev_unf_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body);

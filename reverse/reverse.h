@@ -10,7 +10,7 @@
 #ifndef UNA_REVERSE_H
 #define UNA_REVERSE_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 typedef enum { REV_UNF, REV_DIRECT } RevPath;
 

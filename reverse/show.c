@@ -4,8 +4,8 @@
 #include "grad.h"
 #include "d_rho.h"
 #include "paths.h"
-#include "../frontend/build.h"
-#include "../frontend/term_print.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/term_print.h"
 
 static const char *const rev_show_stages[] = {"source", "unf", "dunf", "target", "direct", NULL};
 

@@ -1,6 +1,6 @@
 /* main.c: the Check test runner: every suite listed in suites.def, one
    runner, CK_NORMAL output; exit status non-zero on any failure. */
-#include "../frontend/error.h"
+#include "../frontend/ir/error.h"
 #include "suites.h"
 #include <sys/resource.h>
 

@@ -11,8 +11,8 @@
 #include <check.h>
 
 #include "../backend/value.h"
-#include "../frontend/session.h"
-#include "../frontend/term.h"
+#include "../frontend/repl/session.h"
+#include "../frontend/ir/term.h"
 
 /* ---- sessions ---- */
 

@@ -29,7 +29,7 @@
                               their operands, the primitive, proj
      &&, ||, load, globals, free constants: cst[G;e] (no derivative) */
 #include "unf.h"
-#include "../frontend/subst.h"
+#include "../frontend/ir/subst.h"
 
 /* A map from Sym (by pointer) to its position in the context. */
 typedef struct {

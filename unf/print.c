@@ -2,7 +2,7 @@
    var[R,R;1]  cos[R,R]; pair[R,R;RxR]  proj[R;R,R;R]  J^T cos[R,R]
    <e1, e2>  e1 o e2  (see unf.h). */
 #include "unf.h"
-#include "../frontend/term_print.h"
+#include "../frontend/ir/term_print.h"
 
 typedef struct {
   char *s;

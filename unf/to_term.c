@@ -32,8 +32,8 @@
      J^T save       cot A += z
      J^T const, cst, comparisons, length, iota, rand: nothing. */
 #include "unf.h"
-#include "../frontend/build.h"
-#include "../frontend/subst.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
 #include "../reverse/jt.h"
 #include "../reverse/partials.h"
 

@@ -23,7 +23,7 @@
 #ifndef UNA_UNF_H
 #define UNA_UNF_H
 
-#include "../frontend/term.h"
+#include "../frontend/ir/term.h"
 
 /* ---- contexts ---- */
 

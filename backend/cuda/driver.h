@@ -13,7 +13,7 @@
 #ifndef UNA_CUDA_DRIVER_H
 #define UNA_CUDA_DRIVER_H
 
-#include "../../frontend/error.h"
+#include "../../frontend/ir/error.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -12,7 +12,7 @@
 #define UNA_CUDA_GPU_EVAL_H
 
 #include "../value.h"
-#include "../../frontend/term.h"
+#include "../../frontend/ir/term.h"
 
 /* True when the GPU can be used: a driver, a device and NVRTC. Otherwise
    *why says what is missing (see cuda_open, nvrtc_available). */

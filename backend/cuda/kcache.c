@@ -7,7 +7,7 @@
    written to "<dir>/.tmp.<pid>.<rand>" and renamed into place. Failures to
    read or write the disk cache are silent. */
 #include "kcache.h"
-#include "../../frontend/common.h"
+#include "../../frontend/ir/common.h"
 #include "nvrtc.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
    PTX or a cubin with Una's fixed options, the compile log returned on
    failure. */
 #include "nvrtc.h"
-#include "../../frontend/common.h"
+#include "../../frontend/ir/common.h"
 #include "cuda_api.h"
 
 #include <dlfcn.h>

@@ -40,8 +40,8 @@
 #ifndef UNA_CUDA_PLAN_H
 #define UNA_CUDA_PLAN_H
 
-#include "../../frontend/ptrmap.h"
-#include "../../frontend/term.h"
+#include "../../frontend/ir/ptrmap.h"
+#include "../../frontend/ir/term.h"
 #include "../array_ops.h"
 #include "../kernel.h"
 

@@ -39,7 +39,7 @@
 #include "../../backend/value.h"
 #include "../../frontend/check.h"
 #include "../../frontend/parser.h"
-#include "../../frontend/session.h"
+#include "../../frontend/repl/session.h"
 #include "../../optimizer/program.h"
 #include "../../reverse/reverse.h"
 #include "c_grads.h"

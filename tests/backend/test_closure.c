@@ -10,8 +10,8 @@
 
 #include "../../backend/eval.h"
 #include "../../backend/kernel.h"
-#include "../../frontend/build.h"
-#include "../../frontend/term_print.h"
+#include "../../frontend/ir/build.h"
+#include "../../frontend/ir/term_print.h"
 #include "../suites.h"
 #include "../testlib.h"
 

@@ -12,7 +12,7 @@
 #include "../../backend/eval.h"
 #include "../../backend/kernel.h"
 #include "../../backend/parallel.h"
-#include "../../frontend/session.h"
+#include "../../frontend/repl/session.h"
 #include "../suites.h"
 #include "../testlib.h"
 

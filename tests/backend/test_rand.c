@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "../../backend/rand.h"
-#include "../../frontend/common.h"
+#include "../../frontend/ir/common.h"
 #include "../suites.h"
 
 START_TEST(mix_values) {

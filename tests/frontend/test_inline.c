@@ -7,10 +7,10 @@
 #include <time.h>
 
 #include "../../backend/eval.h"
-#include "../../frontend/build.h"
+#include "../../frontend/ir/build.h"
 #include "../../frontend/inline.h"
-#include "../../frontend/retype.h"
-#include "../../frontend/session.h"
+#include "../../frontend/ir/retype.h"
+#include "../../frontend/repl/session.h"
 #include "../suites.h"
 #include "../testlib.h"
 

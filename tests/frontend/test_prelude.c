@@ -1,7 +1,7 @@
 /* test_prelude.c: the value of every prelude function on a few inputs,
    including the empty array and values that would overflow without the
    max shift. */
-#include "../../frontend/session.h"
+#include "../../frontend/repl/session.h"
 #include "../suites.h"
 #include "../testlib.h"
 #include <math.h>

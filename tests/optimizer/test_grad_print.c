@@ -6,7 +6,7 @@
    application left (lemma 5.3). */
 #include <string.h>
 
-#include "../../frontend/term_print.h"
+#include "../../frontend/ir/term_print.h"
 #include "../reverse/gen.h"
 #include "../reverse/gradcheck.h"
 #include "../suites.h"

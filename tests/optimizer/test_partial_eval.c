@@ -10,11 +10,11 @@
 #include <time.h>
 
 #include "../../backend/eval.h"
-#include "../../frontend/build.h"
+#include "../../frontend/ir/build.h"
 #include "../../frontend/check.h"
 #include "../../frontend/parser.h"
-#include "../../frontend/retype.h"
-#include "../../frontend/term_print.h"
+#include "../../frontend/ir/retype.h"
+#include "../../frontend/ir/term_print.h"
 #include "../../optimizer/opt.h"
 #include "../../optimizer/passes.h"
 #include "../../optimizer/pe_util.h"

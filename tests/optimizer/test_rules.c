@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "../../backend/eval.h"
-#include "../../frontend/build.h"
-#include "../../frontend/retype.h"
-#include "../../frontend/subst.h"
-#include "../../frontend/term_print.h"
+#include "../../frontend/ir/build.h"
+#include "../../frontend/ir/retype.h"
+#include "../../frontend/ir/subst.h"
+#include "../../frontend/ir/term_print.h"
 #include "../../optimizer/passes.h"
 #include "../../reverse/reverse.h"
 #include "../suites.h"

@@ -3,7 +3,7 @@
    so that the text is an atom wherever it is pasted. */
 #include "gen.h"
 
-#include "../../frontend/common.h"
+#include "../../frontend/ir/common.h"
 
 GenRng gen_rng(uint64_t seed) {
   GenRng r = {seed * 0x2545F4914F6CDD1DULL + 0x632BE59BD9B4E019ULL};

@@ -6,7 +6,7 @@
 
 #include "../../backend/eval.h"
 #include "../../frontend/parser.h"
-#include "../../frontend/retype.h"
+#include "../../frontend/ir/retype.h"
 #include "../testlib.h"
 
 extern const char una_prelude_text[]; /* gen/prelude.c */

@@ -12,11 +12,11 @@
 #include <math.h>
 
 #include "../../backend/eval.h"
-#include "../../frontend/build.h"
+#include "../../frontend/ir/build.h"
 #include "../../frontend/inline.h"
-#include "../../frontend/retype.h"
-#include "../../frontend/session.h"
-#include "../../frontend/term_print.h"
+#include "../../frontend/ir/retype.h"
+#include "../../frontend/repl/session.h"
+#include "../../frontend/ir/term_print.h"
 #include "../../reverse/direct.h"
 #include "../../reverse/direct_int.h"
 #include "../../reverse/paths.h"

@@ -8,9 +8,9 @@
 #include <math.h>
 
 #include "../../backend/eval.h"
-#include "../../frontend/build.h"
-#include "../../frontend/session.h"
-#include "../../frontend/subst.h"
+#include "../../frontend/ir/build.h"
+#include "../../frontend/repl/session.h"
+#include "../../frontend/ir/subst.h"
 #include "../../reverse/jt.h"
 #include "../../reverse/partials.h"
 #include "../suites.h"

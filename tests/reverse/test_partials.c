@@ -5,7 +5,7 @@
 
 #include "../../backend/eval.h"
 #include "../../backend/scalar.h"
-#include "../../frontend/build.h"
+#include "../../frontend/ir/build.h"
 #include "../../reverse/partials.h"
 #include "../suites.h"
 

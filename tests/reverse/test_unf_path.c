@@ -9,9 +9,9 @@
 #include <math.h>
 
 #include "../../backend/eval.h"
-#include "../../frontend/build.h"
-#include "../../frontend/retype.h"
-#include "../../frontend/session.h"
+#include "../../frontend/ir/build.h"
+#include "../../frontend/ir/retype.h"
+#include "../../frontend/repl/session.h"
 #include "../../reverse/reverse.h"
 #include "../suites.h"
 #include "../testlib.h"

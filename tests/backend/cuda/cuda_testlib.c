@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../frontend/common.h"
+#include "../../../frontend/ir/common.h"
 
 const char *fake_path(void) {
   const char *p = getenv("UNA_FAKE_LIBCUDA");

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "../../../backend/cuda/driver.h"
-#include "../../../frontend/device.h"
-#include "../../../frontend/error.h"
+#include "../../../frontend/repl/device.h"
+#include "../../../frontend/ir/error.h"
 #include "../../suites.h"
 #include "cuda_testlib.h"
 

@@ -13,7 +13,7 @@
 
 #include "../../../backend/cuda/kcache.h"
 #include "../../../backend/cuda/nvrtc.h"
-#include "../../../frontend/common.h"
+#include "../../../frontend/ir/common.h"
 #include "../../suites.h"
 
 static const char *const src =

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../../../backend/cuda/nvrtc.h"
-#include "../../../frontend/common.h"
+#include "../../../frontend/ir/common.h"
 #include "../../suites.h"
 #include "cuda_testlib.h"
 

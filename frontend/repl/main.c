@@ -3,7 +3,7 @@
    stack so that deep programs hit the stack guard, not the end of memory. */
 #include "repl.h"
 #include "session.h"
-#include "../optimizer/opt.h"
+#include "../../optimizer/opt.h"
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
 #ifndef UNA_DEVICE_H
 #define UNA_DEVICE_H
 
-#include "common.h"
+#include "../ir/common.h"
 
 typedef enum { FE_DEVICE_CPU, FE_DEVICE_GPU } FeDevice;
 

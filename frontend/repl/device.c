@@ -3,7 +3,7 @@
    with dlopen, so that the binary builds and runs on machines without a
    GPU), so that both share one opening of the library. */
 #include "device.h"
-#include "../backend/cuda/driver.h"
+#include "../../backend/cuda/driver.h"
 
 /* The name of device d as the command line and :device write it. */
 const char *fe_device_name(FeDevice d) { return d == FE_DEVICE_GPU ? "gpu" : "cpu"; }

@@ -5,7 +5,7 @@
 #ifndef UNA_SESSION_H
 #define UNA_SESSION_H
 
-#include "check.h"
+#include "../check.h"
 #include "device.h"
 
 typedef struct Session {

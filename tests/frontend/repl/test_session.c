@@ -2,9 +2,9 @@
    printed as FILE:LINE:COL: error: MSG, scripts stop at the first error,
    top-level rebinding, and the commands (:type :help :load :time :device
    :quit, unknown ones). */
-#include "../../frontend/session.h"
-#include "../suites.h"
-#include "../testlib.h"
+#include "../../../frontend/repl/session.h"
+#include "../../suites.h"
+#include "../../testlib.h"
 #include <unistd.h>
 
 /* Copies a memstream's buffer into collected memory and frees it. */

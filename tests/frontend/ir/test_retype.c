@@ -8,11 +8,11 @@
 #include <dirent.h>
 #include <pthread.h>
 
-#include "../../frontend/build.h"
-#include "../../frontend/inline.h"
-#include "../../frontend/retype.h"
-#include "../../frontend/session.h"
-#include "../suites.h"
+#include "../../../frontend/ir/build.h"
+#include "../../../frontend/inline.h"
+#include "../../../frontend/ir/retype.h"
+#include "../../../frontend/repl/session.h"
+#include "../../suites.h"
 
 extern const char una_prelude_text[];
 

@@ -7,7 +7,7 @@
 #ifndef UNA_TERM_PRINT_H
 #define UNA_TERM_PRINT_H
 
-#include "parser.h"
+#include "item.h"
 
 enum {
   FE_PRINT_UNIQUE = 1,    /* checked variables as NAME_ID (x_12), so that

@@ -1,10 +1,10 @@
 /* test_term_print.c: Check tests for the term printer
    (frontend/term_print.c): fewest parentheses, print-then-reparse round
    trips (listed and random trees), checked terms, defs, long chains. */
-#include "../../frontend/term_print.h"
-#include "../../frontend/build.h"
-#include "../suites.h"
-#include "../testlib.h"
+#include "../../../frontend/ir/term_print.h"
+#include "../../../frontend/ir/build.h"
+#include "../../suites.h"
+#include "../../testlib.h"
 #include <math.h>
 
 /* Structural equality of surface terms, spans ignored (a loop down the

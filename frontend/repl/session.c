@@ -1,15 +1,15 @@
 /* session.c: runs program text item by item (def, let, expression, command)
    against one environment, printing values and located errors. */
 #include "session.h"
-#include "../backend/cost_meter.h"
-#include "../backend/eval.h"
-#include "../backend/value.h"
-#include "../backend/cuda/gpu_eval.h"
-#include "../backend/cuda/plan.h"
-#include "../optimizer/cost.h"
-#include "../optimizer/program.h"
-#include "../reverse/reverse.h"
-#include "term_print.h"
+#include "../../backend/cost_meter.h"
+#include "../../backend/eval.h"
+#include "../../backend/value.h"
+#include "../../backend/cuda/gpu_eval.h"
+#include "../../backend/cuda/plan.h"
+#include "../../optimizer/cost.h"
+#include "../../optimizer/program.h"
+#include "../../reverse/reverse.h"
+#include "../ir/term_print.h"
 #include <errno.h>
 #include <time.h>
 
