@@ -28,7 +28,7 @@ LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo -Wl,-Bdynamic -lm -ldl -lrt -pt
 TEST_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic
 endif
 
-LIB_SRC  := $(filter-out frontend/repl/main.c,$(wildcard frontend/*.c frontend/ir/*.c frontend/repl/*.c backend/*.c backend/cuda/*.c unf/*.c reverse/*.c optimizer/*.c))
+LIB_SRC  := $(filter-out frontend/repl/main.c,$(wildcard frontend/*.c frontend/ir/*.c frontend/repl/*.c backend/*.c backend/plan/*.c backend/cuda/*.c unf/*.c reverse/*.c optimizer/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
 # tests/gpu/ is the GPU test binary's (check_gpu, below), not check_una's.
 # tests/backend/cuda/fake_*.c are the stand-ins for the driver and NVRTC,

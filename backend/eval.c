@@ -15,6 +15,7 @@
 #include "cuda/gpu_eval.h"
 #include "scalar.h"
 #include "siblings.h"
+#include "plan/plan.h"
 
 /* Frames of up to this many slots live on the C stack; tuples and argument
    lists of up to SMALL_ARGS items are gathered there (kept small: those
@@ -121,7 +122,7 @@ Value cpu_eval(const Term *t, Value *frame) {
       ASSERT(t->global->value);
       return *t->global->value;
     case T_LET:
-      if (cpu_sibling_candidate(t->kids[0]) && !gpu_active) {
+      if (t->note && t->note->group && !gpu_active) {
         const Term *rest = eval_siblings(t, frame);
         if (!rest) return frame[t->sym->slot]; /* the chain's value, left there */
         if (rest != t) {
@@ -181,5 +182,5 @@ Value cpu_call(const Def *d, const Value *args) {
     frame = NEW_ARRAY(Value, d->nslots);
   }
   for (int i = 0; i < d->nparams; i++) frame[d->params[i]->slot] = args[i];
-  return cpu_eval(d->body, frame);
+  return cpu_eval(plan_runnable(d)->body, frame);
 }

@@ -15,6 +15,7 @@
    loops (fuse_pairs) and temporaries are packed into as few block buffers
    as their live ranges allow. */
 #include "kernel.h"
+#include "plan/plan.h"
 #include "../frontend/ir/ptrmap.h"
 #include "eval.h"
 #include "kernel_int.h"
@@ -501,14 +502,9 @@ const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const 
   return compile_bodies(n, lams, params, false);
 }
 
-/* ---- the cache: LAM term -> kernel (or no_kernel) ---- */
+/* ---- the kernel of a lambda ---- */
 
-static const CpuKernel no_kernel;
-static PtrMap cache; /* LAM term -> its CpuKernel, or &no_kernel */
-
-/* Compiles lam; a body too deeply nested for the compiler's recursion just
-   gets no kernel (the generic path then reports what it finds). */
-static const CpuKernel *compile_guarded(const Term *lam) {
+const CpuKernel *cpu_kernel_compile_guarded(const Term *lam) {
   FeTry t;
   if (fe_try(&t)) {
     const CpuKernel *k = cpu_kernel_compile(lam);
@@ -520,13 +516,8 @@ static const CpuKernel *compile_guarded(const Term *lam) {
 }
 
 const CpuKernel *cpu_kernel_for(const Term *lam) {
-  const CpuKernel *k = ptrmap_get(&cache, lam);
-  if (!k) {
-    k = compile_guarded(lam);
-    if (!k) k = &no_kernel;
-    ptrmap_put(&cache, lam, (void *)k);
-  }
-  return k == &no_kernel ? NULL : k;
+  if (lam->note) return lam->note->k;
+  return cpu_kernel_compile_guarded(lam);
 }
 
 bool cpu_kernel_returns_bool(const CpuKernel *k) { return k->result_bool; }

@@ -30,12 +30,18 @@
 
 typedef struct CpuKernel CpuKernel;
 
-/* The kernel of the LAM term lam, compiled on first use and cached by term;
-   NULL when the lambda does not qualify (then use the generic path). */
+/* The kernel of the LAM term lam: the one its execution plan compiled
+   (backend/plan/plan.h: lam->note), or, for a lambda outside any plan,
+   compiled now; NULL when the lambda does not qualify (then use the
+   generic path). */
 const CpuKernel *cpu_kernel_for(const Term *lam);
 
-/* Compiles lam without the cache (for tests); NULL when it does not qualify. */
+/* Compiles lam; NULL when it does not qualify. */
 const CpuKernel *cpu_kernel_compile(const Term *lam);
+
+/* cpu_kernel_compile, with a body too deeply nested for the compiler's
+   recursion getting no kernel (an interrupt is raised again). */
+const CpuKernel *cpu_kernel_compile_guarded(const Term *lam);
 
 /* True when the kernel's result is a boolean (produced as 0.0 / 1.0). */
 bool cpu_kernel_returns_bool(const CpuKernel *k);

@@ -1,5 +1,6 @@
-/* siblings.c: sibling fusion (see siblings.h). A group's plan is found
-   once per let term and kept, with one kernel computing all the siblings'
+/* siblings.c: sibling fusion (see siblings.h). A group's plan is made
+   once, when the execution plan is lowered (backend/plan/lower.c), and
+   kept in the let's note, with one kernel computing all the siblings'
    maps when they read at most two arrays. Running it binds the kernels,
    then one parallel loop over the chunks of the arrays runs, per block,
    the kernel and every sibling's block step: a map's block is written to
@@ -7,7 +8,7 @@
    step a lone reduce takes). */
 #include "siblings.h"
 
-#include "../frontend/ir/ptrmap.h"
+#include "plan/plan.h"
 #include "array_int.h"
 #include "array_ops.h"
 #include "cost_meter.h"
@@ -16,12 +17,13 @@
 /* One sibling: `let x = rhs` (slot >= 0) or item `item` of the tuple. */
 typedef struct Sibling {
   const Term *rhs;
+  const Sym *sym; /* the let's variable, or NULL for a tuple item */
   int slot, item;
   const Term *map; /* the map/map2 computing the elements, or NULL for a
                       reduce of an array variable */
 } Sibling;
 
-typedef struct Plan {
+typedef struct CpuSiblingPlan {
   int n;
   Sibling *s;
   /* The siblings' maps as one kernel over at most two arrays (NULL when
@@ -31,10 +33,8 @@ typedef struct Plan {
   int *out;          /* per sibling: its result in k, or -1 (no map) */
   const Term *rest;  /* what follows the group's lets */
   const Term *tuple; /* rest when the group took some of its items, else NULL */
-} Plan;
+} CpuSiblingPlan;
 
-static const Plan no_plan;
-static PtrMap plans; /* T_LET term -> its Plan, or &no_plan */
 
 static bool is_real_array(const Type *t) { return t && t->kind == TY_ARRAY && t->elem->kind == TY_REAL; }
 
@@ -97,7 +97,7 @@ static bool reads(const Term *t, const Sym **xs, int n) {
 
 /* The index of array variable x among p->arr, added when there is room;
    -1 when there is none. */
-static int param_of(Plan *p, const Sym *x) {
+static int param_of(CpuSiblingPlan *p, const Sym *x) {
   for (int i = 0; i < 2; i++) {
     if (!p->arr[i]) p->arr[i] = x;
     if (p->arr[i] == x) return i;
@@ -108,7 +108,7 @@ static int param_of(Plan *p, const Sym *x) {
 /* Compiles the siblings' maps into one kernel (p->k), when they read at
    most two arrays: work they share (the residual of a loss, a sigmoid)
    is then done once per element. */
-static void merge(Plan *p) {
+static void merge(CpuSiblingPlan *p) {
   const Term **lams = NEW_ARRAY(const Term *, p->n);
   int (*params)[2] = una_alloc(sizeof(int[2]) * (size_t)p->n);
   int m = 0;
@@ -125,7 +125,8 @@ static void merge(Plan *p) {
   if (m >= 2) p->k = cpu_kernel_compile_multi(m, lams, (const int(*)[2])params);
 }
 
-static const Plan *plan_of(const Term *t) {
+const CpuSiblingPlan *cpu_sibling_plan(const Term *t) {
+  if (!cpu_sibling_candidate(t->kids[0])) return NULL;
   int cap = 8, n = 0;
   Sibling *s = NEW_ARRAY(Sibling, cap);
   const Sym **bound = NEW_ARRAY(const Sym *, cap);
@@ -143,11 +144,12 @@ static const Plan *plan_of(const Term *t) {
       cap *= 2;
     }
     x.slot = cur->sym->slot;
+    x.sym = cur->sym;
     x.item = -1;
     s[n] = x;
     bound[n++] = cur->sym;
   }
-  Plan *p = NEW(Plan);
+  CpuSiblingPlan *p = NEW(CpuSiblingPlan);
   p->rest = cur;
   /* the closing tuple: its items that are siblings join; the others must be
      variables or literals (evaluating them cannot raise) */
@@ -169,17 +171,31 @@ static const Plan *plan_of(const Term *t) {
         if (trivial(k)) continue;
         sibling_of(k, &ns[n]);
         ns[n].slot = -1;
+        ns[n].sym = NULL;
         ns[n++].item = i;
       }
       s = ns;
       p->tuple = cur;
     }
   }
-  if (n < 2) return &no_plan;
+  if (n < 2) return NULL;
   p->n = n;
   p->s = s;
   merge(p);
   return p;
+}
+
+char *cpu_sibling_plan_str(const CpuSiblingPlan *p) {
+  char *s = una_strdup("one pass computing");
+  for (int i = 0; i < p->n; i++) {
+    const Sibling *x = &p->s[i];
+    const char *what = x->rhs->prim == PRIM_REDUCE ? "reduce" : fe_prims[x->rhs->prim].name;
+    s = una_sprintf("%s%s %s (%s)", s, i ? "," : "",
+                    x->sym ? x->sym->name : una_sprintf("item %d of the tuple", x->item), what);
+  }
+  if (p->k) s = una_sprintf("%s; the maps in one kernel over %s%s%s", s, p->arr[0]->name, p->arr[1] ? " and " : "",
+                            p->arr[1] ? p->arr[1]->name : "");
+  return s;
 }
 
 /* ---- running ---- */
@@ -197,7 +213,7 @@ typedef struct Group {
   Run *r;
   size_t len;
   int nchunks;
-  const Plan *p;
+  const CpuSiblingPlan *p;
   const double *x, *y;                 /* the merged kernel's arrays */
   CpuKernelRun runs[CPU_MAX_THREADS];  /* ... and its runs (p->k bound) */
   double **dst[CPU_MAX_THREADS];       /* ... and, per thread, where its results go */
@@ -259,7 +275,7 @@ static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
 
 /* Binds the merged kernel, when the plan has one, over its arrays. */
 static bool prepare_merged(Group *g, Value *frame) {
-  const Plan *p = g->p;
+  const CpuSiblingPlan *p = g->p;
   if (!p->k) return true;
   if (!cpu_kernels_enabled()) return false;
   for (int i = 0; i < 2 && p->arr[i]; i++) {
@@ -301,12 +317,8 @@ static void group_chunk(void *ctx, int thread, int c) {
 
 bool cpu_siblings(const Term **t, Value *frame, Value *result) {
   if (cpu_metering) return false;
-  const Plan *p = ptrmap_get(&plans, *t);
-  if (!p) {
-    p = plan_of(*t);
-    ptrmap_put(&plans, *t, (void *)p);
-  }
-  if (p == &no_plan) return false;
+  const CpuSiblingPlan *p = (*t)->note ? (*t)->note->group : NULL;
+  if (!p) return false;
   Group g;
   memset(&g, 0, sizeof g);
   g.n = p->n;

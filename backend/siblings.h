@@ -22,10 +22,19 @@
 #include "../frontend/ir/term.h"
 
 /* Whether rhs, the right-hand side of a let, may start a group (a cheap
-   test before the group's plan is looked up). */
+   test before the group's plan is made). */
 bool cpu_sibling_candidate(const Term *rhs);
 
-/* Runs the group that starts at the T_LET *t, when there is one: its
+/* The group that starts at the T_LET t, or NULL when none does (the
+   execution plan's decision, backend/plan/lower.c: the lambdas of t's
+   chain must have their scalar programs by then). */
+typedef struct CpuSiblingPlan CpuSiblingPlan;
+const CpuSiblingPlan *cpu_sibling_plan(const Term *t);
+
+/* The group's siblings in words, for the plan's printer. */
+char *cpu_sibling_plan_str(const CpuSiblingPlan *p);
+
+/* Runs the group that the plan's note on the T_LET *t names, if any: its
    variables are then set in frame and *t is the rest of the chain, or,
    when the group took the chain's closing tuple, *result is the chain's
    value and the result is true. With no group, *t is unchanged. */

@@ -1,4 +1,4 @@
-/* emit.c: the CUDA C++ text of a plan (see emit.h and plan.h).
+/* emit.c: the CUDA C++ text of an execution plan (see emit.h and launch.h).
 
    Each kernel is written between a `#define SRC(j)` (its elements: the
    fused maps as nested calls of their device functions over the leaf
@@ -202,7 +202,7 @@ static void put_where(Buf *b, const Term *t) {
   put(b, "%s:%d:%d", strstr(f, "*/") ? "?" : f, t->span.line, t->span.col);
 }
 
-static void emit_fn(Buf *b, const GpuFn *f) {
+static void emit_fn(Buf *b, const PlanFn *f) {
   const CpuKernel *k = f->k;
   put(b, "\n/* the lambda at ");
   put_where(b, f->lam);
@@ -217,11 +217,11 @@ static void emit_fn(Buf *b, const GpuFn *f) {
 }
 
 /* A function's input arguments: the kernel parameters f<id>_i<vreg>. */
-static void put_inputs(Buf *b, const GpuFn *f) {
+static void put_inputs(Buf *b, const PlanFn *f) {
   for (int i = 0; i < f->ninputs; i++) put(b, ", f%d_i%d", f->id, f->inputs[i]);
 }
 
-static void put_src(Buf *b, const GpuSrc *s) {
+static void put_src(Buf *b, const PlanSrc *s) {
   if (s->leaf) {
     put(b, "L%d[(j_)]", s->index);
     return;
@@ -235,7 +235,7 @@ static void put_src(Buf *b, const GpuSrc *s) {
   put(b, ")");
 }
 
-static void put_params(Buf *b, const GpuKernel *k) {
+static void put_params(Buf *b, const PlanKernel *k) {
   put(b, "(double *__restrict__ out, const double *__restrict__ aux, long long n, double v");
   for (int i = 0; i < k->nleaves; i++) put(b, ",\n    const double *__restrict__ L%d", i);
   for (int i = 0; i < k->nfns; i++)
@@ -243,14 +243,14 @@ static void put_params(Buf *b, const GpuKernel *k) {
   put(b, ")");
 }
 
-static void head(Buf *b, const GpuKernel *k, const char *part) {
+static void head(Buf *b, const PlanKernel *k, const char *part) {
   put(b, "extern \"C\" __global__ void %s%s", k->name, part);
   put_params(b, k);
   put(b, " {\n");
 }
 
 /* #define SRC(j) (the elements, j any expression) and OP(a, b), ID. */
-static void defines(Buf *b, const GpuKernel *k) {
+static void defines(Buf *b, const PlanKernel *k) {
   put(b, "\n/* %s at ", fe_prims[k->term->prim].name);
   put_where(b, k->term);
   put(b, " */\n");
@@ -265,7 +265,7 @@ static void defines(Buf *b, const GpuKernel *k) {
     put_inputs(b, k->op);
     put(b, ")\n");
   }
-  if (k->kind == GK_SCAN) {
+  if (k->kind == PK_SCAN) {
     static const char *const id[] = {[CPU_M_ADD] = "(-0.0)", [CPU_M_MUL] = "1.0",
                                      [CPU_M_MAX] = "__longlong_as_double(0xfff0000000000000LL)",
                                      [CPU_M_MIN] = "__longlong_as_double(0x7ff0000000000000LL)"};
@@ -273,20 +273,20 @@ static void defines(Buf *b, const GpuKernel *k) {
   }
 }
 
-static void undefines(Buf *b, const GpuKernel *k) {
+static void undefines(Buf *b, const PlanKernel *k) {
   if (k->src) put(b, "#undef SRC\n");
   if (k->op) put(b, "#undef OP\n");
-  if (k->kind == GK_SCAN) put(b, "#undef ID\n");
+  if (k->kind == PK_SCAN) put(b, "#undef ID\n");
 }
 
-static void emit_map(Buf *b, const GpuKernel *k) {
+static void emit_map(Buf *b, const PlanKernel *k) {
   head(b, k, "");
   put(b, "  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;\n"
          "       j += (long long)gridDim.x * UNA_BLOCK)\n"
          "    out[j] = SRC(j);\n}\n");
 }
 
-static void emit_reduce(Buf *b, const GpuKernel *k) {
+static void emit_reduce(Buf *b, const PlanKernel *k) {
   if (k->ordered) {
     /* the operator may not commute: every fold runs over a contiguous run,
        and the runs are joined in order */
@@ -341,7 +341,7 @@ static void emit_reduce(Buf *b, const GpuKernel *k) {
          "  if (threadIdx.x == 0) out[0] = has ? OP(v, acc) : v;\n}\n");
 }
 
-static void emit_scan(Buf *b, const GpuKernel *k) {
+static void emit_scan(Buf *b, const PlanKernel *k) {
   const char *idx = k->right ? "n - 1 - (j)" : "(j)";
   put(b, "#define IDX(j) (%s)\n", idx);
   put(b, "/* launch a: each block's tile of UNA_TILE elements folded into out[block] */\n");
@@ -379,10 +379,10 @@ static void emit_scan(Buf *b, const GpuKernel *k) {
   put(b, "#undef IDX\n");
 }
 
-static void emit_sequential(Buf *b, const GpuKernel *k) {
+static void emit_sequential(Buf *b, const PlanKernel *k) {
   head(b, k, "");
   put(b, "  if (blockIdx.x != 0 || threadIdx.x != 0) return;\n  double acc = v;\n");
-  if (k->kind == GK_FOLDL)
+  if (k->kind == PK_FOLDL)
     put(b, "  for (long long j = 0; j < n; j++) acc = OP(acc, SRC(j));\n  out[0] = acc;\n}\n");
   else if (k->right)
     put(b, "  out[n] = acc;\n"
@@ -396,14 +396,14 @@ static void emit_sequential(Buf *b, const GpuKernel *k) {
            "    out[j + 1] = acc;\n  }\n}\n");
 }
 
-static void emit_fill(Buf *b, const GpuKernel *k) {
+static void emit_fill(Buf *b, const PlanKernel *k) {
   head(b, k, "");
   put(b, "  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;\n"
          "       j += (long long)gridDim.x * UNA_BLOCK) {\n");
   switch (k->kind) {
-  case GK_IOTA: put(b, "    out[j] = (double)j;\n"); break;
-  case GK_REPLICATE: put(b, "    out[j] = v;\n"); break;
-  case GK_RAND:
+  case PK_IOTA: put(b, "    out[j] = (double)j;\n"); break;
+  case PK_REPLICATE: put(b, "    out[j] = v;\n"); break;
+  case PK_RAND:
     /* backend/rand.c's generator; v carries the key's bits */
     put(b, "    unsigned long long z = (unsigned long long)__double_as_longlong(v) +\n"
            "                           (unsigned long long)(j + 1) * 0x9E3779B97F4A7C15ull;\n"
@@ -417,13 +417,13 @@ static void emit_fill(Buf *b, const GpuKernel *k) {
   put(b, "  }\n}\n");
 }
 
-const char *gpu_emit_plan(const GpuPlan *p) {
+const char *gpu_emit_plan(const Plan *p) {
   Buf b = {0};
   put(&b, "%s", gpu_emit_prelude);
   for (int i = 0; i < p->nfns; i++) emit_fn(&b, p->fns[i]);
   for (int i = 0; i < p->nkernels; i++) {
-    const GpuKernel *k = p->kernels[i];
-    if (k->kind == GK_CHECK) {
+    const PlanKernel *k = p->kernels[i];
+    if (k->kind == PK_CHECK) {
       put(&b, "\n/* %s at ", fe_prims[k->term->prim].name);
       put_where(&b, k->term);
       put(&b, ": its value is never read; only its lengths are checked (no kernel) */\n");
@@ -431,15 +431,15 @@ const char *gpu_emit_plan(const GpuPlan *p) {
     }
     defines(&b, k);
     switch (k->kind) {
-    case GK_MAP: emit_map(&b, k); break;
-    case GK_REDUCE: emit_reduce(&b, k); break;
-    case GK_SCAN: emit_scan(&b, k); break;
-    case GK_SCAN_SEQ:
-    case GK_FOLDL: emit_sequential(&b, k); break;
-    case GK_IOTA:
-    case GK_REPLICATE:
-    case GK_RAND: emit_fill(&b, k); break;
-    case GK_CHECK: break;
+    case PK_MAP: emit_map(&b, k); break;
+    case PK_REDUCE: emit_reduce(&b, k); break;
+    case PK_SCAN: emit_scan(&b, k); break;
+    case PK_SCAN_SEQ:
+    case PK_FOLDL: emit_sequential(&b, k); break;
+    case PK_IOTA:
+    case PK_REPLICATE:
+    case PK_RAND: emit_fill(&b, k); break;
+    case PK_CHECK: break;
     }
     undefines(&b, k);
   }

@@ -3,12 +3,13 @@
 #include "gpu_eval.h"
 #include "gpu_array.h"
 #include "gpu_int.h"
+#include "emit.h"
 #include "kcache.h"
 #include "nvrtc.h"
 #include "../eval.h"
 
 bool gpu_active;
-PtrMap gpu_loaded;
+GpuLoaded **gpu_loaded;
 
 bool gpu_available(const char **why) {
   if (!cuda_open(why)) return false;
@@ -38,60 +39,62 @@ static const char *log_head(const char *log) {
   return una_sprintf("\n%.*s", (int)n, log);
 }
 
-/* A function ready to run: its plan, compiled and loaded once (the
-   module stays loaded for the session). */
+/* A plan ready to run on the GPU (Plan.gpu): its CUDA source, and once
+   loaded its kernels' functions (the module stays loaded for the
+   session). */
 typedef struct Prepared {
-  GpuPlan *plan;
-  PtrMap loaded; /* builtin term -> GpuLoaded* */
+  const char *source;
+  GpuLoaded **loaded; /* by kernel id; NULL until loaded */
 } Prepared;
 
-/* Compiles and loads the translation unit of pr's plan; records its
-   kernels in pr->loaded. Errors are located at s. */
-static void load_plan(Prepared *pr, Span s) {
-  const GpuPlan *p = pr->plan;
+static Prepared *prepared(Plan *p) {
+  if (!p->gpu) {
+    Prepared *pr = NEW(Prepared);
+    pr->source = gpu_emit_plan(p);
+    p->gpu = pr;
+  }
+  return p->gpu;
+}
+
+const char *gpu_plan_source(Plan *p) { return prepared(p)->source; }
+
+/* Compiles and loads the translation unit of p; records its kernels in
+   its Prepared. Errors are located at s. */
+static GpuLoaded **load_plan(Plan *p, Span s) {
+  Prepared *pr = prepared(p);
+  if (pr->loaded) return pr->loaded;
   bool launches = false;
-  for (int i = 0; i < p->nkernels; i++) launches |= p->kernels[i]->kind != GK_CHECK;
+  for (int i = 0; i < p->nkernels; i++) launches |= p->kernels[i]->kind != PK_CHECK;
   size_t size = 0;
   KcacheSource from;
   char *log = NULL;
   CudaModule *m = NULL;
   if (launches) {
-    const void *image = kcache_cubin(p->source, cuda_arch(), cuda_driver_version(), &size, &from, &log);
+    const void *image = kcache_cubin(pr->source, cuda_arch(), cuda_driver_version(), &size, &from, &log);
     if (!image) fe_error(s, "the GPU kernels of this program do not compile (NVRTC)%s", log_head(log));
     m = cuda_module_load(image, size, s);
   }
+  GpuLoaded **loaded = NEW_ARRAY(GpuLoaded *, p->nkernels + 1);
   for (int i = 0; i < p->nkernels; i++) {
-    const GpuKernel *k = p->kernels[i];
+    const PlanKernel *k = p->kernels[i];
     GpuLoaded *l = NEW(GpuLoaded);
     l->k = k;
-    int parts = gpu_kernel_launches(k);
+    int parts = plan_kernel_launches(k);
     for (int j = 0; j < parts; j++) {
       const char *name = parts == 1 ? k->name : una_sprintf("%s_%c", k->name, 'a' + j);
       l->f[j] = cuda_function(m, name, s);
     }
-    ptrmap_put(&pr->loaded, k->term, l);
+    loaded[k->id] = l;
   }
-}
-
-/* Function -> Prepared*, for the session: a function called again (a
-   benchmark's loop, a REPL definition) is planned and loaded once. */
-static PtrMap prepared;
-
-static Prepared *prepare(const Def *d) {
-  Prepared *pr = ptrmap_get(&prepared, d);
-  if (pr) return pr;
-  pr = NEW(Prepared);
-  pr->plan = gpu_plan_def(d);
-  load_plan(pr, d->span);
-  ptrmap_put(&prepared, d, pr);
-  return pr;
+  pr->loaded = loaded;
+  return loaded;
 }
 
 Value gpu_call(const Def *d, const Value *args) {
-  Prepared *pr = prepare(d);
-  PtrMap saved = gpu_loaded;
+  GpuLoaded **loaded = load_plan(plan_of_def(d), d->span);
+  GpuLoaded **saved = gpu_loaded;
   bool was = gpu_active;
-  gpu_loaded = pr->loaded;
+  gpu_loaded = loaded;
   FeTry t;
   if (fe_try(&t)) {
     gpu_active = true;

@@ -4,15 +4,15 @@
 #define UNA_CUDA_GPU_INT_H
 
 #include "driver.h"
-#include "plan.h"
+#include "launch.h"
 
 /* A planned kernel, loaded: its functions, one per launch (a, b, c). */
 typedef struct GpuLoaded {
-  const GpuKernel *k;
+  const PlanKernel *k;
   CudaFunction *f[3];
 } GpuLoaded;
 
-/* builtin term -> GpuLoaded*: the kernels of the program gpu_call runs. */
-extern PtrMap gpu_loaded;
+/* The loaded kernels of the plan gpu_call runs, by kernel id. */
+extern GpuLoaded **gpu_loaded;
 
 #endif

@@ -9,7 +9,7 @@
         variables and hoisted parts, evaluated here, maybe on the GPU);
         when that fails the builtin is left to the CPU, which raises the
         error where the element that needs it is evaluated;
-     3. its launches, with the parameters of plan.h, on device arrays.
+     3. its launches, with the parameters of launch.h, on device arrays.
    Shifts are views of device arrays; length reads no elements; load
    copies the file's array to the device. Everything else runs on the CPU
    (array_ops.c), which fetches the device arrays it reads. */
@@ -20,7 +20,7 @@
 #include "../eval.h"
 #include "../rand.h"
 
-/* The launch parameters of plan.h, gathered. */
+/* The launch parameters of launch.h, gathered. */
 typedef struct Launch {
   CudaPtr out, aux;
   long long n;
@@ -56,7 +56,7 @@ static unsigned blocks_for(long long n, unsigned most) {
 
 /* Evaluates the leaves of src (post-order, as the CPU evaluates a nest of
    maps) into l and checks each map2's lengths; returns src's length. */
-static size_t eval_src(const GpuSrc *src, Value *frame, Launch *l) {
+static size_t eval_src(const PlanSrc *src, Value *frame, Launch *l) {
   if (src->leaf) {
     Value v = cpu_eval(src->term, frame);
     ASSERT(v.kind == V_ARRAY && !v.u.a->boxed);
@@ -72,13 +72,13 @@ static size_t eval_src(const GpuSrc *src, Value *frame, Launch *l) {
 
 /* Binds the kernel's functions into l->inputs; false when a hoisted part
    raised (the caller then leaves the builtin to the CPU). */
-static bool bind_inputs(const GpuKernel *k, Value *frame, Launch *l) {
+static bool bind_inputs(const PlanKernel *k, Value *frame, Launch *l) {
   int total = 0;
   for (int i = 0; i < k->nfns; i++) total += k->fns[i]->ninputs;
   l->inputs = una_alloc(sizeof(double) * (size_t)(total + 1));
   l->ninputs = 0;
   for (int i = 0; i < k->nfns; i++) {
-    const GpuFn *f = k->fns[i];
+    const PlanFn *f = k->fns[i];
     if (f->ninputs == 0) continue;
     CpuKernelRun run;
     if (!cpu_kernel_bind(f->k, frame, &run)) return false;
@@ -97,11 +97,11 @@ static double download1(CudaPtr p, Span s) {
 
 /* map, map2, reduce, foldl, scanl, scanr with a kernel. */
 static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
-  const GpuKernel *k = g->k;
+  const PlanKernel *k = g->k;
   Span s = t->span;
   Launch l;
   memset(&l, 0, sizeof l);
-  if (k->kind != GK_MAP && k->kind != GK_CHECK) l.v = cpu_eval(t->kids[1], frame).u.r;
+  if (k->kind != PK_MAP && k->kind != PK_CHECK) l.v = cpu_eval(t->kids[1], frame).u.r;
   l.nleaves = k->nleaves;
   l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
   size_t n = eval_src(k->src, frame, &l);
@@ -109,20 +109,20 @@ static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
   if (!bind_inputs(k, frame, &l)) return cpu_array_prim(t, frame);
   fe_poll_interrupt(s); /* kernels cannot be interrupted: check before launching */
   switch (k->kind) {
-  case GK_CHECK: {
+  case PK_CHECK: {
     /* never read (plan.h): an array of the right length with no payload */
     Array *hollow = NEW(Array);
     hollow->len = n;
     return val_array(hollow);
   }
-  case GK_MAP: {
+  case PK_MAP: {
     Array *out = gpu_new_array(n, s);
     if (n == 0) return val_array(out);
     l.out = gpu_array_ptr(out, s);
     launch(&l, g->f[0], blocks_for(l.n, MAP_GRID), GPU_BLOCK, s);
     return val_array(out);
   }
-  case GK_REDUCE: {
+  case PK_REDUCE: {
     if (n == 0) return val_real(l.v);
     unsigned grid = blocks_for(l.n, GPU_REDUCE_GRID);
     /* ordered (plan.h): each partial is followed, grid places on, by whether it has a value */
@@ -135,20 +135,20 @@ static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
     launch(&l, g->f[1], 1, GPU_BLOCK, s);
     return val_real(download1(res, s));
   }
-  case GK_FOLDL: {
+  case PK_FOLDL: {
     if (n == 0) return val_real(l.v);
     CudaPtr res = scratch(1, s);
     l.out = res;
     launch(&l, g->f[0], 1, 1, s);
     return val_real(download1(res, s));
   }
-  case GK_SCAN_SEQ: {
+  case PK_SCAN_SEQ: {
     Array *out = gpu_new_array(n + 1, s);
     l.out = gpu_array_ptr(out, s);
     launch(&l, g->f[0], 1, 1, s);
     return val_array(out);
   }
-  case GK_SCAN: {
+  case PK_SCAN: {
     Array *out = gpu_new_array(n + 1, s);
     CudaPtr o = gpu_array_ptr(out, s);
     if (n == 0) {
@@ -195,7 +195,7 @@ static Value run_fill(const GpuLoaded *g, const Term *t, Value *frame) {
 }
 
 Value gpu_array_prim(const Term *t, Value *frame) {
-  const GpuLoaded *g = ptrmap_get(&gpu_loaded, t);
+  const GpuLoaded *g = t->note && t->note->kernel && gpu_loaded ? gpu_loaded[t->note->kernel->id] : NULL;
   switch (t->prim) {
   case PRIM_SHIFT1L:
   case PRIM_SHIFT1R: {

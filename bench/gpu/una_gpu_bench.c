@@ -56,7 +56,7 @@
 #include "../../backend/cuda/gpu_array.h"
 #include "../../backend/cuda/gpu_eval.h"
 #include "../../backend/cuda/kcache.h"
-#include "../../backend/cuda/plan.h"
+#include "../../backend/cuda/launch.h"
 #include "../../backend/eval.h"
 #include "../../backend/value.h"
 #include "../../frontend/check.h"
@@ -312,7 +312,7 @@ static void una_measure(const GpuProgram *gp, size_t n, bool first, bool keep_ho
     /* the first call with an empty cache: plan, compile, load, evaluate */
     fc->n = n;
     fc->prep_ms = prep_ms;
-    fc->kernels = gpu_plan_def(d)->nkernels;
+    fc->kernels = plan_of_def(d)->nkernels;
     int files0 = count_cubins();
     v = timed_call(d, &fc->compile_ms);
     int files1 = count_cubins();

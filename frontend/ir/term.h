@@ -63,6 +63,10 @@ typedef struct Def {
   Term *body;
   int nslots; /* frame size: every Sym bound in body has slot < nslots */
   struct Def *optimized; /* cache: this Def after the optimizer, or NULL */
+  struct Plan *plan;     /* its execution plan (backend/plan/plan.h), built
+                            once by the backend when first run, or NULL */
+  bool planned;          /* this Def is a copy that its plan owns (its body
+                            carries the plan's notes) */
 } Def;
 
 struct Value; /* backend/value.h */
@@ -98,6 +102,10 @@ struct Term {
   int nwrt;
   Term **kids;
   int nkids;
+  /* The execution plan's decisions about this node (backend/plan/plan.h):
+     set only on the copy of a Def's body that its plan owns, NULL
+     everywhere else. */
+  const struct PlanNote *note;
 };
 
 /* Fresh symbols: ids are unique in the process. */

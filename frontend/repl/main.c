@@ -96,7 +96,7 @@ static int parse_args(int argc, char **argv, Job *job) {
     } else if (strcmp(a, "--no-prelude") == 0) {
       job->no_prelude = true;
     } else if (strncmp(a, "--dump-after=", 13) == 0) {
-      if (!opt_find_pass(a + 13) && strcmp(a + 13, "all") != 0)
+      if (!opt_find_pass(a + 13) && strcmp(a + 13, "all") != 0 && strcmp(a + 13, "plan") != 0)
         return bad_usage(una_sprintf("unknown optimizer pass '%s' for --dump-after", a + 13));
       job->dump_after = a + 13;
     } else if (strcmp(a, "-O0") == 0) {

@@ -5,7 +5,8 @@
 #include "../../backend/eval.h"
 #include "../../backend/value.h"
 #include "../../backend/cuda/gpu_eval.h"
-#include "../../backend/cuda/plan.h"
+#include "../../backend/cuda/launch.h"
+#include "../../backend/plan/plan.h"
 #include "../../optimizer/cost.h"
 #include "../../optimizer/program.h"
 #include "../../reverse/reverse.h"
@@ -26,6 +27,7 @@ const FeCommandInfo fe_commands[] = {
     {"time", "e", "prints the value of e, then how long evaluating it took"},
     {"cost", "e", "prints the value of e, then its cost: MOVES, ADDS, MULTS, NLOPS (figure 11)"},
     {"device", "[cpu|gpu|auto]", "shows or sets where arrays live and array builtins run"},
+    {"plan", "e", "prints the execution plan of e: its host program, array kernels and fusions"},
     {"cuda", "e", "prints the CUDA C kernels that evaluating e on the GPU compiles (no GPU needed)"},
     {"grad", "f", "prints the optimized gradient of f as a Una definition, def grad_f"},
     {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target, grad or direct"},
@@ -208,7 +210,10 @@ static OptOptions session_opt(const Session *s) {
    itself under -O0. */
 static Def *runnable(const Session *s, Def *d) {
   OptOptions o = session_opt(s);
-  return opt_optimize_program(d, &o);
+  Def *r = opt_optimize_program(d, &o);
+  if (s->dump_after && (strcmp(s->dump_after, "plan") == 0 || strcmp(s->dump_after, "all") == 0))
+    fprintf(s->err, "-- after plan:\n%s", plan_str(plan_of_def(r)));
+  return r;
 }
 
 /* The optimized gradient of f with respect to wrt on a path, printed as a
@@ -322,11 +327,18 @@ static bool run_command(Session *s, const Item *it, const char *file) {
             (unsigned long long)c.nlops, (unsigned long long)opt_cost_total(c));
     return true;
   }
+  if (strcmp(name, "plan") == 0) {
+    /* the plan the engines run for e (backend/plan/plan.h) */
+    Term *e = parse_arg(it, file);
+    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
+    fputs(plan_str(plan_of_def(d)), s->out);
+    return true;
+  }
   if (strcmp(name, "cuda") == 0) {
     /* the translation unit gpu_call compiles for e; no GPU needed */
     Term *e = parse_arg(it, file);
     Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
-    fputs(gpu_plan_def(d)->source, s->out);
+    fputs(gpu_plan_source(plan_of_def(d)), s->out);
     return true;
   }
   if (strcmp(name, "device") == 0) {

@@ -7,8 +7,10 @@
 
 #include "../../backend/array_ops.h"
 #include "../../backend/eval.h"
+#include "../../backend/plan/plan.h"
 #include "../../backend/parallel.h"
 #include "../../backend/siblings.h"
+#include "../../backend/plan/plan.h"
 #include "../suites.h"
 #include "../testlib.h"
 
@@ -47,7 +49,7 @@ static const char *const defs =
 
 /* Whether the body of def `name` applied to args starts with a group. */
 static bool groups(const char *name, int nargs, const Value *args) {
-  Def *d = tl_def(tl_session, name);
+  const Def *d = plan_runnable(tl_def(tl_session, name)); /* the groups are the plan's */
   Value *frame = NEW_ARRAY(Value, d->nslots + 1);
   for (int i = 0; i < nargs; i++) frame[d->params[i]->slot] = args[i];
   const Term *t = d->body;

@@ -14,7 +14,7 @@
 
 #include "../../../backend/cuda/emit.h"
 #include "../../../backend/cuda/nvrtc.h"
-#include "../../../backend/cuda/plan.h"
+#include "../../../backend/cuda/launch.h"
 #include "../../../optimizer/program.h"
 #include "../../reverse/corpus.h"
 #include "../../reverse/gradcheck.h"
@@ -56,15 +56,15 @@ static void append(Batch *b, const char *s, size_t len) {
 }
 
 static void add_def(Batch *b, const Def *d, const char *what) {
-  GpuPlan *p = gpu_plan_def(d);
+  Plan *p = plan_of_def(d);
   if (p->nkernels == 0) return;
   size_t np = strlen(gpu_emit_prelude);
-  ck_assert_msg(strncmp(p->source, gpu_emit_prelude, np) == 0, "%s: no prelude", what);
+  ck_assert_msg(strncmp(gpu_plan_source(p), gpu_emit_prelude, np) == 0, "%s: no prelude", what);
   if (b->n == 0) append(b, gpu_emit_prelude, np);
   char *head = una_sprintf("\nnamespace p%d { /* %s */\n", b->programs, what);
   append(b, head, strlen(head));
   const char *needle = "extern \"C\" __global__ void una_";
-  const char *s = p->source + np;
+  const char *s = gpu_plan_source(p) + np;
   for (const char *hit; (hit = strstr(s, needle)) != NULL; s = hit + strlen(needle)) {
     append(b, s, (size_t)(hit - s));
     char *renamed = una_sprintf("extern \"C\" __global__ void p%d_una_", b->programs);

@@ -1,4 +1,4 @@
-/* test_emit.c: the CUDA C that `:cuda e` prints (backend/cuda/plan.c and
+/* test_emit.c: the CUDA C that `:cuda e` prints (backend/plan/lower.c and
    emit.c), pinned per primitive by golden files in golden/NAME.cu (the
    text after the shared prelude). UNA_UPDATE_GOLDEN=1 rewrites them.
    Also: what is fused and what is not, the parameter lists, exact

@@ -1,0 +1,349 @@
+/* lower.c: an optimized Def -> its execution plan (see plan.h).
+
+   First the Def's body is copied (sharing kept: a node reached twice is
+   copied once), then one walk over the copy, the bodies of the Defs it
+   calls (each copied and walked once, calls retargeted to the copies) and
+   the lambda bodies in it decides, node by node:
+   - every lambda gets its scalar program (backend/kernel.h), when it has
+     one;
+   - every array builtin that qualifies gets its kernel, with the maps
+     written inline in its array argument fused into its elements (those
+     maps are marked fused and get no kernel of their own; the walk still
+     enters their arguments and lambda bodies, which evaluation reaches
+     too);
+   - then, in a second walk (every lambda has its program by then), a let
+     that starts a chain of sibling maps and reduces gets its group
+     (backend/siblings.h).
+   The order of the walk numbers the kernels and functions, so a plan and
+   the CUDA source emitted from it are deterministic. */
+#include "plan.h"
+
+#include "../../frontend/ir/ptrmap.h"
+#include "../array_ops.h"
+#include "../commute.h"
+#include "../siblings.h"
+
+typedef struct Lowering {
+  Plan *p;
+  int capk, capf, capd;
+  PtrMap copies; /* original Term* -> its copy (while copying one body) */
+  PtrMap defs;   /* original Def* -> its copy */
+  PtrMap fns;    /* LAM term (copy) -> PlanFn* */
+  PtrMap used;   /* Sym* -> mark: read somewhere in the copies */
+} Lowering;
+
+static char mark;
+
+static bool real_array(const Type *t) { return t && t->kind == TY_ARRAY && t->elem->kind == TY_REAL; }
+static bool real(const Type *t) { return t && t->kind == TY_REAL; }
+
+static PlanNote *note_of(Term *t) {
+  if (!t->note) t->note = NEW(PlanNote);
+  return (PlanNote *)t->note;
+}
+
+/* Appends x to the GC array *v of *n items and capacity *cap. */
+#define PUSH(v, n, cap, x)                                            \
+  do {                                                                \
+    if ((n) >= (cap)) {                                               \
+      (cap) = (cap) ? (cap) * 2 : 16;                                 \
+      void *nv_ = una_alloc(sizeof *(v) * (size_t)(cap));             \
+      if (n) memcpy(nv_, (v), sizeof *(v) * (size_t)(n));             \
+      (v) = nv_;                                                      \
+    }                                                                 \
+    (v)[(n)++] = (x);                                                 \
+  } while (0)
+
+/* ---- the copy ---- */
+
+static Term *copy(Lowering *lw, const Term *t);
+
+static Term *copy_node(Lowering *lw, const Term *t) {
+  Term *c = NEW(Term);
+  *c = *t;
+  c->note = NULL;
+  if (t->nkids) {
+    c->kids = NEW_ARRAY(Term *, t->nkids);
+    memcpy(c->kids, t->kids, sizeof(Term *) * (size_t)t->nkids);
+  }
+  ptrmap_put(&lw->copies, t, c);
+  return c;
+}
+
+/* The copy of t; kids are copied recursively but along the last kid in a
+   loop (let chains are as long as the program). */
+static Term *copy(Lowering *lw, const Term *t) {
+  Term *done = ptrmap_get(&lw->copies, t);
+  if (done) return done;
+  Term *root = copy_node(lw, t), *c = root;
+  for (;;) {
+    fe_stack_check(c->span);
+    for (int i = 0; i + 1 < c->nkids; i++) c->kids[i] = copy(lw, c->kids[i]);
+    if (c->nkids == 0) return root;
+    Term **last = &c->kids[c->nkids - 1];
+    Term *d = ptrmap_get(&lw->copies, *last);
+    if (d) {
+      *last = d;
+      return root;
+    }
+    c = *last = copy_node(lw, *last);
+  }
+}
+
+/* ---- functions ---- */
+
+/* The input vregs that k's code reads, in increasing order. */
+static void fn_inputs(PlanFn *f) {
+  const CpuKernel *k = f->k;
+  int nv = cpu_kernel_nvregs(k), n = cpu_kernel_size(k);
+  char *used = una_alloc((size_t)nv + 1);
+  const CpuKInstr *code = cpu_kernel_code(k);
+  for (int i = 0; i < n; i++) {
+    used[code[i].a] = 1;
+    if (code[i].b >= 0) used[code[i].b] = 1;
+    if (code[i].c >= 0) used[code[i].c] = 1;
+  }
+  used[cpu_kernel_result(k)] = 1;
+  f->inputs = una_alloc(sizeof(int) * ((size_t)nv + 1));
+  for (int v = 0; v < nv; v++)
+    if (used[v] && cpu_kernel_vreg_kind(k, v) == CPU_VR_INPUT) f->inputs[f->ninputs++] = v;
+}
+
+/* The scalar program of the lambda lam (a copy), compiled once. */
+static const CpuKernel *lam_kernel(Term *lam) {
+  if (!lam->note) note_of(lam)->k = cpu_kernel_compile_guarded(lam);
+  return lam->note->k;
+}
+
+/* The kernel function of lam, made on first use; NULL when lam has no
+   scalar program or its result is not R. */
+static const PlanFn *fn_of(Lowering *lw, Term *lam) {
+  if (!lam || lam->kind != T_LAM) return NULL;
+  PlanFn *f = ptrmap_get(&lw->fns, lam);
+  if (f) return f;
+  const CpuKernel *k = lam_kernel(lam);
+  if (!k || cpu_kernel_returns_bool(k)) return NULL;
+  f = NEW(PlanFn);
+  f->lam = lam;
+  f->k = k;
+  f->id = lw->p->nfns;
+  fn_inputs(f);
+  PUSH(lw->p->fns, lw->p->nfns, lw->capf, f);
+  ptrmap_put(&lw->fns, lam, f);
+  return f;
+}
+
+/* ---- kernels ---- */
+
+/* Whether t is a map or map2 over [R] arrays with a scalar program of R result. */
+static bool fusable(Lowering *lw, Term *t) {
+  if (t->kind != T_PRIM || (t->prim != PRIM_MAP && t->prim != PRIM_MAP2) || !real_array(t->type)) return false;
+  for (int i = 1; i < t->nkids; i++)
+    if (!real_array(t->kids[i]->type)) return false;
+  return fn_of(lw, t->kids[0]) != NULL;
+}
+
+typedef struct SrcBuild {
+  PlanSrc **leaves;
+  int nleaves, cap;
+  const PlanFn **fns;
+  int nfns, capf;
+} SrcBuild;
+
+static void add_fn(SrcBuild *b, const PlanFn *f) {
+  for (int i = 0; i < b->nfns; i++)
+    if (b->fns[i] == f) return;
+  PUSH(b->fns, b->nfns, b->capf, f);
+}
+
+/* The PlanSrc of the array term t: maps written inline are fused (and
+   marked), anything else is a leaf. */
+static PlanSrc *src_of(Lowering *lw, SrcBuild *b, Term *t, bool top) {
+  PlanSrc *s = NEW(PlanSrc);
+  s->term = t;
+  if (fusable(lw, t)) {
+    s->fn = fn_of(lw, t->kids[0]);
+    add_fn(b, s->fn);
+    if (!top) note_of(t)->fused = true;
+    s->a = src_of(lw, b, t->kids[1], false);
+    if (t->prim == PRIM_MAP2) s->b = src_of(lw, b, t->kids[2], false);
+    return s;
+  }
+  s->leaf = true;
+  s->index = b->nleaves;
+  PUSH(b->leaves, b->nleaves, b->cap, s);
+  return s;
+}
+
+static PlanKernel *add_kernel(Lowering *lw, PlanKernelKind kind, Term *t) {
+  PlanKernel *k = NEW(PlanKernel);
+  k->kind = kind;
+  k->term = t;
+  k->id = lw->p->nkernels;
+  static const char *const stem[] = {"map", "reduce", "scan", "scan_seq", "foldl", "iota", "replicate", "rand", "check"};
+  const char *what = (kind == PK_MAP || kind == PK_CHECK) && t->prim == PRIM_MAP2 ? "map2"
+                     : kind == PK_SCAN || kind == PK_SCAN_SEQ ? (t->prim == PRIM_SCANR ? "scanr" : "scanl")
+                                                              : stem[kind];
+  k->name = una_sprintf("una_%s%s_%d", what, kind == PK_SCAN_SEQ ? "_seq" : kind == PK_CHECK ? "_check" : "", k->id);
+  PUSH(lw->p->kernels, lw->p->nkernels, lw->capk, k);
+  note_of(t)->kernel = k;
+  return k;
+}
+
+/* Plans a kernel's elements (the array term arr) and, for folds and scans,
+   its operator op; the functions of the elements come first. */
+static void plan_src(Lowering *lw, PlanKernel *k, Term *arr, const PlanFn *op, bool top) {
+  SrcBuild b = {0};
+  k->src = src_of(lw, &b, arr, top);
+  k->op = op;
+  if (op) add_fn(&b, op);
+  k->leaves = b.leaves;
+  k->nleaves = b.nleaves;
+  k->fns = b.fns;
+  k->nfns = b.nfns;
+}
+
+/* The kernel of the array builtin t, if it qualifies. */
+static void plan_builtin(Lowering *lw, Term *t) {
+  if (t->note && (t->note->fused || t->note->kernel)) return;
+  switch (t->prim) {
+  case PRIM_MAP:
+  case PRIM_MAP2:
+    if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
+    return;
+  case PRIM_REDUCE:
+  case PRIM_FOLDL:
+  case PRIM_SCANL:
+  case PRIM_SCANR: {
+    /* accumulator and elements R: the type of v, and of A's elements */
+    if (!real(t->kids[1]->type) || !real_array(t->kids[2]->type)) return;
+    const PlanFn *op = fn_of(lw, t->kids[0]);
+    if (!op) return;
+    PlanKernelKind kind = PK_FOLDL;
+    CpuMonoid m = CPU_M_NONE;
+    if (t->prim == PRIM_REDUCE) kind = PK_REDUCE;
+    if (t->prim == PRIM_SCANL || t->prim == PRIM_SCANR) {
+      bool swapped;
+      m = cpu_monoid_of(t->kids[0], &swapped);
+      kind = m != CPU_M_NONE ? PK_SCAN : PK_SCAN_SEQ;
+    }
+    PlanKernel *k = add_kernel(lw, kind, t);
+    k->monoid = m;
+    k->right = t->prim == PRIM_SCANR;
+    k->ordered = kind == PK_REDUCE && !cpu_kernel_commutes(op->k);
+    plan_src(lw, k, t->kids[2], op, false);
+    return;
+  }
+  case PRIM_IOTA: add_kernel(lw, PK_IOTA, t); return;
+  case PRIM_RAND: add_kernel(lw, PK_RAND, t); return;
+  case PRIM_REPLICATE:
+    if (real_array(t->type)) add_kernel(lw, PK_REPLICATE, t);
+    return;
+  default: return;
+  }
+}
+
+/* ---- the walk ---- */
+
+static void walk(Lowering *lw, Term *t);
+
+/* Marks every variable read in t in lw->used. */
+static void mark_uses(Lowering *lw, const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_VAR) ptrmap_put(&lw->used, t->sym, &mark);
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) mark_uses(lw, t->kids[i]);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+/* The copy of d in this plan, made (and walked) on first use. */
+static Def *lower_def(Lowering *lw, const Def *d) {
+  Def *c = ptrmap_get(&lw->defs, d);
+  if (c) return c;
+  c = NEW(Def);
+  *c = *d;
+  c->optimized = NULL;
+  c->plan = lw->p;
+  c->planned = true;
+  ptrmap_put(&lw->defs, d, c);
+  PUSH(lw->p->defs, lw->p->ndefs, lw->capd, c);
+  lw->copies = (PtrMap){0};
+  c->body = copy(lw, d->body);
+  lw->copies = (PtrMap){0};
+  mark_uses(lw, c->body);
+  walk(lw, c->body);
+  return c;
+}
+
+/* A let of a map or map2 whose variable is never read: the optimizer keeps
+   it only for the errors it may raise (map2's length check, an error in a
+   leaf). It gets a kernel that computes nothing: its leaves are evaluated
+   and its lengths checked. */
+static void plan_dead_let(Lowering *lw, Term *t) {
+  Term *rhs = t->kids[0];
+  if (ptrmap_get(&lw->used, t->sym) || (rhs->note && rhs->note->kernel) || !fusable(lw, rhs)) return;
+  PlanKernel *k = add_kernel(lw, PK_CHECK, rhs);
+  plan_src(lw, k, rhs, NULL, true);
+}
+
+static void walk(Lowering *lw, Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    switch (t->kind) {
+    case T_LET: plan_dead_let(lw, t); break;
+    case T_LAM: lam_kernel(t); break;
+    case T_PRIM:
+      if (fe_prims[t->prim].cls == P_ARRAY) plan_builtin(lw, t);
+      break;
+    case T_CALL: t->def = lower_def(lw, t->def); break;
+    default: break;
+    }
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) walk(lw, t->kids[i]);
+    t = t->kids[t->nkids - 1]; /* the last child in a loop: let chains are long */
+  }
+}
+
+/* The sibling groups, once every lambda has its program. */
+static void walk_groups(Plan *p, Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_LET) {
+      const CpuSiblingPlan *g = cpu_sibling_plan(t);
+      if (g) {
+        note_of(t)->group = g;
+        p->ngroups++;
+      }
+    }
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) walk_groups(p, t->kids[i]);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+Plan *plan_lower(const Def *d) {
+  Lowering lw;
+  memset(&lw, 0, sizeof lw);
+  lw.p = NEW(Plan);
+  lw.p->def = lower_def(&lw, d);
+  for (int i = 0; i < lw.p->ndefs; i++) walk_groups(lw.p, lw.p->defs[i]->body);
+  return lw.p;
+}
+
+const Def *plan_runnable(const Def *d) { return d->planned ? d : plan_of_def(d)->def; }
+
+Plan *plan_of_def(const Def *d) {
+  if (!d->plan) ((Def *)d)->plan = plan_lower(d);
+  return d->plan;
+}
+
+int plan_kernel_launches(const PlanKernel *k) {
+  switch (k->kind) {
+  case PK_REDUCE: return 2;
+  case PK_SCAN: return 3;
+  case PK_CHECK: return 0;
+  default: return 1;
+  }
+}
