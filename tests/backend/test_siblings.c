@@ -7,7 +7,6 @@
 
 #include "../../backend/array_ops.h"
 #include "../../backend/eval.h"
-#include "../../backend/plan/plan.h"
 #include "../../backend/parallel.h"
 #include "../../backend/siblings.h"
 #include "../../backend/plan/plan.h"

@@ -1,0 +1,157 @@
+/* test_plan.c: the execution plan (backend/plan/): which kernels a program
+   gets and what they fuse, that lowering is pure (the Def's own body is
+   untouched) and done once per Def, that calls are planned with their
+   callers, that sibling groups and dead lets are decided there, and the
+   printed plan of ∇prod. */
+#include <check.h>
+
+#include "../../../backend/eval.h"
+#include "../../../backend/plan/plan.h"
+#include "../../../optimizer/program.h"
+#include "../../../reverse/reverse.h"
+#include "../../suites.h"
+#include "../../testlib.h"
+
+static const char *const defs =
+    "def sq_sum (a: [R]) : R = reduce (+) 0 (map (x. x * x) a)\n"
+    "def two (a: [R]) (b: [R]) =\n"
+    "  let s = reduce (+) 0 (map2 (x, y. x * y) a b) in\n"
+    "  let t = map (x. x + 1) a in\n"
+    "  let u = map (x. x * 3) a in\n"
+    "  (s, t, u)\n"
+    "def calls (a: [R]) : R = sq_sum a + sq_sum (map (x. x + 1) a)\n"
+    "def p (a: [R]) : R = prod a\n";
+
+/* The optimized Def of the expression text. */
+static Def *optimized(const char *text) {
+  OptOptions o = {0};
+  o.enabled = true;
+  return opt_optimize_program(rev_expand_grads(tl_check(text)), &o);
+}
+
+/* The def name of tl_session, optimized with what it calls. */
+static Def *opt_def(const char *name) {
+  OptOptions o = {0};
+  o.enabled = true;
+  return opt_optimize_program(tl_def(tl_session, name), &o);
+}
+
+static int count_kind(const Plan *p, PlanKernelKind kind) {
+  int n = 0;
+  for (int i = 0; i < p->nkernels; i++) n += p->kernels[i]->kind == kind;
+  return n;
+}
+
+/* Whether any node of t carries a note. */
+static bool any_note(const Term *t) {
+  if (t->note) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (any_note(t->kids[i])) return true;
+  return false;
+}
+
+START_TEST(map_fused_into_reduce) {
+  tl_run(defs);
+  Def *d = opt_def("sq_sum");
+  Plan *p = plan_of_def(d);
+  ck_assert_int_eq(p->nkernels, 1);
+  const PlanKernel *k = p->kernels[0];
+  ck_assert_int_eq(k->kind, PK_REDUCE);
+  ck_assert(!k->src->leaf);      /* the map is part of the reduce's elements */
+  ck_assert_int_eq(k->nleaves, 1);
+  ck_assert(!k->ordered);        /* (+) commutes: lanes */
+  ck_assert_ptr_nonnull(k->op);
+  /* the map inside is marked fused and gets no kernel of its own */
+  const Term *map = k->src->term;
+  ck_assert_int_eq(map->prim, PRIM_MAP);
+  ck_assert(map->note && map->note->fused && !map->note->kernel);
+  /* the lambda's program is the plan's */
+  ck_assert_ptr_eq(map->kids[0]->note->k, k->src->fn->k);
+}
+END_TEST
+
+START_TEST(lowering_is_pure_and_once) {
+  tl_run(defs);
+  Def *d = opt_def("two");
+  Plan *p = plan_of_def(d);
+  ck_assert_ptr_eq(plan_of_def(d), p);       /* built once, owned by d */
+  ck_assert_ptr_eq(d->plan, p);
+  ck_assert(!any_note(d->body));               /* d's own body untouched */
+  ck_assert(p->def != d && p->def->planned);
+  ck_assert_ptr_eq(plan_runnable(d), p->def);
+  ck_assert_ptr_eq(plan_runnable(p->def), p->def); /* a copy is not planned again */
+  ck_assert_ptr_eq(plan_of_def(p->def), p);
+  /* a second lowering is a new, equal plan */
+  Plan *q = plan_lower(d);
+  ck_assert_ptr_ne(q, p);
+  ck_assert_str_eq(plan_str(q), plan_str(p));
+}
+END_TEST
+
+START_TEST(siblings_grouped_in_the_plan) {
+  tl_run(defs);
+  Plan *p = plan_of_def(opt_def("two"));
+  /* at let s (the chain s, t, u), and at let t for when s's group cannot
+     run (lengths that differ): t, u */
+  ck_assert_int_eq(p->ngroups, 2);
+  const Term *let = p->def->body;
+  ck_assert_int_eq(let->kind, T_LET);
+  ck_assert(let->note && let->note->group);
+  ck_assert_ptr_nonnull(strstr(plan_str(p), "group at let s: one pass computing s (reduce), t (map), u (map)"));
+  /* the group gives the values of the plain evaluation */
+  ck_assert_str_eq(val_to_string(tl_ev("two [1, 2] [3, 4]")), "(11, [2, 3], [3, 6])");
+}
+END_TEST
+
+START_TEST(calls_planned_with_the_caller) {
+  tl_run(defs);
+  Plan *p = plan_of_def(opt_def("calls"));
+  ck_assert_int_eq(p->ndefs, 2); /* calls, then sq_sum (once, called twice) */
+  ck_assert_str_eq(p->defs[0]->name, "calls");
+  ck_assert_str_eq(p->defs[1]->name, "sq_sum");
+  ck_assert(p->defs[1]->planned);
+  ck_assert_ptr_eq(p->defs[1]->plan, p);
+  /* the callee's reduce and the caller's map: two kernels */
+  ck_assert_int_eq(count_kind(p, PK_REDUCE), 1);
+  ck_assert_int_eq(count_kind(p, PK_MAP), 1);
+  ck_assert_str_eq(val_to_string(tl_ev("calls [1, 2]")), "18");
+}
+END_TEST
+
+START_TEST(dead_let_checked_not_computed) {
+  Def *d = optimized("let a = [1, 2, 3] in let t = map2 (x, y. x + y) a [1, 2] in 5");
+  Plan *p = plan_of_def(d);
+  ck_assert_int_eq(count_kind(p, PK_CHECK), 1);
+}
+END_TEST
+
+START_TEST(grad_prod_printed) {
+  tl_run(defs);
+  Def *g = optimized("grad p [1, 2, 3, 4]");
+  Plan *p = plan_of_def(g);
+  ck_assert_int_eq(p->nkernels, 3);
+  ck_assert_int_eq(count_kind(p, PK_SCAN), 2);
+  ck_assert_int_eq(count_kind(p, PK_MAP), 1);
+  const char *s = plan_str(p);
+  ck_assert_msg(strstr(s, "def grad_p (a: [R]) : [R] =\n  k0 (shift1L (k1 1 a)) (shift1R (k2 1 a))\n") != NULL, "%s", s);
+  ck_assert_msg(strstr(s, "k1 = scan (una_scanr_1) from the right, n = length L0, elements L0[i], operator f1 "
+                          "(monoid (*))\n") != NULL,
+                "%s", s);
+  ck_assert_msg(strstr(s, "f0 = (") != NULL, "%s", s);
+  ck_assert_str_eq(val_to_string(cpu_call(g, NULL)), "[24, 12, 8, 6]");
+}
+END_TEST
+
+Suite *suite_plan(void) {
+  Suite *s = suite_create("plan");
+  TCase *tc = tcase_create("plan");
+  tcase_add_checked_fixture(tc, tl_setup, tl_teardown);
+  tcase_add_test(tc, map_fused_into_reduce);
+  tcase_add_test(tc, lowering_is_pure_and_once);
+  tcase_add_test(tc, siblings_grouped_in_the_plan);
+  tcase_add_test(tc, calls_planned_with_the_caller);
+  tcase_add_test(tc, dead_let_checked_not_computed);
+  tcase_add_test(tc, grad_prod_printed);
+  suite_add_tcase(s, tc);
+  return s;
+}
