@@ -22,8 +22,9 @@
    lane, so each chunk is a left fold and the chunks are combined in order. foldl, scanl and scanr
    are strictly sequential.
 
-   Fusion: `reduce f v (map g A)` and `reduce f v (map2 g A B)` written
-   inline, with g a kernel, compute g block by block into the reduce's
+   Fusion, as the execution plan decided it (backend/plan/plan.h: the map's
+   note says fused): `reduce f v (map g A)` and `reduce f v (map2 g A B)`
+   written inline, with g a kernel, compute g block by block into the reduce's
    lanes, and scanl/scanr of such a map into the scan, block by block in
    the scan's direction: the mapped array is never allocated. foldl and
    scanl of the linear recurrence acc * k + y run as a plain loop. map and map2 over large
@@ -40,6 +41,7 @@
 #include "kernel.h"
 #include "npy.h"
 #include "parallel.h"
+#include "plan/plan.h"
 #include "rand.h"
 #include "scan_map.h"
 #include "scalar.h"
@@ -307,11 +309,10 @@ static Value op_map(const Term *t, Value *frame) {
 /* ---- reduce, foldl, scanl, scanr ---- */
 
 /* True when arg, the array of a reduce or scan with initial value v, is a
-   map or map2 written inline that may be fused into it (fast paths on,
-   not metering, reals). */
+   map or map2 written inline that the plan fused into it (plan.h; fast
+   paths on, not metering, reals). */
 static bool fusable_map(const Term *arg, Value v) {
-  return arg->kind == T_PRIM && (arg->prim == PRIM_MAP || arg->prim == PRIM_MAP2) && !cpu_metering && use_kernel &&
-         v.kind == V_REAL;
+  return arg->note && arg->note->fused && !cpu_metering && use_kernel && v.kind == V_REAL;
 }
 
 /* Binds g to the kernel of the map/map2 arg over its evaluated arrays x

@@ -7,8 +7,7 @@
    sorted. The kernel commutes when its result has the same node under
    both labellings. */
 #include "commute.h"
-#include "../frontend/ir/ptrmap.h"
-#include <pthread.h>
+#include "kernel_int.h"
 #include <string.h>
 
 typedef struct Node {
@@ -99,20 +98,6 @@ static bool decide(const CpuKernel *k) {
   return r1 == r2;
 }
 
-/* Kernels are compiled once and kept, so the answer is kept with them:
-   every reduce asks, and a nested one asks once per element. */
-static PtrMap answers; /* kernel -> &yes or &no */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static char yes, no;
+bool cpu_kernel_decide_commutes(const CpuKernel *k) { return decide(k); }
 
-bool cpu_kernel_commutes(const CpuKernel *k) {
-  pthread_mutex_lock(&lock);
-  const char *a = ptrmap_get(&answers, k);
-  pthread_mutex_unlock(&lock);
-  if (a) return a == &yes;
-  bool r = decide(k);
-  pthread_mutex_lock(&lock);
-  ptrmap_put(&answers, k, r ? &yes : &no);
-  pthread_mutex_unlock(&lock);
-  return r;
-}
+bool cpu_kernel_commutes(const CpuKernel *k) { return k->commutes; }

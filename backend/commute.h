@@ -15,4 +15,8 @@
    shown (the operator may still commute: `if x < y then x else y`). */
 bool cpu_kernel_commutes(const CpuKernel *k);
 
+/* Decides cpu_kernel_commutes for a kernel being compiled (kernel.c keeps
+   the answer in the kernel, so asking costs nothing). */
+bool cpu_kernel_decide_commutes(const CpuKernel *k);
+
 #endif

@@ -17,6 +17,7 @@
 #include "kernel.h"
 #include "plan/plan.h"
 #include "../frontend/ir/ptrmap.h"
+#include "commute.h"
 #include "eval.h"
 #include "kernel_int.h"
 
@@ -490,7 +491,9 @@ static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int
     depends(&x, lam->kids[0]);
     if ((r[i] = compile(&c, &x, lam->kids[0])) < 0) return NULL;
   }
-  return finish(&c, nparams, result_bool, n, r);
+  CpuKernel *k = finish(&c, nparams, result_bool, n, r);
+  k->commutes = n == 1 && cpu_kernel_decide_commutes(k);
+  return k;
 }
 
 const CpuKernel *cpu_kernel_compile(const Term *lam) {

@@ -48,6 +48,8 @@ struct CpuKernel {
   int *inputs;   /* the vregs of kind VK_CONST or VK_INPUT */
   int nphys;     /* block buffers for temporaries */
   int *phys;     /* per vreg: its buffer (temporaries), else -1 */
+  bool commutes; /* symmetric in its two parameters (commute.h), decided
+                    when compiled */
 };
 
 /* An instruction of the block program (see fuse_pairs in kernel.c). */
