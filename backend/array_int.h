@@ -7,6 +7,7 @@
 
 #include "kernel.h"
 #include "parallel.h"
+#include "exec.h"
 #include "value.h"
 
 typedef struct MonoidFns {
@@ -23,17 +24,17 @@ typedef struct MonoidFns {
 } MonoidFns;
 
 /* Evaluates the array term t in frame, its elements on the host. */
-Array *cpu_eval_array(const Term *t, Value *frame);
+Array *cpu_eval_array(const Exec *ex, const Term *t, Value *frame);
 
 /* The loops for lam when it is a builtin monoid and the loops are enabled
    (and the cost meter is off); NULL otherwise. */
-const MonoidFns *cpu_monoid_loops(const Term *lam);
+const MonoidFns *cpu_monoid_loops(const Exec *ex, const Term *lam);
 
-/* Whether the kernels are on (cpu_set_fast_paths, and the cost meter off). */
-bool cpu_kernels_enabled(void);
+/* Whether the kernels are on in ex (exec.h: ex->kernel, and no meter). */
+bool cpu_kernels_enabled(const Exec *ex);
 
 /* Binds lam's kernel to frame when it has one and kernels are enabled. */
-bool cpu_lam_kernel(const Term *lam, Value *frame, CpuKernelRun *run);
+bool cpu_lam_kernel(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun *run);
 
 /* Kernel runs for every thread of a parallel loop over nchunks chunks:
    runs[0] the bound run itself, the others clones; all with their buffers
@@ -59,7 +60,7 @@ typedef struct RedJob {
 
 /* Sets up j's operator for lam (j->nchunks set); false when lam has
    neither a monoid loop nor a kernel. */
-bool cpu_red_operator(RedJob *j, const Term *lam, Value *frame);
+bool cpu_red_operator(const Exec *ex, RedJob *j, const Term *lam, Value *frame);
 
 /* Folds the k <= CPU_BLOCK elements at i of chunk c (which starts at lo)
    into the chunk's lanes, on thread `thread`. */

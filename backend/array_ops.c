@@ -37,7 +37,6 @@
 #include "array_int.h"
 #include "commute.h"
 #include "cost_meter.h"
-#include "eval.h"
 #include "kernel.h"
 #include "npy.h"
 #include "parallel.h"
@@ -48,12 +47,6 @@
 
 #define B CPU_BLOCK
 
-static bool use_monoid = true, use_kernel = true;
-
-void cpu_set_fast_paths(bool monoid, bool kernel) {
-  use_monoid = monoid;
-  use_kernel = kernel;
-}
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
@@ -152,8 +145,8 @@ static const MonoidFns monoids[6] = {
 
 /* x + y and x * y are commutative in IEEE arithmetic, so their order does
    not matter; for max and min it does (signed zeros, nan). */
-const MonoidFns *cpu_monoid_loops(const Term *lam) {
-  if (!use_monoid || cpu_metering) return NULL;
+const MonoidFns *cpu_monoid_loops(const Exec *ex, const Term *lam) {
+  if (!ex->monoid || ex->meter) return NULL;
   bool sw;
   switch (cpu_monoid_of(lam, &sw)) {
   case CPU_M_NONE: return NULL;
@@ -165,12 +158,12 @@ const MonoidFns *cpu_monoid_loops(const Term *lam) {
   return NULL;
 }
 
-bool cpu_kernels_enabled(void) { return use_kernel && !cpu_metering; }
+bool cpu_kernels_enabled(const Exec *ex) { return ex->kernel && !ex->meter; }
 
-bool cpu_lam_kernel(const Term *lam, Value *frame, CpuKernelRun *run) {
-  if (!use_kernel || cpu_metering) return false;
+bool cpu_lam_kernel(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun *run) {
+  if (!ex->kernel || ex->meter) return false;
   const CpuKernel *k = cpu_kernel_for(lam);
-  return k && cpu_kernel_bind(k, frame, run);
+  return k && cpu_kernel_bind(ex, k, frame, run);
 }
 
 /* The linear recurrence acc * k + y (Horner's rule, exponential
@@ -178,8 +171,8 @@ bool cpu_lam_kernel(const Term *lam, Value *frame, CpuKernelRun *run) {
    y) with k a literal or a variable of type R other than acc and y; *k is
    then k's value in frame. foldl and scanl run it as a plain loop, with
    the same two roundings per element as the kernel. */
-static bool affine_of(const Term *lam, Value *frame, double *k) {
-  if (!use_kernel || cpu_metering || lam->kind != T_LAM || lam->nsyms != 2) return false;
+static bool affine_of(const Exec *ex, const Term *lam, Value *frame, double *k) {
+  if (!ex->kernel || ex->meter || lam->kind != T_LAM || lam->nsyms != 2) return false;
   const Sym *acc = lam->syms[0], *y = lam->syms[1];
   const Term *b = lam->kids[0];
   if (b->kind != T_PRIM || b->prim != PRIM_ADD || b->kids[1]->kind != T_VAR || b->kids[1]->sym != y) return false;
@@ -199,14 +192,14 @@ static bool affine_of(const Term *lam, Value *frame, double *k) {
 }
 
 /* The generic path's application of a two-parameter lambda. */
-static Value apply2(const Term *lam, Value *frame, Value x, Value y) {
+static Value apply2(const Exec *ex, const Term *lam, Value *frame, Value x, Value y) {
   frame[lam->syms[0]->slot] = x;
   frame[lam->syms[1]->slot] = y;
-  return cpu_eval(lam->kids[0], frame);
+  return ex->eval(ex, lam->kids[0], frame);
 }
 
-Array *cpu_eval_array(const Term *t, Value *frame) {
-  Value v = cpu_eval(t, frame);
+Array *cpu_eval_array(const Exec *ex, const Term *t, Value *frame) {
+  Value v = ex->eval(ex, t, frame);
   ASSERT(v.kind == V_ARRAY);
   val_host(v.u.a);
   return v.u.a;
@@ -264,13 +257,13 @@ static void kernel_map(CpuKernelRun *run, const Term *t, const Array *a, const A
 
 /* map (b NULL) or map2 of the map/map2 term t over the evaluated arrays a
    and b (of equal lengths). */
-static Array *map_arrays(const Term *t, Value *frame, Array *a, Array *b) {
+static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, Array *b) {
   const Term *lam = t->kids[0];
   size_t n = a->len;
-  if (cpu_metering) cpu_meter_array(t, n);
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
-  if (n > 0 && cpu_lam_kernel(lam, frame, &run)) {
+  if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
     kernel_map(&run, t, a, b, out);
     return out;
   }
@@ -278,10 +271,10 @@ static Array *map_arrays(const Term *t, Value *frame, Array *a, Array *b) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
     Value r;
     if (b) {
-      r = apply2(lam, frame, val_array_get(a, i), val_array_get(b, i));
+      r = apply2(ex, lam, frame, val_array_get(a, i), val_array_get(b, i));
     } else {
       frame[lam->syms[0]->slot] = val_array_get(a, i);
-      r = cpu_eval(lam->kids[0], frame);
+      r = ex->eval(ex, lam->kids[0], frame);
     }
     val_array_set(out, i, r);
   }
@@ -289,21 +282,21 @@ static Array *map_arrays(const Term *t, Value *frame, Array *a, Array *b) {
 }
 
 /* The arrays of the map/map2 term t, evaluated (map2's lengths checked). */
-static void map_args(const Term *t, Value *frame, Array **a, Array **b) {
-  *a = cpu_eval_array(t->kids[1], frame);
+static void map_args(const Exec *ex, const Term *t, Value *frame, Array **a, Array **b) {
+  *a = cpu_eval_array(ex, t->kids[1], frame);
   *b = NULL;
   if (t->prim == PRIM_MAP2) {
-    *b = cpu_eval_array(t->kids[2], frame);
+    *b = cpu_eval_array(ex, t->kids[2], frame);
     cpu_check_map2_lengths(t, (*a)->len, (*b)->len);
   }
 }
 
-static Value op_map(const Term *t, Value *frame) {
+static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   Value r;
-  if (cpu_map2_of_scan(t, frame, &r)) return r;
+  if (cpu_map2_of_scan(ex, t, frame, &r)) return r;
   Array *a, *b;
-  map_args(t, frame, &a, &b);
-  return val_array(map_arrays(t, frame, a, b));
+  map_args(ex, t, frame, &a, &b);
+  return val_array(map_arrays(ex, t, frame, a, b));
 }
 
 /* ---- reduce, foldl, scanl, scanr ---- */
@@ -311,15 +304,15 @@ static Value op_map(const Term *t, Value *frame) {
 /* True when arg, the array of a reduce or scan with initial value v, is a
    map or map2 written inline that the plan fused into it (plan.h; fast
    paths on, not metering, reals). */
-static bool fusable_map(const Term *arg, Value v) {
-  return arg->note && arg->note->fused && !cpu_metering && use_kernel && v.kind == V_REAL;
+static bool fusable_map(const Exec *ex, const Term *arg, Value v) {
+  return arg->note && arg->note->fused && !ex->meter && ex->kernel && v.kind == V_REAL;
 }
 
 /* Binds g to the kernel of the map/map2 arg over its evaluated arrays x
    and y; false when it has none, returns booleans, or an array is empty or
    boxed (then the map is materialised). */
-static bool map_kernel(const Term *arg, Value *frame, const Array *x, const Array *y, CpuKernelRun *g) {
-  return x->len > 0 && !x->boxed && (!y || !y->boxed) && cpu_lam_kernel(arg->kids[0], frame, g) &&
+static bool map_kernel(const Exec *ex, const Term *arg, Value *frame, const Array *x, const Array *y, CpuKernelRun *g) {
+  return x->len > 0 && !x->boxed && (!y || !y->boxed) && cpu_lam_kernel(ex, arg->kids[0], frame, g) &&
          !cpu_kernel_returns_bool(g->k);
 }
 
@@ -390,7 +383,7 @@ static bool lanes_allowed(const Term *lam) {
 }
 
 /* The generic reduce, bracketed in the same way, one chunk after another. */
-static Value reduce_generic(const Term *t, Value *frame, Value v, const Array *a) {
+static Value reduce_generic(const Exec *ex, const Term *t, Value *frame, Value v, const Array *a) {
   const Term *lam = t->kids[0];
   size_t n = a->len, width = lanes_allowed(lam) ? B : 1;
   int nchunks = cpu_chunks_for(n);
@@ -402,79 +395,79 @@ static Value reduce_generic(const Term *t, Value *frame, Value v, const Array *a
     Value *ac = acc + (size_t)c * B;
     nlanes[c] = min_size(width, hi - lo);
     for (size_t q = 0; q < nlanes[c]; q++) ac[q] = val_array_get(a, lo + q);
-    if (c == 0) ac[0] = apply2(lam, frame, v, ac[0]);
+    if (c == 0) ac[0] = apply2(ex, lam, frame, v, ac[0]);
     for (size_t i = lo + width; i < hi; i += width) {
       if ((i & (B - 1)) < width) fe_poll_interrupt(t->span);
       size_t k = min_size(width, hi - i);
-      for (size_t q = 0; q < k; q++) ac[q] = apply2(lam, frame, ac[q], val_array_get(a, i + q));
+      for (size_t q = 0; q < k; q++) ac[q] = apply2(ex, lam, frame, ac[q], val_array_get(a, i + q));
     }
   }
   for (int c = 1; c < nchunks; c++)
-    for (size_t l = 0; l < nlanes[c]; l++) acc[l] = apply2(lam, frame, acc[l], acc[(size_t)c * B + l]);
+    for (size_t l = 0; l < nlanes[c]; l++) acc[l] = apply2(ex, lam, frame, acc[l], acc[(size_t)c * B + l]);
   Value r = acc[0];
-  for (size_t l = 1; l < nlanes[0]; l++) r = apply2(lam, frame, r, acc[l]);
+  for (size_t l = 1; l < nlanes[0]; l++) r = apply2(ex, lam, frame, r, acc[l]);
   return r;
 }
 
-bool cpu_red_operator(RedJob *j, const Term *lam, Value *frame) {
-  j->m = cpu_monoid_loops(lam);
+bool cpu_red_operator(const Exec *ex, RedJob *j, const Term *lam, Value *frame) {
+  j->m = cpu_monoid_loops(ex, lam);
   if (j->m) return true;
   CpuKernelRun run;
-  if (!cpu_lam_kernel(lam, frame, &run)) return false;
+  if (!cpu_lam_kernel(ex, lam, frame, &run)) return false;
   cpu_kernel_runs(j->op, &run, j->nchunks);
   j->ordered = !cpu_kernel_commutes(run.k);
   return true;
 }
 
-static Value op_reduce(const Term *t, Value *frame) {
+static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
-  Value v = cpu_eval(t->kids[1], frame);
+  Value v = ex->eval(ex, t->kids[1], frame);
   RedJob j;
   memset(&j, 0, sizeof j);
   j.v = v.u.r;
   Array *a;
-  if (fusable_map(arg, v)) {
+  if (fusable_map(ex, arg, v)) {
     /* fusion: the mapped elements go straight into the lanes */
     Array *x, *y;
-    map_args(arg, frame, &x, &y);
+    map_args(ex, arg, frame, &x, &y);
     CpuKernelRun g;
-    if (map_kernel(arg, frame, x, y, &g)) {
+    if (map_kernel(ex, arg, frame, x, y, &g)) {
       j.n = x->len;
       j.nchunks = cpu_chunks_for(j.n);
-      if (cpu_red_operator(&j, lam, frame)) {
+      if (cpu_red_operator(ex, &j, lam, frame)) {
         j.x = x->r;
         j.y = y ? y->r : NULL;
         cpu_kernel_runs(j.g, &g, j.nchunks);
         return val_real(red_run(&j, t->span));
       }
     }
-    a = map_arrays(arg, frame, x, y);
+    a = map_arrays(ex, arg, frame, x, y);
   } else {
-    a = cpu_eval_array(arg, frame);
+    a = cpu_eval_array(ex, arg, frame);
   }
   size_t n = a->len;
-  if (cpu_metering) cpu_meter_array(t, n);
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
   if (n == 0) return v;
   if (!a->boxed && v.kind == V_REAL) {
     j.n = n;
     j.nchunks = cpu_chunks_for(n);
     j.r = a->r;
-    if (cpu_red_operator(&j, lam, frame)) return val_real(red_run(&j, t->span));
+    if (cpu_red_operator(ex, &j, lam, frame)) return val_real(red_run(&j, t->span));
   }
-  return reduce_generic(t, frame, v, a);
+  return reduce_generic(ex, t, frame, v, a);
 }
 
-static Value op_foldl(const Term *t, Value *frame) {
+static Value op_foldl(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
-  Value v = cpu_eval(t->kids[1], frame);
-  Array *a = cpu_eval_array(t->kids[2], frame);
+  Value v = ex->eval(ex, t->kids[1], frame);
+  Array *a = cpu_eval_array(ex, t->kids[2], frame);
   size_t n = a->len;
-  if (cpu_metering) cpu_meter_array(t, n);
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
   if (n == 0) return v;
-  const MonoidFns *m = cpu_monoid_loops(lam);
+  const MonoidFns *m = cpu_monoid_loops(ex, lam);
   if (m) return val_real(m->foldl(v.u.r, a->r, n, t->span));
   double k;
-  if (!a->boxed && v.kind == V_REAL && affine_of(lam, frame, &k)) {
+  if (!a->boxed && v.kind == V_REAL && affine_of(ex, lam, frame, &k)) {
     double acc = v.u.r;
     for (size_t i = 0; i < n; i++) {
       if ((i & 65535) == 0) fe_poll_interrupt(t->span);
@@ -483,7 +476,7 @@ static Value op_foldl(const Term *t, Value *frame) {
     return val_real(acc);
   }
   CpuKernelRun run;
-  if (cpu_lam_kernel(lam, frame, &run)) {
+  if (cpu_lam_kernel(ex, lam, frame, &run)) {
     double acc = v.u.r;
     for (size_t i = 0; i < n; i++) {
       if ((i & 4095) == 0) fe_poll_interrupt(t->span);
@@ -494,7 +487,7 @@ static Value op_foldl(const Term *t, Value *frame) {
   Value acc = v;
   for (size_t i = 0; i < n; i++) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
-    acc = apply2(lam, frame, acc, val_array_get(a, i));
+    acc = apply2(ex, lam, frame, acc, val_array_get(a, i));
   }
   return acc;
 }
@@ -526,31 +519,31 @@ static Array *scan_fused(const Term *t, bool right, const MonoidFns *m, CpuKerne
    index i of the input, from the left for scanl and from the right for
    scanr; the accumulator is the lambda's first argument in scanl and its
    second in scanr (section 5). */
-static Value op_scan(const Term *t, Value *frame, bool right) {
+static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
-  Value v = cpu_eval(t->kids[1], frame);
+  Value v = ex->eval(ex, t->kids[1], frame);
   Array *a;
-  if (fusable_map(arg, v)) {
+  if (fusable_map(ex, arg, v)) {
     Array *x, *y;
-    map_args(arg, frame, &x, &y);
+    map_args(ex, arg, frame, &x, &y);
     CpuKernelRun g, op;
-    const MonoidFns *m = cpu_monoid_loops(lam);
-    if (map_kernel(arg, frame, x, y, &g) && (m || cpu_lam_kernel(lam, frame, &op)))
+    const MonoidFns *m = cpu_monoid_loops(ex, lam);
+    if (map_kernel(ex, arg, frame, x, y, &g) && (m || cpu_lam_kernel(ex, lam, frame, &op)))
       return val_array(scan_fused(t, right, m, m ? NULL : &op, &g, v.u.r, x, y));
-    a = map_arrays(arg, frame, x, y);
+    a = map_arrays(ex, arg, frame, x, y);
   } else {
-    a = cpu_eval_array(arg, frame);
+    a = cpu_eval_array(ex, arg, frame);
   }
   size_t n = a->len;
-  if (cpu_metering) cpu_meter_array(t, n);
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
-  const MonoidFns *m = cpu_monoid_loops(lam);
+  const MonoidFns *m = cpu_monoid_loops(ex, lam);
   if (m) {
     (right ? m->scanr : m->scanl)(v.u.r, a->r, n, out->r, t->span);
     return val_array(out);
   }
   double coef;
-  if (!right && !a->boxed && v.kind == V_REAL && affine_of(lam, frame, &coef)) {
+  if (!right && !a->boxed && v.kind == V_REAL && affine_of(ex, lam, frame, &coef)) {
     double acc = v.u.r;
     out->r[0] = acc;
     for (size_t i = 0; i < n; i++) {
@@ -560,7 +553,7 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
     return val_array(out);
   }
   CpuKernelRun run;
-  if (n > 0 && cpu_lam_kernel(lam, frame, &run)) {
+  if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
     double acc = v.u.r;
     out->r[right ? n : 0] = acc;
     for (size_t k = 0; k < n; k++) {
@@ -577,7 +570,7 @@ static Value op_scan(const Term *t, Value *frame, bool right) {
     if ((k & 255) == 0) fe_poll_interrupt(t->span);
     size_t i = right ? n - 1 - k : k;
     Value x = val_array_get(a, i);
-    acc = right ? apply2(lam, frame, x, acc) : apply2(lam, frame, acc, x);
+    acc = right ? apply2(ex, lam, frame, x, acc) : apply2(ex, lam, frame, acc, x);
     val_array_set(out, right ? i : i + 1, acc);
   }
   return val_array(out);
@@ -599,20 +592,20 @@ size_t cpu_size_arg(const Term *t, double n, size_t elem_size) {
   return (size_t)n;
 }
 
-static Value op_iota(const Term *t, Value *frame) {
-  size_t n = cpu_size_arg(t, cpu_eval(t->kids[0], frame).u.r, sizeof(double));
-  if (cpu_metering) cpu_meter_array(t, n);
+static Value op_iota(const Exec *ex, const Term *t, Value *frame) {
+  size_t n = cpu_size_arg(t, ex->eval(ex, t->kids[0], frame).u.r, sizeof(double));
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *a = val_new_real_array(n, t->span);
   for (size_t i = 0; i < n; i++) a->r[i] = (double)i;
   return val_array(a);
 }
 
-static Value op_replicate(const Term *t, Value *frame) {
-  double nr = cpu_eval(t->kids[0], frame).u.r;
-  Value v = cpu_eval(t->kids[1], frame);
+static Value op_replicate(const Exec *ex, const Term *t, Value *frame) {
+  double nr = ex->eval(ex, t->kids[0], frame).u.r;
+  Value v = ex->eval(ex, t->kids[1], frame);
   const Type *et = t->type->elem;
   size_t n = cpu_size_arg(t, nr, et->kind == TY_REAL ? sizeof(double) : sizeof(Value));
-  if (cpu_metering) cpu_meter_array(t, n);
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *a = val_new_array_of(et, n, t->span);
   if (a->boxed)
     for (size_t i = 0; i < n; i++) a->v[i] = v;
@@ -621,11 +614,11 @@ static Value op_replicate(const Term *t, Value *frame) {
   return val_array(a);
 }
 
-static Value op_rand(const Term *t, Value *frame) {
-  double nr = cpu_eval(t->kids[0], frame).u.r;
-  double seed = cpu_eval(t->kids[1], frame).u.r;
+static Value op_rand(const Exec *ex, const Term *t, Value *frame) {
+  double nr = ex->eval(ex, t->kids[0], frame).u.r;
+  double seed = ex->eval(ex, t->kids[1], frame).u.r;
   size_t n = cpu_size_arg(t, nr, sizeof(double));
-  if (cpu_metering) cpu_meter_array(t, n);
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *a = val_new_real_array(n, t->span);
   cpu_rand_fill(a->r, n, seed);
   return val_array(a);
@@ -636,37 +629,37 @@ static const char *file_arg(const Term *t) {
   return t->kids[0]->str;
 }
 
-Value cpu_array_prim(const Term *t, Value *frame) {
+Value cpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   switch (t->prim) {
-  case PRIM_MAP: return op_map(t, frame);
-  case PRIM_MAP2: return op_map(t, frame);
-  case PRIM_REDUCE: return op_reduce(t, frame);
-  case PRIM_FOLDL: return op_foldl(t, frame);
-  case PRIM_SCANL: return op_scan(t, frame, false);
-  case PRIM_SCANR: return op_scan(t, frame, true);
+  case PRIM_MAP: return op_map(ex, t, frame);
+  case PRIM_MAP2: return op_map(ex, t, frame);
+  case PRIM_REDUCE: return op_reduce(ex, t, frame);
+  case PRIM_FOLDL: return op_foldl(ex, t, frame);
+  case PRIM_SCANL: return op_scan(ex, t, frame, false);
+  case PRIM_SCANR: return op_scan(ex, t, frame, true);
   case PRIM_SHIFT1L:
   case PRIM_SHIFT1R: {
-    Array *a = cpu_eval_array(t->kids[0], frame);
-    if (cpu_metering) cpu_meter_array(t, a->len);
+    Array *a = cpu_eval_array(ex, t->kids[0], frame);
+    if (ex->meter) cpu_meter_array(ex->meter, t, a->len);
     if (a->len == 0) return val_array(a);
     return val_array(val_view(a, t->prim == PRIM_SHIFT1L ? 1 : 0, a->len - 1));
   }
   case PRIM_LENGTH: {
-    Array *a = cpu_eval_array(t->kids[0], frame);
-    if (cpu_metering) cpu_meter_array(t, a->len);
+    Array *a = cpu_eval_array(ex, t->kids[0], frame);
+    if (ex->meter) cpu_meter_array(ex->meter, t, a->len);
     return val_real((double)a->len);
   }
-  case PRIM_IOTA: return op_iota(t, frame);
-  case PRIM_REPLICATE: return op_replicate(t, frame);
-  case PRIM_RAND: return op_rand(t, frame);
+  case PRIM_IOTA: return op_iota(ex, t, frame);
+  case PRIM_REPLICATE: return op_replicate(ex, t, frame);
+  case PRIM_RAND: return op_rand(ex, t, frame);
   case PRIM_LOAD: {
     Array *a = npy_load(file_arg(t), t->span);
-    if (cpu_metering) cpu_meter_array(t, a->len);
+    if (ex->meter) cpu_meter_array(ex->meter, t, a->len);
     return val_array(a);
   }
   case PRIM_SAVE: {
-    Value a = cpu_eval(t->kids[1], frame);
-    if (cpu_metering) cpu_meter_array(t, a.u.a->len);
+    Value a = ex->eval(ex, t->kids[1], frame);
+    if (ex->meter) cpu_meter_array(ex->meter, t, a.u.a->len);
     npy_save(file_arg(t), a.u.a, t->span);
     return a;
   }

@@ -5,12 +5,13 @@
 #ifndef UNA_ARRAY_OPS_H
 #define UNA_ARRAY_OPS_H
 
+#include "exec.h"
 #include "value.h"
 #include "../frontend/ir/term.h"
 
 /* Evaluates the array builtin PRIM term t (its arguments included) in frame.
    Run-time errors are located at t's span. */
-Value cpu_array_prim(const Term *t, Value *frame);
+Value cpu_array_prim(const Exec *ex, const Term *t, Value *frame);
 
 /* Raises map2's located error when the lengths la and lb of the map2 term
    t's arrays differ. */
@@ -20,11 +21,6 @@ void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb);
    non-negative integer whose elements of elem_size bytes can be allocated;
    raises the located error otherwise. */
 size_t cpu_size_arg(const Term *t, double n, size_t elem_size);
-
-/* Enables or disables the monoid loops and the kernels (both on by default);
-   with both off every lambda runs on the generic path. For tests and
-   benchmarks that compare the paths. */
-void cpu_set_fast_paths(bool monoid, bool kernel);
 
 /* The builtin monoid a two-parameter lambda computes, if any: its body is
    x + y, x * y, max x y or min x y of its parameters x, y (in either

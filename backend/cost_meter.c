@@ -1,20 +1,17 @@
 /* cost_meter.c: the cost meter (cost_meter.h); the rules it implements are
    listed in optimizer/cost.h. */
 #include "cost_meter.h"
-#include "eval.h"
 
-bool cpu_metering;
-CpuCost cpu_meter;
-
-static inline void count(uint64_t moves, uint64_t adds, uint64_t mults, uint64_t nlops) {
-  cpu_meter.moves += moves;
-  cpu_meter.adds += adds;
-  cpu_meter.mults += mults;
-  cpu_meter.nlops += nlops;
+static inline void count_in(CpuCost *c, uint64_t moves, uint64_t adds, uint64_t mults, uint64_t nlops) {
+  c->moves += moves;
+  c->adds += adds;
+  c->mults += mults;
+  c->nlops += nlops;
 }
+#define count(m, a, x, n) count_in(c, (m), (a), (x), (n))
 
 /* The cost of a scalar, comparison or logic operator itself. */
-static void count_prim(Prim p) {
+static void count_prim(CpuCost *c, Prim p) {
   switch (fe_prims[p].cls) {
   case P_SCALAR1:
     if (p == PRIM_NEG) count(2, 1, 0, 0); /* a subtraction from 0 */
@@ -35,7 +32,7 @@ static void count_prim(Prim p) {
   }
 }
 
-void cpu_meter_node(const Term *t) {
+void cpu_meter_node(CpuCost *c, const Term *t) {
   switch (t->kind) {
   case T_NUM:
   case T_BOOL:
@@ -48,7 +45,7 @@ void cpu_meter_node(const Term *t) {
   case T_LETTUP: count((uint64_t)t->nsyms, 0, 0, 0); return;
   case T_CALL: count((uint64_t)t->nkids, 0, 0, 0); return;
   case T_APP: count((uint64_t)(t->nkids - 1), 0, 0, 0); return;
-  case T_PRIM: count_prim(t->prim); return;
+  case T_PRIM: count_prim(c, t->prim); return;
   case T_TUPLE:
   case T_ARRAY:
   case T_STR:
@@ -61,7 +58,7 @@ void cpu_meter_node(const Term *t) {
   }
 }
 
-void cpu_meter_array(const Term *t, size_t n) {
+void cpu_meter_array(CpuCost *c, const Term *t, size_t n) {
   uint64_t k = (uint64_t)n;
   switch (t->prim) {
   case PRIM_MAP: count(k, 0, 0, 0); return;        /* n * (Cost(e) + (1,0,0,0)) */
@@ -80,22 +77,4 @@ void cpu_meter_array(const Term *t, size_t n) {
   case PRIM_RAND: count(k, 0, 0, k); return;
   default: return;
   }
-}
-
-Value cpu_metered_call(const Def *d, const Value *args, CpuCost *cost) {
-  ASSERT(!cpu_metering);
-  CpuCost zero = {0, 0, 0, 0};
-  cpu_meter = zero;
-  cpu_metering = true;
-  FeTry t;
-  if (fe_try(&t)) {
-    Value v = cpu_call(d, args);
-    fe_untry(&t);
-    cpu_metering = false;
-    *cost = cpu_meter;
-    return v;
-  }
-  cpu_metering = false;
-  *cost = cpu_meter;
-  fe_raise(t.err);
 }

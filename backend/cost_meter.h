@@ -21,25 +21,16 @@ typedef struct CpuCost {
   uint64_t moves, adds, mults, nlops;
 } CpuCost;
 
-/* True while the meter runs (read by the evaluator's hooks). */
-extern bool cpu_metering;
+/* Adds t's own cost (not its subterms') to *c: called by cpu_eval for
+   every node it evaluates while the meter runs (the context's meter,
+   exec.h). Array builtins count in cpu_meter_array instead, once their
+   length is known. */
+void cpu_meter_node(CpuCost *c, const Term *t);
 
-/* The counts accumulated since the meter was last started. */
-extern CpuCost cpu_meter;
-
-/* Counts t's own cost (not its subterms'): called by cpu_eval for every
-   node it evaluates while the meter runs. Array builtins count in
-   cpu_meter_array instead, once their length is known. */
-void cpu_meter_node(const Term *t);
-
-/* Counts the array builtin t's own cost, n being the length its cost
+/* Adds the array builtin t's own cost to *c, n being the length its cost
    depends on (the input's length; the output's for iota, replicate, rand
    and load). Called by array_ops.c while the meter runs. */
-void cpu_meter_array(const Term *t, size_t n);
+void cpu_meter_array(CpuCost *c, const Term *t, size_t n);
 
-/* Evaluates d with args (as cpu_call) under the meter, started from zero,
-   and stores the cost in *cost. The meter is stopped before an error is
-   raised again, so a failing evaluation leaves it off. Does not nest. */
-Value cpu_metered_call(const Def *d, const Value *args, CpuCost *cost);
 
 #endif

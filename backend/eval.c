@@ -24,18 +24,18 @@ enum { SMALL_FRAME = 16, SMALL_ARGS = 4 };
 
 #define NOINLINE __attribute__((noinline))
 
-static NOINLINE Value eval_prim(const Term *t, Value *frame) {
+static NOINLINE Value eval_prim(const Exec *ex, const Term *t, Value *frame) {
   const PrimInfo *pi = &fe_prims[t->prim];
   switch (pi->cls) {
-  case P_SCALAR1: return val_real(cpu_scalar1(t->prim, cpu_eval(t->kids[0], frame).u.r));
+  case P_SCALAR1: return val_real(cpu_scalar1(t->prim, cpu_eval(ex, t->kids[0], frame).u.r));
   case P_SCALAR2: {
-    double a = cpu_eval(t->kids[0], frame).u.r;
-    double b = cpu_eval(t->kids[1], frame).u.r;
+    double a = cpu_eval(ex, t->kids[0], frame).u.r;
+    double b = cpu_eval(ex, t->kids[1], frame).u.r;
     return val_real(cpu_scalar2(t->prim, a, b));
   }
   case P_CMP: {
-    Value a = cpu_eval(t->kids[0], frame);
-    Value b = cpu_eval(t->kids[1], frame);
+    Value a = cpu_eval(ex, t->kids[0], frame);
+    Value b = cpu_eval(ex, t->kids[1], frame);
     if (a.kind == V_BOOL) {
       ASSERT(t->prim == PRIM_EQ || t->prim == PRIM_NE);
       return val_bool((a.u.b == b.u.b) == (t->prim == PRIM_EQ));
@@ -43,12 +43,12 @@ static NOINLINE Value eval_prim(const Term *t, Value *frame) {
     return val_bool(cpu_compare(t->prim, a.u.r, b.u.r));
   }
   case P_LOGIC: {
-    bool a = cpu_eval(t->kids[0], frame).u.b;
+    bool a = cpu_eval(ex, t->kids[0], frame).u.b;
     if (t->prim == PRIM_AND ? !a : a) return val_bool(a);
-    return val_bool(cpu_eval(t->kids[1], frame).u.b);
+    return val_bool(cpu_eval(ex, t->kids[1], frame).u.b);
   }
-  case P_NOT: return val_bool(!cpu_eval(t->kids[0], frame).u.b);
-  case P_ARRAY: return gpu_active ? gpu_array_prim(t, frame) : cpu_array_prim(t, frame);
+  case P_NOT: return val_bool(!cpu_eval(ex, t->kids[0], frame).u.b);
+  case P_ARRAY: return ex->gpu ? gpu_array_prim(ex, t, frame) : cpu_array_prim(ex, t, frame);
   }
   UNREACHABLE();
 }
@@ -58,31 +58,31 @@ static NOINLINE Value eval_prim(const Term *t, Value *frame) {
    the chain's closing tuple, whose value is then left in t's slot (dead
    by then). Kept out of cpu_eval so that its frame holds no stale Value
    that the collector would take for a live array. */
-static NOINLINE const Term *eval_siblings(const Term *t, Value *frame) {
+static NOINLINE const Term *eval_siblings(const Exec *ex, const Term *t, Value *frame) {
   const Term *rest = t;
   Value r;
-  if (!cpu_siblings(&rest, frame, &r)) return rest;
+  if (!cpu_siblings(ex, &rest, frame, &r)) return rest;
   frame[t->sym->slot] = r;
   return NULL;
 }
 
-static NOINLINE Value eval_call(const Term *t, Value *frame) {
+static NOINLINE Value eval_call(const Exec *ex, const Term *t, Value *frame) {
   Value small[SMALL_ARGS];
   Value *args = t->nkids <= SMALL_ARGS ? small : NEW_ARRAY(Value, t->nkids);
-  for (int i = 0; i < t->nkids; i++) args[i] = cpu_eval(t->kids[i], frame);
-  return cpu_call(t->def, args);
+  for (int i = 0; i < t->nkids; i++) args[i] = cpu_eval(ex, t->kids[i], frame);
+  return cpu_call_in(ex, t->def, args);
 }
 
-static NOINLINE Value eval_tuple(const Term *t, Value *frame) {
+static NOINLINE Value eval_tuple(const Exec *ex, const Term *t, Value *frame) {
   Value small[SMALL_ARGS];
   Value *items = t->nkids <= SMALL_ARGS ? small : NEW_ARRAY(Value, t->nkids);
-  for (int i = 0; i < t->nkids; i++) items[i] = cpu_eval(t->kids[i], frame);
+  for (int i = 0; i < t->nkids; i++) items[i] = cpu_eval(ex, t->kids[i], frame);
   return val_tuple(t->nkids, items);
 }
 
-static NOINLINE Value eval_array_literal(const Term *t, Value *frame) {
+static NOINLINE Value eval_array_literal(const Exec *ex, const Term *t, Value *frame) {
   Array *a = val_new_array_of(t->type->elem, (size_t)t->nkids, t->span);
-  for (int i = 0; i < t->nkids; i++) val_array_set(a, (size_t)i, cpu_eval(t->kids[i], frame));
+  for (int i = 0; i < t->nkids; i++) val_array_set(a, (size_t)i, cpu_eval(ex, t->kids[i], frame));
   return val_array(a);
 }
 
@@ -90,30 +90,30 @@ static NOINLINE Value eval_array_literal(const Term *t, Value *frame) {
    stores them in the parameter slots of the closure's frame; all are
    evaluated before any is stored. Returns the closure's LAM term and sets
    *cframe to its frame. */
-static NOINLINE const Term *bind_app(const Term *t, Value *frame, Value **cframe) {
-  Value f = cpu_eval(t->kids[0], frame);
+static NOINLINE const Term *bind_app(const Exec *ex, const Term *t, Value *frame, Value **cframe) {
+  Value f = cpu_eval(ex, t->kids[0], frame);
   ASSERT(f.kind == V_CLOSURE);
   const Term *lam = f.u.c->lam;
   Value *cf = f.u.c->frame;
   int n = t->nkids - 1;
   ASSERT(lam->nsyms == n);
   if (n == 1) {
-    Value a = cpu_eval(t->kids[1], frame);
+    Value a = cpu_eval(ex, t->kids[1], frame);
     cf[lam->syms[0]->slot] = a;
   } else if (n > 1) {
     Value small[SMALL_ARGS];
     Value *args = n <= SMALL_ARGS ? small : NEW_ARRAY(Value, n);
-    for (int i = 0; i < n; i++) args[i] = cpu_eval(t->kids[i + 1], frame);
+    for (int i = 0; i < n; i++) args[i] = cpu_eval(ex, t->kids[i + 1], frame);
     for (int i = 0; i < n; i++) cf[lam->syms[i]->slot] = args[i];
   }
   *cframe = cf;
   return lam;
 }
 
-Value cpu_eval(const Term *t, Value *frame) {
+Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
   fe_stack_check(t->span);
   for (;;) {
-    if (__builtin_expect(cpu_metering, 0)) cpu_meter_node(t);
+    if (__builtin_expect(ex->meter != NULL, 0)) cpu_meter_node(ex->meter, t);
     switch (t->kind) {
     case T_NUM: return val_real(t->num);
     case T_BOOL: return val_bool(t->b);
@@ -122,41 +122,41 @@ Value cpu_eval(const Term *t, Value *frame) {
       ASSERT(t->global->value);
       return *t->global->value;
     case T_LET:
-      if (t->note && t->note->group && !gpu_active) {
-        const Term *rest = eval_siblings(t, frame);
+      if (t->note && t->note->group && !ex->gpu) {
+        const Term *rest = eval_siblings(ex, t, frame);
         if (!rest) return frame[t->sym->slot]; /* the chain's value, left there */
         if (rest != t) {
           t = rest;
           continue;
         }
       }
-      frame[t->sym->slot] = cpu_eval(t->kids[0], frame);
+      frame[t->sym->slot] = cpu_eval(ex, t->kids[0], frame);
       t = t->kids[1];
       continue;
     case T_LETTUP: {
-      Value v = cpu_eval(t->kids[0], frame);
+      Value v = cpu_eval(ex, t->kids[0], frame);
       ASSERT(v.kind == V_TUPLE && v.u.t->n == t->nsyms);
       for (int i = 0; i < t->nsyms; i++) frame[t->syms[i]->slot] = v.u.t->items[i];
       t = t->kids[1];
       continue;
     }
     case T_IF:
-      t = cpu_eval(t->kids[0], frame).u.b ? t->kids[1] : t->kids[2];
+      t = cpu_eval(ex, t->kids[0], frame).u.b ? t->kids[1] : t->kids[2];
       continue;
-    case T_TUPLE: return eval_tuple(t, frame);
+    case T_TUPLE: return eval_tuple(ex, t, frame);
     case T_PROJ: {
-      Value v = cpu_eval(t->kids[0], frame);
+      Value v = cpu_eval(ex, t->kids[0], frame);
       ASSERT(v.kind == V_TUPLE && t->index >= 0 && t->index < v.u.t->n);
       return v.u.t->items[t->index];
     }
-    case T_ARRAY: return eval_array_literal(t, frame);
-    case T_PRIM: return eval_prim(t, frame);
-    case T_CALL: return eval_call(t, frame);
+    case T_ARRAY: return eval_array_literal(ex, t, frame);
+    case T_PRIM: return eval_prim(ex, t, frame);
+    case T_CALL: return eval_call(ex, t, frame);
     case T_GRAD: fe_error(t->span, "grad: gradient evaluation is not available in this build yet");
     case T_LAM: return val_closure(t, frame); /* a lambda as a value */
     case T_APP: {
       /* A tail call: the closure's body replaces t, its frame replaces frame. */
-      const Term *lam = bind_app(t, frame, &frame);
+      const Term *lam = bind_app(ex, t, frame, &frame);
       t = lam->kids[0];
       continue;
     }
@@ -172,7 +172,11 @@ Value cpu_eval(const Term *t, Value *frame) {
   }
 }
 
-Value cpu_call(const Def *d, const Value *args) {
+const Exec cpu_exec_default = {cpu_eval, true, true, NULL, NULL};
+
+Value cpu_call(const Def *d, const Value *args) { return cpu_call_in(&cpu_exec_default, d, args); }
+
+Value cpu_call_in(const Exec *ex, const Def *d, const Value *args) {
   Value small[SMALL_FRAME];
   Value *frame;
   if (d->nslots <= SMALL_FRAME) {
@@ -182,5 +186,5 @@ Value cpu_call(const Def *d, const Value *args) {
     frame = NEW_ARRAY(Value, d->nslots);
   }
   for (int i = 0; i < d->nparams; i++) frame[d->params[i]->slot] = args[i];
-  return cpu_eval(plan_runnable(d)->body, frame);
+  return cpu_eval(ex, plan_runnable(d)->body, frame);
 }

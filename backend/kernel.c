@@ -18,7 +18,6 @@
 #include "plan/plan.h"
 #include "../frontend/ir/ptrmap.h"
 #include "commute.h"
-#include "eval.h"
 #include "kernel_int.h"
 
 /* Limits: a body beyond them gets no kernel. MAX_VISITS bounds the work of

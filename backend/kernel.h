@@ -12,6 +12,7 @@
 #ifndef UNA_KERNEL_H
 #define UNA_KERNEL_H
 
+#include "exec.h"
 #include "value.h"
 #include "../frontend/ir/term.h"
 
@@ -86,7 +87,7 @@ typedef struct CpuKernelRun {
    raised an error (the caller then uses the generic path, which raises the
    same error where and if the element evaluation needs it); an interrupt is
    raised again. */
-bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run);
+bool cpu_kernel_bind(const Exec *ex, const CpuKernel *k, Value *frame, CpuKernelRun *run);
 
 /* Allocates run's block buffers now (cpu_kernel_block would on its first
    call), so that no allocation happens inside a parallel loop. */

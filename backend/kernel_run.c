@@ -2,7 +2,6 @@
    blocks (one loop per instruction of the block program, each built for
    AVX2 and the baseline) or on one element (see kernel.h). */
 #include "kernel.h"
-#include "eval.h"
 #include "kernel_int.h"
 #include "scalar.h"
 
@@ -10,7 +9,7 @@
 
 static double scalar_of(Value v) { return v.kind == V_BOOL ? (v.u.b ? 1.0 : 0.0) : v.u.r; }
 
-static void run_steps(const CpuKernel *k, Value **frames, double *vals) {
+static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double *vals) {
   for (int i = 0; i < k->nsteps; i++) {
     const BindStep *s = &k->steps[i];
     Value *f = frames[s->ctx];
@@ -20,15 +19,15 @@ static void run_steps(const CpuKernel *k, Value **frames, double *vals) {
       ASSERT(s->global->value);
       vals[s->vreg] = scalar_of(*s->global->value);
       break;
-    case B_EXPR: vals[s->vreg] = scalar_of(cpu_eval(s->term, f)); break;
+    case B_EXPR: vals[s->vreg] = scalar_of(ex->eval(ex, s->term, f)); break;
     case B_LET: {
-      Value v = cpu_eval(s->term, f);
+      Value v = ex->eval(ex, s->term, f);
       f[s->slot] = v;
       if (s->vreg >= 0) vals[s->vreg] = scalar_of(v);
       break;
     }
     case B_LETTUP: {
-      Value v = cpu_eval(s->term->kids[0], f);
+      Value v = ex->eval(ex, s->term->kids[0], f);
       for (int j = 0; j < s->term->nsyms; j++) f[s->term->syms[j]->slot] = v.u.t->items[j];
       break;
     }
@@ -36,7 +35,7 @@ static void run_steps(const CpuKernel *k, Value **frames, double *vals) {
   }
 }
 
-bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run) {
+bool cpu_kernel_bind(const Exec *ex, const CpuKernel *k, Value *frame, CpuKernelRun *run) {
   memset(run, 0, sizeof *run);
   run->k = k;
   run->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)k->nvregs);
@@ -48,7 +47,7 @@ bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run) {
   for (int i = 1; i < k->nctx; i++) frames[i] = NEW_ARRAY(Value, k->ctx_nslots[i] > 0 ? k->ctx_nslots[i] : 1);
   FeTry t;
   if (fe_try(&t)) {
-    run_steps(k, frames, run->sregs);
+    run_steps(ex, k, frames, run->sregs);
     fe_untry(&t);
     return true;
   }

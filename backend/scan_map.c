@@ -12,7 +12,6 @@
 #include "array_int.h"
 #include "array_ops.h"
 #include "cost_meter.h"
-#include "eval.h"
 
 #define B CPU_BLOCK
 
@@ -40,8 +39,8 @@ static bool scan_arg(const Term *t, ScanArg *s) {
   return true;
 }
 
-bool cpu_map2_of_scan(const Term *t, Value *frame, Value *result) {
-  if (cpu_metering || !cpu_kernels_enabled() || t->prim != PRIM_MAP2) return false;
+bool cpu_map2_of_scan(const Exec *ex, const Term *t, Value *frame, Value *result) {
+  if (ex->meter || !cpu_kernels_enabled(ex) || t->prim != PRIM_MAP2) return false;
   ScanArg s;
   int which;
   if (scan_arg(t->kids[1], &s)) which = 0;
@@ -53,15 +52,15 @@ bool cpu_map2_of_scan(const Term *t, Value *frame, Value *result) {
      binding before the arrays are evaluated is not observable); when one
      does not bind, the ordinary evaluation runs instead */
   const Term *lam = s.scan->kids[0];
-  const MonoidFns *mf = cpu_monoid_loops(lam);
+  const MonoidFns *mf = cpu_monoid_loops(ex, lam);
   CpuKernelRun op, run;
-  if ((!mf && !cpu_lam_kernel(lam, frame, &op)) || !cpu_lam_kernel(t->kids[0], frame, &run)) return false;
+  if ((!mf && !cpu_lam_kernel(ex, lam, frame, &op)) || !cpu_lam_kernel(ex, t->kids[0], frame, &run)) return false;
 
   /* the arguments in the ordinary order: kids[1] (scan: v, then X), kids[2] */
-  Array *other = which == 1 ? cpu_eval_array(t->kids[1], frame) : NULL;
-  Value v = cpu_eval(s.scan->kids[1], frame);
-  Array *x = cpu_eval_array(s.scan->kids[2], frame);
-  if (which == 0) other = cpu_eval_array(t->kids[2], frame);
+  Array *other = which == 1 ? cpu_eval_array(ex, t->kids[1], frame) : NULL;
+  Value v = ex->eval(ex, s.scan->kids[1], frame);
+  Array *x = cpu_eval_array(ex, s.scan->kids[2], frame);
+  if (which == 0) other = cpu_eval_array(ex, t->kids[2], frame);
   size_t n = x->len, m = s.shifted ? n : n + 1;
   size_t la = which == 0 ? m : other->len, lb = which == 0 ? other->len : m;
   cpu_check_map2_lengths(t, la, lb);

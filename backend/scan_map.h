@@ -7,6 +7,7 @@
 #ifndef UNA_SCAN_MAP_H
 #define UNA_SCAN_MAP_H
 
+#include "exec.h"
 #include "value.h"
 #include "../frontend/ir/term.h"
 
@@ -16,6 +17,6 @@
    value, and the map2's lambda is a kernel giving reals. Returns false
    (having evaluated nothing) when it does not qualify. Errors are those of
    the ordinary evaluation, raised in the same order. */
-bool cpu_map2_of_scan(const Term *t, Value *frame, Value *result);
+bool cpu_map2_of_scan(const Exec *ex, const Term *t, Value *frame, Value *result);
 
 #endif

@@ -12,7 +12,6 @@
 #include "array_int.h"
 #include "array_ops.h"
 #include "cost_meter.h"
-#include "eval.h"
 
 /* One sibling: `let x = rhs` (slot >= 0) or item `item` of the tuple. */
 typedef struct Sibling {
@@ -220,7 +219,7 @@ typedef struct Group {
 } Group;
 
 /* The array of real variable x in frame, on the host; NULL when it is not one. */
-static const Array *array_of(Value *frame, const Sym *x) {
+static const Array *array_of(const Exec *ex, Value *frame, const Sym *x) {
   Value v = frame[x->slot];
   if (v.kind != V_ARRAY) return NULL;
   val_host(v.u.a);
@@ -230,16 +229,16 @@ static const Array *array_of(Value *frame, const Sym *x) {
 /* Binds sibling s into r: its arrays read (all of length g->len), its
    kernels bound, its result allocated. False when the group cannot run
    (the ordinary evaluation then runs the chain). */
-static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
+static bool prepare(const Exec *ex, Group *g, const Sibling *s, Value *frame, Run *r) {
   memset(r, 0, sizeof *r);
   r->s = s;
   const Array *a, *b = NULL;
   if (s->map) {
-    a = array_of(frame, s->map->kids[1]->sym);
-    if (s->map->prim == PRIM_MAP2) b = array_of(frame, s->map->kids[2]->sym);
+    a = array_of(ex, frame, s->map->kids[1]->sym);
+    if (s->map->prim == PRIM_MAP2) b = array_of(ex, frame, s->map->kids[2]->sym);
     if (!a || (s->map->prim == PRIM_MAP2 && (!b || b->len != a->len))) return false;
   } else {
-    a = array_of(frame, s->rhs->kids[2]->sym);
+    a = array_of(ex, frame, s->rhs->kids[2]->sym);
     if (!a) return false;
   }
   if (a->len != g->len || a->len == 0) return false;
@@ -247,15 +246,15 @@ static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
   r->y = b ? b->r : NULL;
   CpuKernelRun k;
   bool merged = g->p->k && s->map;
-  if (s->map && !merged && !cpu_lam_kernel(s->map->kids[0], frame, &k)) return false;
+  if (s->map && !merged && !cpu_lam_kernel(ex, s->map->kids[0], frame, &k)) return false;
   if (s->rhs->prim == PRIM_REDUCE) {
-    Value v = cpu_eval(s->rhs->kids[1], frame);
+    Value v = ex->eval(ex, s->rhs->kids[1], frame);
     if (v.kind != V_REAL) return false;
     RedJob *j = NEW(RedJob);
     j->v = v.u.r;
     j->n = g->len;
     j->nchunks = g->nchunks;
-    if (!cpu_red_operator(j, s->rhs->kids[0], frame)) return false;
+    if (!cpu_red_operator(ex, j, s->rhs->kids[0], frame)) return false;
     if (merged) {
       j->r = NULL;
     } else if (s->map) {
@@ -274,17 +273,17 @@ static bool prepare(Group *g, const Sibling *s, Value *frame, Run *r) {
 }
 
 /* Binds the merged kernel, when the plan has one, over its arrays. */
-static bool prepare_merged(Group *g, Value *frame) {
+static bool prepare_merged(const Exec *ex, Group *g, Value *frame) {
   const CpuSiblingPlan *p = g->p;
   if (!p->k) return true;
-  if (!cpu_kernels_enabled()) return false;
+  if (!cpu_kernels_enabled(ex)) return false;
   for (int i = 0; i < 2 && p->arr[i]; i++) {
-    const Array *a = array_of(frame, p->arr[i]);
+    const Array *a = array_of(ex, frame, p->arr[i]);
     if (!a || a->len != g->len) return false;
     *(i ? &g->y : &g->x) = a->r;
   }
   CpuKernelRun run;
-  if (!cpu_kernel_bind(p->k, frame, &run)) return false;
+  if (!cpu_kernel_bind(ex, p->k, frame, &run)) return false;
   cpu_kernel_runs(g->runs, &run, g->nchunks);
   return true;
 }
@@ -315,8 +314,8 @@ static void group_chunk(void *ctx, int thread, int c) {
   }
 }
 
-bool cpu_siblings(const Term **t, Value *frame, Value *result) {
-  if (cpu_metering) return false;
+bool cpu_siblings(const Exec *ex, const Term **t, Value *frame, Value *result) {
+  if (ex->meter) return false;
   const CpuSiblingPlan *p = (*t)->note ? (*t)->note->group : NULL;
   if (!p) return false;
   Group g;
@@ -326,15 +325,15 @@ bool cpu_siblings(const Term **t, Value *frame, Value *result) {
   g.p = p;
   /* the length first: the chunks (and so the reduce jobs) depend on it */
   const Sibling *s0 = &p->s[0];
-  const Array *a0 = array_of(frame, (s0->map ? s0->map->kids[1] : s0->rhs->kids[2])->sym);
+  const Array *a0 = array_of(ex, frame, (s0->map ? s0->map->kids[1] : s0->rhs->kids[2])->sym);
   if (!a0) return false;
   g.len = a0->len;
   g.nchunks = cpu_chunks_for(g.len);
-  if (!prepare_merged(&g, frame)) return false;
+  if (!prepare_merged(ex, &g, frame)) return false;
   if (p->k)
     for (int i = 0; i < CPU_MAX_THREADS; i++) g.dst[i] = NEW_ARRAY(double *, p->n); /* not on the workers */
   for (int m = 0; m < p->n; m++)
-    if (!prepare(&g, &p->s[m], frame, &g.r[m])) return false;
+    if (!prepare(ex, &g, &p->s[m], frame, &g.r[m])) return false;
   cpu_parallel_chunks(g.nchunks, group_chunk, &g, p->s[0].rhs->span);
   Value *items = p->tuple ? NEW_ARRAY(Value, p->tuple->nkids) : NULL;
   for (int m = 0; m < p->n; m++) {
@@ -349,7 +348,7 @@ bool cpu_siblings(const Term **t, Value *frame, Value *result) {
   }
   for (int i = 0; i < p->tuple->nkids; i++) {
     const Term *k = p->tuple->kids[i];
-    if (trivial(k)) items[i] = cpu_eval(k, frame);
+    if (trivial(k)) items[i] = ex->eval(ex, k, frame);
   }
   *result = val_tuple(p->tuple->nkids, items);
   return true;

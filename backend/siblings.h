@@ -18,6 +18,7 @@
 #ifndef UNA_SIBLINGS_H
 #define UNA_SIBLINGS_H
 
+#include "exec.h"
 #include "value.h"
 #include "../frontend/ir/term.h"
 
@@ -38,6 +39,6 @@ char *cpu_sibling_plan_str(const CpuSiblingPlan *p);
    variables are then set in frame and *t is the rest of the chain, or,
    when the group took the chain's closing tuple, *result is the chain's
    value and the result is true. With no group, *t is unchanged. */
-bool cpu_siblings(const Term **t, Value *frame, Value *result);
+bool cpu_siblings(const Exec *ex, const Term **t, Value *frame, Value *result);
 
 #endif

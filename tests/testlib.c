@@ -106,6 +106,25 @@ Value tl_ev_in(Session *s, const char *text) {
 
 Value tl_ev(const char *text) { return tl_ev_in(tl_session, text); }
 
+Value tl_ev_with(const Exec *ex, const char *text) {
+  FeTry t;
+  Value v = val_real(0);
+  if (fe_try(&t)) {
+    v = cpu_call_in(ex, tl_check_in(tl_session, text), NULL);
+    fe_untry(&t);
+  } else {
+    ck_abort_msg("%s: %s", text, fe_error_text(t.err));
+  }
+  return v;
+}
+
+Exec tl_exec_paths(bool monoid, bool kernel) {
+  Exec ex = cpu_exec_default;
+  ex.monoid = monoid;
+  ex.kernel = kernel;
+  return ex;
+}
+
 Value tl_call(const Def *f, const Value *args) {
   FeTry t;
   Value v = val_real(0);

@@ -10,6 +10,7 @@
 
 #include <check.h>
 
+#include "../backend/exec.h"
 #include "../backend/value.h"
 #include "../frontend/repl/session.h"
 #include "../frontend/ir/term.h"
@@ -71,6 +72,13 @@ Value tl_ev_in(Session *s, const char *text);
 
 /* tl_ev_in on tl_session. */
 Value tl_ev(const char *text);
+
+/* tl_ev in the context ex (backend/exec.h). */
+Value tl_ev_with(const Exec *ex, const char *text);
+
+/* The default context with the monoid loops and the block kernels on or
+   off (both off: every lambda on the generic path). */
+Exec tl_exec_paths(bool monoid, bool kernel);
 
 /* f applied to args; a raised error fails the test ("NAME: ERROR"). */
 Value tl_call(const Def *f, const Value *args);

@@ -8,8 +8,6 @@
 #include "nvrtc.h"
 #include "../eval.h"
 
-bool gpu_active;
-GpuLoaded **gpu_loaded;
 
 bool gpu_available(const char **why) {
   if (!cuda_open(why)) return false;
@@ -91,23 +89,11 @@ static GpuLoaded **load_plan(Plan *p, Span s) {
 }
 
 Value gpu_call(const Def *d, const Value *args) {
-  GpuLoaded **loaded = load_plan(plan_of_def(d), d->span);
-  GpuLoaded **saved = gpu_loaded;
-  bool was = gpu_active;
-  gpu_loaded = loaded;
-  FeTry t;
-  if (fe_try(&t)) {
-    gpu_active = true;
-    Value v = cpu_call(d, args);
-    cuda_sync(d->span); /* a kernel's failure belongs to this call */
-    fe_untry(&t);
-    gpu_active = was;
-    gpu_loaded = saved;
-    return v;
-  }
-  gpu_active = was;
-  gpu_loaded = saved;
-  fe_raise(t.err);
+  Exec ex = cpu_exec_default;
+  ex.gpu = load_plan(plan_of_def(d), d->span);
+  Value v = cpu_call_in(&ex, d, args);
+  cuda_sync(d->span); /* a kernel's failure belongs to this call */
+  return v;
 }
 
 Value gpu_to_device(Value v, Span s) {

@@ -11,6 +11,7 @@
 #ifndef UNA_CUDA_GPU_EVAL_H
 #define UNA_CUDA_GPU_EVAL_H
 
+#include "../exec.h"
 #include "../value.h"
 #include "../../frontend/ir/term.h"
 
@@ -26,12 +27,10 @@ const char *gpu_describe(void);
    launch, device out of memory, and every error the CPU would raise. */
 Value gpu_call(const Def *d, const Value *args);
 
-/* Set while gpu_call runs: the evaluator sends array builtins to
-   gpu_array_prim. */
-extern bool gpu_active;
-
-/* Evaluates the array builtin t in frame, on the GPU when it has a kernel. */
-Value gpu_array_prim(const Term *t, Value *frame);
+/* Evaluates the array builtin t in frame, on the GPU when it has a kernel
+   (the evaluator sends array builtins here when ex->gpu is set: in the
+   context gpu_call makes, exec.h). */
+Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame);
 
 /* v with every array of reals in it copied to the device (for tests and
    benchmarks that start from device-resident inputs). */

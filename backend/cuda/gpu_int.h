@@ -12,7 +12,4 @@ typedef struct GpuLoaded {
   CudaFunction *f[3];
 } GpuLoaded;
 
-/* The loaded kernels of the plan gpu_call runs, by kernel id. */
-extern GpuLoaded **gpu_loaded;
-
 #endif

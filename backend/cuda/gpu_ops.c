@@ -17,7 +17,6 @@
 #include "gpu_eval.h"
 #include "gpu_int.h"
 #include "../array_ops.h"
-#include "../eval.h"
 #include "../rand.h"
 
 /* The launch parameters of launch.h, gathered. */
@@ -56,23 +55,23 @@ static unsigned blocks_for(long long n, unsigned most) {
 
 /* Evaluates the leaves of src (post-order, as the CPU evaluates a nest of
    maps) into l and checks each map2's lengths; returns src's length. */
-static size_t eval_src(const PlanSrc *src, Value *frame, Launch *l) {
+static size_t eval_src(const Exec *ex, const PlanSrc *src, Value *frame, Launch *l) {
   if (src->leaf) {
-    Value v = cpu_eval(src->term, frame);
+    Value v = ex->eval(ex, src->term, frame);
     ASSERT(v.kind == V_ARRAY && !v.u.a->boxed);
     l->leaves[src->index] = gpu_array_ptr(v.u.a, src->term->span);
     return v.u.a->len;
   }
-  size_t na = eval_src(src->a, frame, l);
+  size_t na = eval_src(ex, src->a, frame, l);
   if (!src->b) return na;
-  size_t nb = eval_src(src->b, frame, l);
+  size_t nb = eval_src(ex, src->b, frame, l);
   cpu_check_map2_lengths(src->term, na, nb);
   return na;
 }
 
 /* Binds the kernel's functions into l->inputs; false when a hoisted part
    raised (the caller then leaves the builtin to the CPU). */
-static bool bind_inputs(const PlanKernel *k, Value *frame, Launch *l) {
+static bool bind_inputs(const Exec *ex, const PlanKernel *k, Value *frame, Launch *l) {
   int total = 0;
   for (int i = 0; i < k->nfns; i++) total += k->fns[i]->ninputs;
   l->inputs = una_alloc(sizeof(double) * (size_t)(total + 1));
@@ -81,7 +80,7 @@ static bool bind_inputs(const PlanKernel *k, Value *frame, Launch *l) {
     const PlanFn *f = k->fns[i];
     if (f->ninputs == 0) continue;
     CpuKernelRun run;
-    if (!cpu_kernel_bind(f->k, frame, &run)) return false;
+    if (!cpu_kernel_bind(ex, f->k, frame, &run)) return false;
     for (int j = 0; j < f->ninputs; j++) l->inputs[l->ninputs++] = run.sregs[f->inputs[j]];
   }
   return true;
@@ -96,17 +95,17 @@ static double download1(CudaPtr p, Span s) {
 }
 
 /* map, map2, reduce, foldl, scanl, scanr with a kernel. */
-static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
+static Value run_elements(const Exec *ex, const GpuLoaded *g, const Term *t, Value *frame) {
   const PlanKernel *k = g->k;
   Span s = t->span;
   Launch l;
   memset(&l, 0, sizeof l);
-  if (k->kind != PK_MAP && k->kind != PK_CHECK) l.v = cpu_eval(t->kids[1], frame).u.r;
+  if (k->kind != PK_MAP && k->kind != PK_CHECK) l.v = ex->eval(ex, t->kids[1], frame).u.r;
   l.nleaves = k->nleaves;
   l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
-  size_t n = eval_src(k->src, frame, &l);
+  size_t n = eval_src(ex, k->src, frame, &l);
   l.n = (long long)n;
-  if (!bind_inputs(k, frame, &l)) return cpu_array_prim(t, frame);
+  if (!bind_inputs(ex, k, frame, &l)) return cpu_array_prim(ex, t, frame);
   fe_poll_interrupt(s); /* kernels cannot be interrupted: check before launching */
   switch (k->kind) {
   case PK_CHECK: {
@@ -175,14 +174,14 @@ static Value run_elements(const GpuLoaded *g, const Term *t, Value *frame) {
 
 /* iota, replicate and rand with a kernel: the CPU's argument checks, then
    the fill on the device. */
-static Value run_fill(const GpuLoaded *g, const Term *t, Value *frame) {
+static Value run_fill(const Exec *ex, const GpuLoaded *g, const Term *t, Value *frame) {
   Span s = t->span;
   Launch l;
   memset(&l, 0, sizeof l);
-  double nr = cpu_eval(t->kids[0], frame).u.r;
-  if (t->prim == PRIM_REPLICATE) l.v = cpu_eval(t->kids[1], frame).u.r;
+  double nr = ex->eval(ex, t->kids[0], frame).u.r;
+  if (t->prim == PRIM_REPLICATE) l.v = ex->eval(ex, t->kids[1], frame).u.r;
   if (t->prim == PRIM_RAND) {
-    uint64_t key = cpu_rand_key(cpu_eval(t->kids[1], frame).u.r);
+    uint64_t key = cpu_rand_key(ex->eval(ex, t->kids[1], frame).u.r);
     memcpy(&l.v, &key, sizeof key);
   }
   size_t n = cpu_size_arg(t, nr, sizeof(double));
@@ -194,19 +193,19 @@ static Value run_fill(const GpuLoaded *g, const Term *t, Value *frame) {
   return val_array(out);
 }
 
-Value gpu_array_prim(const Term *t, Value *frame) {
-  const GpuLoaded *g = t->note && t->note->kernel && gpu_loaded ? gpu_loaded[t->note->kernel->id] : NULL;
+Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
+  const GpuLoaded *g = t->note && t->note->kernel ? ex->gpu[t->note->kernel->id] : NULL;
   switch (t->prim) {
   case PRIM_SHIFT1L:
   case PRIM_SHIFT1R: {
-    Value v = cpu_eval(t->kids[0], frame);
+    Value v = ex->eval(ex, t->kids[0], frame);
     Array *a = v.u.a;
     if (a->len == 0) return v;
     return val_array(val_view(a, t->prim == PRIM_SHIFT1L ? 1 : 0, a->len - 1));
   }
-  case PRIM_LENGTH: return val_real((double)cpu_eval(t->kids[0], frame).u.a->len);
+  case PRIM_LENGTH: return val_real((double)ex->eval(ex, t->kids[0], frame).u.a->len);
   case PRIM_LOAD: {
-    Value v = cpu_array_prim(t, frame);
+    Value v = cpu_array_prim(ex, t, frame);
     gpu_array_ptr(v.u.a, t->span);
     gpu_drop_host(v.u.a);
     return v;
@@ -214,7 +213,7 @@ Value gpu_array_prim(const Term *t, Value *frame) {
   case PRIM_IOTA:
   case PRIM_REPLICATE:
   case PRIM_RAND:
-    if (g) return run_fill(g, t, frame);
+    if (g) return run_fill(ex, g, t, frame);
     break;
   case PRIM_MAP:
   case PRIM_MAP2:
@@ -222,9 +221,9 @@ Value gpu_array_prim(const Term *t, Value *frame) {
   case PRIM_FOLDL:
   case PRIM_SCANL:
   case PRIM_SCANR:
-    if (g) return run_elements(g, t, frame);
+    if (g) return run_elements(ex, g, t, frame);
     break;
   default: break;
   }
-  return cpu_array_prim(t, frame);
+  return cpu_array_prim(ex, t, frame);
 }

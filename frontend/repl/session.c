@@ -1,7 +1,7 @@
 /* session.c: runs program text item by item (def, let, expression, command)
    against one environment, printing values and located errors. */
 #include "session.h"
-#include "../../backend/cost_meter.h"
+#include "../../backend/metered.h"
 #include "../../backend/eval.h"
 #include "../../backend/value.h"
 #include "../../backend/cuda/gpu_eval.h"

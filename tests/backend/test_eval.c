@@ -18,11 +18,9 @@
 
 static void setup(void) {
   tl_setup();
-  cpu_set_fast_paths(true, true);
 }
 
 static void teardown(void) {
-  cpu_set_fast_paths(true, true);
   tl_teardown();
 }
 
@@ -351,10 +349,9 @@ static void paths_agree(size_t n) {
     ck_assert_msg((cpu_kernel_for(prim->kids[0]) != NULL) == pc->kernel, "kernel for %s", pc->expr);
     Value got[3];
     for (int path = 0; path < 3; path++) {
-      cpu_set_fast_paths(path == 0, path <= 1);
-      got[path] = tl_ev(text);
+      Exec ex = tl_exec_paths(path == 0, path <= 1);
+      got[path] = tl_ev_with(&ex, text);
     }
-    cpu_set_fast_paths(true, true);
     ck_assert_msg(tl_same_bits(got[0], got[1], true), "n=%zu: %s: monoid/kernel path differs from kernel/generic", n, pc->expr);
     ck_assert_msg(tl_same_bits(got[1], got[2], true), "n=%zu: %s: kernel path differs from generic", n, pc->expr);
   }

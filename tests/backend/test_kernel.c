@@ -56,7 +56,7 @@ static double data(int i) { return sin(i * 1.7) * 3; } /* mixed signs, no nan */
    checks both agree bit for bit and returns the block results. */
 static double *run_both(const CpuKernel *k, Value *frame, const double *x, const double *y, size_t n) {
   CpuKernelRun run;
-  ck_assert(cpu_kernel_bind(k, frame, &run));
+  ck_assert(cpu_kernel_bind(&cpu_exec_default, k, frame, &run));
   double *out = NEW_ARRAY(double, n + 1);
   for (size_t i = 0; i < n; i += CPU_BLOCK) {
     size_t m = n - i < CPU_BLOCK ? n - i : CPU_BLOCK;
@@ -194,7 +194,7 @@ START_TEST(multi_kernel) {
   }
   double *o1 = run_both(cpu_kernel_compile(l1), NULL, xs, ys, N), *o2 = run_both(cpu_kernel_compile(l2), NULL, xs, NULL, N);
   CpuKernelRun run;
-  ck_assert(cpu_kernel_bind(k, NULL, &run));
+  ck_assert(cpu_kernel_bind(&cpu_exec_default, k, NULL, &run));
   for (size_t i = 0; i < N; i += CPU_BLOCK) {
     size_t m = N - i < CPU_BLOCK ? N - i : CPU_BLOCK;
     cpu_kernel_block_into(&run, xs + i, ys + i, m, NULL);
@@ -208,7 +208,7 @@ START_TEST(multi_kernel) {
   const CpuKernel *k3 = cpu_kernel_compile_multi(3, twice, (const int(*)[2])p3);
   ck_assert_int_eq(cpu_kernel_size(k3), 3);
   CpuKernelRun run3;
-  ck_assert(cpu_kernel_bind(k3, NULL, &run3));
+  ck_assert(cpu_kernel_bind(&cpu_exec_default, k3, NULL, &run3));
   static double d0[N], d1[N], d2[N];
   for (size_t i = 0; i < N; i += CPU_BLOCK) {
     size_t m = N - i < CPU_BLOCK ? N - i : CPU_BLOCK;
@@ -380,7 +380,7 @@ START_TEST(hoisting) {
   k = cpu_kernel_compile(lam(1, x, NULL, iff(p2(PRIM_LT, var(x), num(0)), bad, var(x))));
   ck_assert_ptr_nonnull(k);
   CpuKernelRun run;
-  ck_assert(!cpu_kernel_bind(k, frame, &run));
+  ck_assert(!cpu_kernel_bind(&cpu_exec_default, k, frame, &run));
 
   /* an interrupt while binding is raised again */
   Term *io2 = p1(PRIM_IOTA, num(1e6));
@@ -395,7 +395,7 @@ START_TEST(hoisting) {
   fe_interrupted = 1;
   FeTry t;
   if (fe_try(&t)) {
-    cpu_kernel_bind(k, frame, &run);
+    cpu_kernel_bind(&cpu_exec_default, k, frame, &run);
     fe_untry(&t);
     ck_abort_msg("no interrupt");
   }

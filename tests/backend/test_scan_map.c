@@ -12,11 +12,9 @@
 
 static void setup(void) {
   tl_setup();
-  cpu_set_fast_paths(true, true);
 }
 
 static void teardown(void) {
-  cpu_set_fast_paths(true, true);
   tl_teardown();
 }
 
@@ -36,9 +34,8 @@ static void same_as_generic(size_t n) {
                      n, n, n + 1));
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Value fast = tl_ev(cases[i]);
-    cpu_set_fast_paths(false, false);
-    Value slow = tl_ev(cases[i]);
-    cpu_set_fast_paths(true, true);
+    Exec generic = tl_exec_paths(false, false);
+    Value slow = tl_ev_with(&generic, cases[i]);
     ck_assert_msg(tl_same_bits(fast, slow, false), "n=%zu: %s differs from the generic path", n, cases[i]);
   }
 }
@@ -52,13 +49,13 @@ END_TEST
 START_TEST(qualifies) {
   tl_run("let A = [1, 2, 3]\nlet B = [1, 2, 3]\n");
   Value r;
-  ck_assert(cpu_map2_of_scan(tl_check("map2 (*) (shift1L (scanr (*) 1 A)) B")->body, NULL, &r));
+  ck_assert(cpu_map2_of_scan(&cpu_exec_default, tl_check("map2 (*) (shift1L (scanr (*) 1 A)) B")->body, NULL, &r));
   ck_assert_str_eq(val_to_string(r), "[6, 6, 3]");
   /* a scan of an inline map is fused into the scan instead; a boolean
      result; no scan */
-  ck_assert(!cpu_map2_of_scan(tl_check("map2 (*) (shift1L (scanr (*) 1 (map (x. x) A))) B")->body, NULL, &r));
-  ck_assert(!cpu_map2_of_scan(tl_check("map2 (x, y. x < y) (shift1L (scanr (*) 1 A)) B")->body, NULL, &r));
-  ck_assert(!cpu_map2_of_scan(tl_check("map2 (*) A B")->body, NULL, &r));
+  ck_assert(!cpu_map2_of_scan(&cpu_exec_default, tl_check("map2 (*) (shift1L (scanr (*) 1 (map (x. x) A))) B")->body, NULL, &r));
+  ck_assert(!cpu_map2_of_scan(&cpu_exec_default, tl_check("map2 (x, y. x < y) (shift1L (scanr (*) 1 A)) B")->body, NULL, &r));
+  ck_assert(!cpu_map2_of_scan(&cpu_exec_default, tl_check("map2 (*) A B")->body, NULL, &r));
 }
 END_TEST
 

@@ -15,11 +15,9 @@
 
 static void setup(void) {
   tl_setup();
-  cpu_set_fast_paths(true, true);
 }
 
 static void teardown(void) {
-  cpu_set_fast_paths(true, true);
   tl_teardown();
 }
 
@@ -53,7 +51,7 @@ static bool groups(const char *name, int nargs, const Value *args) {
   for (int i = 0; i < nargs; i++) frame[d->params[i]->slot] = args[i];
   const Term *t = d->body;
   Value r;
-  bool whole = cpu_siblings(&t, frame, &r);
+  bool whole = cpu_siblings(&cpu_exec_default, &t, frame, &r);
   return whole || t != d->body;
 }
 
@@ -62,11 +60,9 @@ static void same_as_generic(size_t n) {
   tl_run(una_sprintf("let A = map (x. 2 * x - 1) (rand %zu 1)\nlet B = map (x. 2 * x - 1) (rand %zu 2)\n", n, n));
   const char *calls[] = {"lin 0.7 (-0.3) A B", "tup A B", "chain A"};
   for (int i = 0; i < 3; i++) {
-    cpu_set_fast_paths(true, true);
     Value fast = tl_ev(calls[i]);
-    cpu_set_fast_paths(false, false);
-    Value slow = tl_ev(calls[i]);
-    cpu_set_fast_paths(true, true);
+    Exec generic = tl_exec_paths(false, false);
+    Value slow = tl_ev_with(&generic, calls[i]);
     ck_assert_msg(tl_same_bits(fast, slow, false), "n=%zu: %s: the group differs from the generic path", n, calls[i]);
   }
 }

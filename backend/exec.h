@@ -1,0 +1,39 @@
+/* exec.h: the context an evaluation runs in, passed down explicitly from
+   the call that starts it (cpu_call_in, gpu_call, cpu_metered_call) to
+   every builtin and kernel it reaches. Nothing else decides how a program
+   runs: there is no global switch for the device, the meter or the fast
+   paths.
+
+   The tree evaluator is reached through ex->eval, so the array builtins,
+   the kernels' binding and the sibling groups (array_ops.c, kernel_run.c,
+   siblings.c, scan_map.c) evaluate subterms without including eval.h:
+   eval.c calls them, they call back through the context. */
+#ifndef UNA_EXEC_H
+#define UNA_EXEC_H
+
+#include "value.h"
+#include "../frontend/ir/term.h"
+
+typedef struct Exec Exec;
+struct CpuCost;   /* cost_meter.h */
+struct GpuLoaded; /* cuda/gpu_int.h */
+
+struct Exec {
+  /* The tree evaluator: t in frame (eval.c's cpu_eval). */
+  Value (*eval)(const Exec *ex, const Term *t, Value *frame);
+  /* The monoid loops and the block kernels; a test turns them off to hold
+     the fast paths against the generic one. */
+  bool monoid, kernel;
+  /* While the cost meter runs: where its counts go (cost_meter.h); the
+     meter also turns the fast paths off. NULL otherwise. */
+  struct CpuCost *meter;
+  /* When the array builtins run on the GPU: the loaded kernels of the
+     plan being run, by kernel id (cuda/gpu_eval.c); NULL on the CPU. */
+  struct GpuLoaded **gpu;
+};
+
+/* The context of a plain evaluation on the CPU: every fast path on, no
+   meter, no GPU. A constant. */
+extern const Exec cpu_exec_default;
+
+#endif
