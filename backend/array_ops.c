@@ -18,7 +18,7 @@
    threads, and every path brackets the same way. Lanes put the elements
    out of order, which only an operator that commutes allows (reduce's
    contract is associativity): a builtin monoid, or a lambda whose kernel
-   is symmetric in its parameters (commute.h). Any other operator gets one
+   is symmetric in its parameters (kernel.h). Any other operator gets one
    lane, so each chunk is a left fold and the chunks are combined in order. foldl, scanl and scanr
    are strictly sequential.
 
@@ -35,12 +35,11 @@
    that every element runs on the generic path and is counted there. */
 #include "array_ops.h"
 #include "array_int.h"
-#include "commute.h"
 #include "cost_meter.h"
 #include "kernel.h"
 #include "npy.h"
 #include "parallel.h"
-#include "plan/plan.h"
+#include "plan/note.h"
 #include "rand.h"
 #include "scan_map.h"
 #include "scalar.h"

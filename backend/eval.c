@@ -12,7 +12,6 @@
 #include "eval.h"
 #include "array_ops.h"
 #include "cost_meter.h"
-#include "cuda/gpu_eval.h"
 #include "scalar.h"
 #include "siblings.h"
 #include "plan/plan.h"
@@ -48,7 +47,7 @@ static NOINLINE Value eval_prim(const Exec *ex, const Term *t, Value *frame) {
     return val_bool(cpu_eval(ex, t->kids[1], frame).u.b);
   }
   case P_NOT: return val_bool(!cpu_eval(ex, t->kids[0], frame).u.b);
-  case P_ARRAY: return ex->gpu ? gpu_array_prim(ex, t, frame) : cpu_array_prim(ex, t, frame);
+  case P_ARRAY: return ex->array_prim(ex, t, frame);
   }
   UNREACHABLE();
 }
@@ -172,7 +171,8 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
   }
 }
 
-const Exec cpu_exec_default = {cpu_eval, true, true, NULL, NULL};
+const Exec cpu_exec_default = {
+    .eval = cpu_eval, .array_prim = cpu_array_prim, .monoid = true, .kernel = true, .meter = NULL, .gpu = NULL};
 
 Value cpu_call(const Def *d, const Value *args) { return cpu_call_in(&cpu_exec_default, d, args); }
 

@@ -7,7 +7,9 @@
    The tree evaluator is reached through ex->eval, so the array builtins,
    the kernels' binding and the sibling groups (array_ops.c, kernel_run.c,
    siblings.c, scan_map.c) evaluate subterms without including eval.h:
-   eval.c calls them, they call back through the context. */
+   eval.c calls them, they call back through the context; and eval.c
+   reaches the GPU's array builtins through it, without including the
+   CUDA backend. */
 #ifndef UNA_EXEC_H
 #define UNA_EXEC_H
 
@@ -21,6 +23,9 @@ struct GpuLoaded; /* cuda/gpu_int.h */
 struct Exec {
   /* The tree evaluator: t in frame (eval.c's cpu_eval). */
   Value (*eval)(const Exec *ex, const Term *t, Value *frame);
+  /* The array builtins: array_ops.c's on the CPU, the GPU's launches
+     (cuda/gpu_ops.c) in the context gpu_call makes. */
+  Value (*array_prim)(const Exec *ex, const Term *t, Value *frame);
   /* The monoid loops and the block kernels; a test turns them off to hold
      the fast paths against the generic one. */
   bool monoid, kernel;

@@ -15,9 +15,8 @@
    loops (fuse_pairs) and temporaries are packed into as few block buffers
    as their live ranges allow. */
 #include "kernel.h"
-#include "plan/plan.h"
+#include "plan/note.h"
 #include "../frontend/ir/ptrmap.h"
-#include "commute.h"
 #include "kernel_int.h"
 
 /* Limits: a body beyond them gets no kernel. MAX_VISITS bounds the work of
@@ -523,6 +522,7 @@ const CpuKernel *cpu_kernel_for(const Term *lam) {
 }
 
 bool cpu_kernel_returns_bool(const CpuKernel *k) { return k->result_bool; }
+bool cpu_kernel_commutes(const CpuKernel *k) { return k->commutes; }
 
 int cpu_kernel_size(const CpuKernel *k) { return k->ninstr; }
 int cpu_kernel_block_size(const CpuKernel *k) { return k->nexec; }

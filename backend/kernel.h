@@ -44,6 +44,19 @@ const CpuKernel *cpu_kernel_compile(const Term *lam);
    recursion getting no kernel (an interrupt is raised again). */
 const CpuKernel *cpu_kernel_compile_guarded(const Term *lam);
 
+/* Whether a two-parameter scalar kernel is symmetric in its parameters,
+   so that a reduce may combine its elements out of order (array_ops.c's
+   lanes, the GPU's strided folds). reduce's contract is associativity
+   only: an operator that is not known to commute is folded in element
+   order (any bracketing, never a permutation). True when swapping k's two
+   parameters gives the same program: the result's expression, with the
+   operands of + * == != && || max min in a canonical order, is the same
+   either way (max and min commute as reals: the sign of a zero result may
+   change, as with the builtin monoids). False when that cannot be shown
+   (the operator may still commute: `if x < y then x else y`). Decided
+   when the kernel is compiled (kernel_commute.c). */
+bool cpu_kernel_commutes(const CpuKernel *k);
+
 /* True when the kernel's result is a boolean (produced as 0.0 / 1.0). */
 bool cpu_kernel_returns_bool(const CpuKernel *k);
 

@@ -48,9 +48,13 @@ struct CpuKernel {
   int *inputs;   /* the vregs of kind VK_CONST or VK_INPUT */
   int nphys;     /* block buffers for temporaries */
   int *phys;     /* per vreg: its buffer (temporaries), else -1 */
-  bool commutes; /* symmetric in its two parameters (commute.h), decided
+  bool commutes; /* symmetric in its two parameters (kernel_commute.c), decided
                     when compiled */
 };
+
+/* Whether k, just compiled, is symmetric in its parameters
+   (kernel_commute.c; cpu_kernel_commutes then answers from k). */
+bool cpu_kernel_decide_commutes(const CpuKernel *k);
 
 /* An instruction of the block program (see fuse_pairs in kernel.c). */
 typedef struct XInstr {

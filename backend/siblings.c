@@ -8,7 +8,7 @@
    step a lone reduce takes). */
 #include "siblings.h"
 
-#include "plan/plan.h"
+#include "plan/note.h"
 #include "array_int.h"
 #include "array_ops.h"
 #include "cost_meter.h"

@@ -91,6 +91,7 @@ static GpuLoaded **load_plan(Plan *p, Span s) {
 Value gpu_call(const Def *d, const Value *args) {
   Exec ex = cpu_exec_default;
   ex.gpu = load_plan(plan_of_def(d), d->span);
+  ex.array_prim = gpu_array_prim;
   Value v = cpu_call_in(&ex, d, args);
   cuda_sync(d->span); /* a kernel's failure belongs to this call */
   return v;

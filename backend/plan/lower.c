@@ -20,7 +20,6 @@
 
 #include "../../frontend/ir/ptrmap.h"
 #include "../array_ops.h"
-#include "../commute.h"
 #include "../siblings.h"
 
 typedef struct Lowering {

@@ -29,8 +29,7 @@
 #include "../../frontend/ir/term.h"
 #include "../array_ops.h"
 #include "../kernel.h"
-
-typedef struct CpuSiblingPlan CpuSiblingPlan; /* backend/siblings.h */
+#include "note.h"
 
 typedef enum {
   PK_MAP,       /* map, map2: out[i] = src(i) */
@@ -87,16 +86,6 @@ typedef struct PlanKernel {
   const PlanFn **fns; /* the functions whose inputs are parameters, in order */
 } PlanKernel;
 
-/* The decisions about one node of the host program. */
-typedef struct PlanNote {
-  const CpuKernel *k;            /* T_LAM: its scalar program, or NULL */
-  const PlanKernel *kernel;      /* array T_PRIM: its kernel, or NULL */
-  bool fused;                    /* map/map2 T_PRIM: computed inside the
-                                    kernel that reads it */
-  bool scan_map;                 /* map2 T_PRIM: one argument a scan (or a
-                                    shifted one) computed into the result */
-  const CpuSiblingPlan *group;   /* T_LET: the sibling group it starts */
-} PlanNote;
 
 typedef struct Plan {
   Def *def;           /* the host program: the copy of the planned Def */

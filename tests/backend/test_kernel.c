@@ -5,7 +5,6 @@
 #include <check.h>
 #include <math.h>
 
-#include "../../backend/commute.h"
 #include "../../backend/kernel.h"
 #include "../../backend/plan/plan.h"
 #include "../../backend/scalar.h"
@@ -145,7 +144,7 @@ START_TEST(value_numbering) {
 }
 END_TEST
 
-/* Which operators reduce may fold out of order (commute.h). */
+/* Which operators reduce may fold out of order (kernel.h's cpu_kernel_commutes). */
 START_TEST(commutes) {
   Sym *x = sym("x", 0), *y = sym("y", 1), *c = sym("c", 2);
   Term *X = var(x), *Y = var(y);

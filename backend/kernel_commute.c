@@ -1,4 +1,5 @@
-/* commute.c: symmetry of a kernel in its two parameters (see commute.h).
+/* kernel_commute.c: symmetry of a kernel in its two parameters (see
+   kernel.h's cpu_kernel_commutes).
 
    Every virtual register gets a canonical node, hash-consed in one table
    for both labellings of the parameters (x, y) and (y, x): a leaf for a
@@ -6,7 +7,6 @@
    inner node (op, operands) with the operands of commutative builtins
    sorted. The kernel commutes when its result has the same node under
    both labellings. */
-#include "commute.h"
 #include "kernel_int.h"
 #include <string.h>
 
@@ -99,5 +99,3 @@ static bool decide(const CpuKernel *k) {
 }
 
 bool cpu_kernel_decide_commutes(const CpuKernel *k) { return decide(k); }
-
-bool cpu_kernel_commutes(const CpuKernel *k) { return k->commutes; }
