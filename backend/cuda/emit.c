@@ -232,10 +232,11 @@ static void defines(Buf *b, const GpuKernel *k) {
     put(b, ")\n");
   }
   if (k->kind == GK_SCAN) {
-    static const char *const id[] = {[CPU_M_ADD] = "(-0.0)", [CPU_M_MUL] = "1.0",
-                                     [CPU_M_MAX] = "__longlong_as_double(0xfff0000000000000LL)",
-                                     [CPU_M_MIN] = "__longlong_as_double(0x7ff0000000000000LL)"};
-    put(b, "#define ID %s\n", id[k->monoid]);
+    /* the monoid's unit (prims.def), a negative one in parentheses */
+    double u = fe_prims[cpu_monoid_prim(k->monoid)].unit;
+    put(b, "#define ID %s", signbit(u) && isfinite(u) ? "(" : "");
+    put_real(b, u);
+    put(b, "%s\n", signbit(u) && isfinite(u) ? ")" : "");
   }
 }
 
