@@ -17,9 +17,9 @@
 
 const PrimInfo fe_prims[PRIM__COUNT] = {
 #define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
-  {name, sym, arity, SIG_##sig, CLASS_##sig, writ, prec, laws, unit, cost, #c, cuda, STR(deriv), 0, 0, 0},
-#define ARRAY(ID, name, arity, moves_n, moves_1, nlops_n) \
-  {name, NULL, arity, SIG_ARRAY, P_ARRAY, W_CALL, PREC_NONE, 0, NAN, COST_MOVES, NULL, NULL, "", moves_n, moves_1, nlops_n},
+  {name, sym, arity, SIG_##sig, CLASS_##sig, writ, prec, laws, unit, cost, #c, cuda, STR(deriv), E_PURE, 0, 0, 0},
+#define ARRAY(ID, name, arity, effect, moves_n, moves_1, nlops_n) \
+  {name, NULL, arity, SIG_ARRAY, P_ARRAY, W_CALL, PREC_NONE, 0, NAN, COST_MOVES, NULL, NULL, "", effect, moves_n, moves_1, nlops_n},
 #include "prims.def"
 #undef SCALAR
 #undef ARRAY

@@ -12,7 +12,7 @@
 
 typedef enum {
 #define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) PRIM_##ID,
-#define ARRAY(ID, name, arity, moves_n, moves_1, nlops_n) PRIM_##ID,
+#define ARRAY(ID, name, arity, effect, moves_n, moves_1, nlops_n) PRIM_##ID,
 #include "prims.def"
 #undef SCALAR
 #undef ARRAY
@@ -67,6 +67,14 @@ enum {
    counts beside its arity + 1 MOVES. */
 typedef enum { COST_MOVES, COST_ADDS, COST_MULTS, COST_NLOPS } PrimCost;
 
+/* What an array builtin does beside computing its value (scalar builtins
+   are E_PURE). */
+typedef enum {
+  E_PURE,
+  E_RAISES, /* may raise a run-time error by itself */
+  E_IO      /* reads or writes a file (and may raise) */
+} PrimEffect;
+
 typedef struct PrimInfo {
   const char *name;  /* function name: "sin", "map2", "add" */
   const char *sym;   /* operator symbol or NULL: "+", "-", "==" */
@@ -81,6 +89,7 @@ typedef struct PrimInfo {
   const char *c;     /* the CPU's C expression as text (scalar.h compiles it) */
   const char *cuda;  /* CUDA C template, $a $b the operands */
   const char *deriv; /* the derivative rule's name (reverse/partials.c), "" if none */
+  PrimEffect effect;
   int moves_n, moves_1, nlops_n; /* array builtins' own cost (prims.def) */
 } PrimInfo;
 
