@@ -64,6 +64,14 @@ static Term *d_min(Span s, int i, Term *x, Term *y) {
   return fe_mk_if(s, op2(s, PRIM_LE, x, y), num(s, i == 0 ? 1 : 0), num(s, i == 0 ? 0 : 1));
 }
 
+/* atan2 y x, the angle of the point (x, y): d/dy = x/(x*x + y*y),
+   d/dx = -y/(x*x + y*y) (here x is the first operand, y the second) */
+static Term *d_atan2(Span s, int i, Term *x, Term *y) {
+  Term *r2 = op2(s, PRIM_ADD, sq(s, x), sq(s, y));
+  if (i == 0) return op2(s, PRIM_DIV, y, r2);
+  return op1(s, PRIM_NEG, op2(s, PRIM_DIV, x, r2));
+}
+
 /* The rule of each builtin, as prims.def's deriv column names it. */
 #define NODERIV NULL
 static const PartialRule rules[PRIM__COUNT] = {
