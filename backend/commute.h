@@ -9,8 +9,9 @@
 #include "kernel.h"
 
 /* True when swapping k's two parameters gives the same program: the
-   result's expression, with the operands of + * == != && || max min in a
-   canonical order, is the same either way (max and min commute as reals:
+   result's expression, with the operands of the builtins that prims.def
+   marks LAW_COMM (+ * == != && || max min) in a canonical order, is the
+   same either way (max and min commute as reals:
    the sign of a zero result may change, as with the builtin monoids). False when that cannot be
    shown (the operator may still commute: `if x < y then x else y`). */
 bool cpu_kernel_commutes(const CpuKernel *k);

@@ -1,6 +1,8 @@
-/* scalar.h: the one definition of every scalar builtin on doubles, shared by
-   the tree evaluator, the block kernels and the monoid loops so that all
-   paths give bit-identical results.
+/* scalar.h: every scalar builtin on doubles, compiled from the C column
+   of frontend/ir/prims.def (cpu_scalar) with the helpers that column
+   calls; shared by the tree evaluator, the block kernels, the monoid loops
+   and the optimizer's constant folding, so that all paths give
+   bit-identical results.
 
    max/min: `max a b` is a when a >= b (the branch the gradient follows, see
    LANGUAGE.md section 5), b when b > a, and nan when either is nan (as
