@@ -60,17 +60,22 @@ bool cpu_kernel_bind(const CpuKernel *k, Value *frame, CpuKernelRun *run) {
 
 #define B CPU_BLOCK
 #define BLOCK_LOOP CPU_VECTOR_LOOP
-/* One loop per scalar builtin, from prims.def's C column: each computes
-   what the tree evaluator computes (scalar.h), with the builtin fixed. B
+/* Each scalar builtin's C column (prims.def) as a function c_ID(a, b),
+   what the tree evaluator computes (scalar.h) with the builtin fixed; B
    results are 1.0 or 0.0. */
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
+  static inline double c_##ID(double a, double b) {                                    \
+    (void)b;                                                                           \
+    return (double)(c);                                                                \
+  }
+#include "../frontend/ir/prims.def"
+#undef SCALAR
+
+/* One loop per scalar builtin. */
 #define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
   BLOCK_LOOP static void k_##ID(double *restrict d, const double *restrict pa,         \
                                 const double *restrict pb) {                           \
-    for (int i = 0; i < B; i++) {                                                      \
-      double a = pa[i], b = (arity) == 2 ? pb[i] : 0;                                 \
-      (void)b;                                                                         \
-      d[i] = (double)(c);                                                              \
-    }                                                                                  \
+    for (int i = 0; i < B; i++) d[i] = c_##ID(pa[i], (arity) == 2 ? pb[i] : 0);        \
   }
 #include "../frontend/ir/prims.def"
 #undef SCALAR
@@ -91,11 +96,11 @@ BLOCK_LOOP static void k_select(double *restrict d, const double *restrict pa, c
 }
 
 /* The fused pairs: F_<inner>_<outer> (t = a IN b; d = t OUT c) and
-   L_... (d = c OUT t), for inner and outer in + - * /. */
-#define A_ADD(x, y) ((x) + (y))
-#define A_SUB(x, y) ((x) - (y))
-#define A_MUL(x, y) ((x) * (y))
-#define A_DIV(x, y) ((x) / (y))
+   L_... (d = c OUT t), for inner and outer in + - * / (arith_index). */
+#define A_ADD c_ADD
+#define A_SUB c_SUB
+#define A_MUL c_MUL
+#define A_DIV c_DIV
 #define PAIR(IN, OUT)                                                                            \
   BLOCK_LOOP static void f_##IN##_##OUT(double *restrict d, const double *restrict pa,          \
                                        const double *restrict pb, const double *restrict pc) { \
