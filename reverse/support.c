@@ -78,12 +78,9 @@ static void check(const Term *t) {
     if (t->type) check_type(t->span, t->type);
     switch (t->kind) {
     case T_PRIM:
-      switch (t->prim) {
-      case PRIM_SCANL:
-      case PRIM_SCANR:
-      case PRIM_SHIFT1L:
-      case PRIM_SHIFT1R:
+      if (fe_prims[t->prim].grad == G_NONE) /* prims.def */
         fe_error(t->span, "grad: %s is not supported under grad yet", fe_prims[t->prim].name);
+      switch (t->prim) {
       case PRIM_MAP:
       case PRIM_MAP2:
       case PRIM_REDUCE:

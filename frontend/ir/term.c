@@ -10,6 +10,12 @@
 #define CLASS_AA_B P_CMP
 #define CLASS_BB_B P_LOGIC
 #define CLASS_B_B P_NOT
+#define GRAD_R_R G_RULE
+#define GRAD_RR_R G_RULE
+#define GRAD_RR_B G_CONST
+#define GRAD_AA_B G_CONST
+#define GRAD_BB_B G_CONST
+#define GRAD_B_B G_CONST
 #define NOUNIT NAN
 #define NODERIV /* none: the rule's name is "" */
 #define STR(x) STR_(x)
@@ -17,9 +23,9 @@
 
 const PrimInfo fe_prims[PRIM__COUNT] = {
 #define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
-  {name, sym, arity, SIG_##sig, CLASS_##sig, writ, prec, laws, unit, cost, #c, cuda, STR(deriv), E_PURE, 0, 0, 0},
-#define ARRAY(ID, name, arity, effect, moves_n, moves_1, nlops_n) \
-  {name, NULL, arity, SIG_ARRAY, P_ARRAY, W_CALL, PREC_NONE, 0, NAN, COST_MOVES, NULL, NULL, "", effect, moves_n, moves_1, nlops_n},
+  {name, sym, arity, SIG_##sig, CLASS_##sig, writ, prec, laws, unit, cost, #c, cuda, STR(deriv), E_PURE, GRAD_##sig, 0, 0, 0},
+#define ARRAY(ID, name, arity, effect, grad, moves_n, moves_1, nlops_n) \
+  {name, NULL, arity, SIG_ARRAY, P_ARRAY, W_CALL, PREC_NONE, 0, NAN, COST_MOVES, NULL, NULL, "", effect, grad, moves_n, moves_1, nlops_n},
 #include "prims.def"
 #undef SCALAR
 #undef ARRAY

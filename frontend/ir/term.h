@@ -12,7 +12,7 @@
 
 typedef enum {
 #define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) PRIM_##ID,
-#define ARRAY(ID, name, arity, effect, moves_n, moves_1, nlops_n) PRIM_##ID,
+#define ARRAY(ID, name, arity, effect, grad, moves_n, moves_1, nlops_n) PRIM_##ID,
 #include "prims.def"
 #undef SCALAR
 #undef ARRAY
@@ -75,6 +75,13 @@ typedef enum {
   E_IO      /* reads or writes a file (and may raise) */
 } PrimEffect;
 
+/* How reverse mode treats a builtin. */
+typedef enum {
+  G_RULE,  /* differentiated by its rule (scalars: reverse/partials.c) */
+  G_CONST, /* carries no derivative: comparisons, length, iota, rand, load */
+  G_NONE   /* not supported under grad yet */
+} PrimGrad;
+
 typedef struct PrimInfo {
   const char *name;  /* function name: "sin", "map2", "add" */
   const char *sym;   /* operator symbol or NULL: "+", "-", "==" */
@@ -90,6 +97,7 @@ typedef struct PrimInfo {
   const char *cuda;  /* CUDA C template, $a $b the operands */
   const char *deriv; /* the derivative rule's name (reverse/partials.c), "" if none */
   PrimEffect effect;
+  PrimGrad grad;
   int moves_n, moves_1, nlops_n; /* array builtins' own cost (prims.def) */
 } PrimInfo;
 

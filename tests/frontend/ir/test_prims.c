@@ -55,6 +55,7 @@ START_TEST(every_row_has_its_columns) {
                     "%s: array builtin without its cost", n);
       ck_assert_msg(pi->moves_n + pi->moves_1 > 0, "%s: an array builtin moves values", n);
       ck_assert_msg(pi->effect >= E_PURE && pi->effect <= E_IO, "%s: no effect", n);
+      ck_assert_msg(pi->grad >= G_RULE && pi->grad <= G_NONE, "%s: no grad column", n);
       int nfun = 0;
       for (int i = 0; i < pi->arity; i++) nfun += fe_prim_arg_kind((Prim)p, i) == ARG_FUN;
       ck_assert_msg(nfun <= 1 && (nfun == 0 || fe_prim_arg_kind((Prim)p, 0) == ARG_FUN),
@@ -118,6 +119,7 @@ START_TEST(derivative_rules_exist) {
   for (int p = 0; p < PRIM__COUNT; p++) {
     const PrimInfo *pi = &fe_prims[p];
     if (!is_scalar(p)) continue;
+    ck_assert_msg(pi->grad == (real_valued(p) ? G_RULE : G_CONST), "%s: grad column", pi->name);
     if (real_valued(p)) {
       ck_assert_msg(pi->deriv[0], "%s: no derivative rule in prims.def", pi->name);
       ck_assert_msg(rev_has_partials((Prim)p), "%s: derivative rule %s not in reverse/partials.c", pi->name, pi->deriv);
