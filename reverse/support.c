@@ -1,8 +1,9 @@
 /* support.c: rev_check_supported, what reverse mode can differentiate
    (paths.h). Under grad: scalars, tuples of them and arrays of R (arrays
    of B as non-differentiable data); lambda parameters and accumulators of
-   R. Scans, shifts, arrays of tuples, nested arrays, tuple accumulators
-   and nested gradients are located errors naming the construct. */
+   R. Builtins whose row in prims.def says G_NONE (scans, shifts), arrays
+   of tuples, nested arrays, tuple accumulators and nested gradients are
+   located errors naming the construct. */
 #include "paths.h"
 
 /* True when t has a B somewhere (arrays and tuples included). */
