@@ -63,13 +63,18 @@ CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped) {
   if (l->sym == x && r->sym == y) *swapped = false;
   else if (l->sym == y && r->sym == x) *swapped = true;
   else return CPU_M_NONE;
-  switch (b->prim) {
-  case PRIM_ADD: return CPU_M_ADD;
-  case PRIM_MUL: return CPU_M_MUL;
-  case PRIM_MAX: return CPU_M_MAX;
-  case PRIM_MIN: return CPU_M_MIN;
-  default: return CPU_M_NONE;
-  }
+  const PrimInfo *pi = &fe_prims[b->prim];
+  if (pi->sig != SIG_RR_R || !(pi->laws & LAW_ASSOC) || isnan(pi->unit)) return CPU_M_NONE;
+  for (int m = CPU_M_ADD; m <= CPU_M_MIN; m++)
+    if (cpu_monoid_prim((CpuMonoid)m) == b->prim) return (CpuMonoid)m;
+  return CPU_M_NONE;
+}
+
+Prim cpu_monoid_prim(CpuMonoid m) {
+  static const Prim prim[] = {[CPU_M_ADD] = PRIM_ADD, [CPU_M_MUL] = PRIM_MUL, [CPU_M_MAX] = PRIM_MAX,
+                              [CPU_M_MIN] = PRIM_MIN};
+  ASSERT(m > CPU_M_NONE && m <= CPU_M_MIN);
+  return prim[m];
 }
 
 /* OP(l, r): the lambda body with x = l, y = r. */
@@ -142,17 +147,21 @@ static const MonoidFns monoids[6] = {
     MONOID_FNS(add), MONOID_FNS(mul), MONOID_FNS(max), MONOID_FNS(maxsw), MONOID_FNS(min), MONOID_FNS(minsw),
 };
 
-/* x + y and x * y are commutative in IEEE arithmetic, so their order does
-   not matter; for max and min it does (signed zeros, nan). */
+/* The operands' order matters only for an operator that does not commute
+   bit for bit (LAW_COMM_BITS in prims.def: + * do; max and min do not, by
+   signed zeros and nan). */
 const MonoidFns *cpu_monoid_loops(const Exec *ex, const Term *lam) {
   if (!ex->monoid || ex->meter) return NULL;
   bool sw;
-  switch (cpu_monoid_of(lam, &sw)) {
-  case CPU_M_NONE: return NULL;
-  case CPU_M_ADD: return &monoids[0];
-  case CPU_M_MUL: return &monoids[1];
+  CpuMonoid m = cpu_monoid_of(lam, &sw);
+  if (m == CPU_M_NONE) return NULL;
+  sw = sw && !(fe_prims[cpu_monoid_prim(m)].laws & LAW_COMM_BITS);
+  switch (m) {
+  case CPU_M_ADD: return sw ? NULL : &monoids[0];
+  case CPU_M_MUL: return sw ? NULL : &monoids[1];
   case CPU_M_MAX: return &monoids[sw ? 3 : 2];
   case CPU_M_MIN: return &monoids[sw ? 5 : 4];
+  case CPU_M_NONE: break;
   }
   return NULL;
 }

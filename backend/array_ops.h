@@ -23,9 +23,14 @@ void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb);
 size_t cpu_size_arg(const Term *t, double n, size_t elem_size);
 
 /* The builtin monoid a two-parameter lambda computes, if any: its body is
-   x + y, x * y, max x y or min x y of its parameters x, y (in either
-   order: *swapped is set when the body is y OP x), all of type R. */
+   x OP y of its parameters x, y (in either order: *swapped is set when the
+   body is y OP x), all of type R, OP a builtin R x R -> R that prims.def
+   gives LAW_ASSOC and a unit and that has dedicated loops here: + * max
+   min. */
 typedef enum { CPU_M_NONE, CPU_M_ADD, CPU_M_MUL, CPU_M_MAX, CPU_M_MIN } CpuMonoid;
 CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped);
+/* The builtin of monoid m (not CPU_M_NONE): its laws and unit are in
+   fe_prims. */
+Prim cpu_monoid_prim(CpuMonoid m);
 
 #endif

@@ -10,25 +10,17 @@ static inline void count_in(CpuCost *c, uint64_t moves, uint64_t adds, uint64_t 
 }
 #define count(m, a, x, n) count_in(c, (m), (a), (x), (n))
 
-/* The cost of a scalar, comparison or logic operator itself. */
+/* The cost of a scalar, comparison or logic operator itself: its operands
+   in and its result out, and one operation of its class (prims.def). */
 static void count_prim(CpuCost *c, Prim p) {
-  switch (fe_prims[p].cls) {
-  case P_SCALAR1:
-    if (p == PRIM_NEG) count(2, 1, 0, 0); /* a subtraction from 0 */
-    else count(2, 0, 0, 1);               /* Cost(op1) = (2,0,0,1) */
-    return;
-  case P_SCALAR2:
-    switch (p) {
-    case PRIM_ADD:
-    case PRIM_SUB: count(3, 1, 0, 0); return; /* Cost(+) = (3,1,0,0) */
-    case PRIM_MUL:
-    case PRIM_DIV: count(3, 0, 1, 0); return; /* Cost(*) = (3,0,1,0) */
-    default: count(3, 0, 0, 1); return;       /* pow, max, min */
-    }
-  case P_CMP: count(3, 1, 0, 0); return;   /* a subtraction and its sign */
-  case P_LOGIC: count(3, 0, 0, 0); return; /* two operands in, one out */
-  case P_NOT: count(2, 0, 0, 0); return;
-  case P_ARRAY: return;                    /* cpu_meter_array */
+  const PrimInfo *pi = &fe_prims[p];
+  if (pi->cls == P_ARRAY) return; /* cpu_meter_array */
+  uint64_t moves = (uint64_t)pi->arity + 1;
+  switch (pi->cost) {
+  case COST_MOVES: count(moves, 0, 0, 0); return;
+  case COST_ADDS: count(moves, 1, 0, 0); return;
+  case COST_MULTS: count(moves, 0, 1, 0); return;
+  case COST_NLOPS: count(moves, 0, 0, 1); return;
   }
 }
 
@@ -58,23 +50,10 @@ void cpu_meter_node(CpuCost *c, const Term *t) {
   }
 }
 
+/* An array builtin's own cost (prims.def): n * moves_n + moves_1 MOVES,
+   n * nlops_n NLOPS. */
 void cpu_meter_array(CpuCost *c, const Term *t, size_t n) {
+  const PrimInfo *pi = &fe_prims[t->prim];
   uint64_t k = (uint64_t)n;
-  switch (t->prim) {
-  case PRIM_MAP: count(k, 0, 0, 0); return;        /* n * (Cost(e) + (1,0,0,0)) */
-  case PRIM_MAP2:
-  case PRIM_REDUCE:
-  case PRIM_FOLDL: count(2 * k, 0, 0, 0); return;  /* n * (Cost(e) + (2,0,0,0)) */
-  case PRIM_SCANL:
-  case PRIM_SCANR: count(3 * k, 0, 0, 0); return;  /* n * (Cost(e) + (3,0,0,0)) */
-  case PRIM_SHIFT1L:
-  case PRIM_SHIFT1R: count(k, 0, 0, 0); return;    /* Cost(e) + (n,0,0,0) */
-  case PRIM_LENGTH: count(1, 0, 0, 0); return;
-  case PRIM_IOTA:
-  case PRIM_REPLICATE:
-  case PRIM_LOAD:
-  case PRIM_SAVE: count(k, 0, 0, 0); return;
-  case PRIM_RAND: count(k, 0, 0, k); return;
-  default: return;
-  }
+  count(k * (uint64_t)pi->moves_n + (uint64_t)pi->moves_1, 0, 0, k * (uint64_t)pi->nlops_n);
 }

@@ -114,11 +114,11 @@ static BindStep step(BindKind kind, int ctx, int vreg, int slot, const Term *ter
 /* ---- value numbering: an instruction whose op and operands equal an
    earlier one's reuses its result (every op is pure), so the three
    `sigmoid a` of a gradient's partials are computed once. Operands of the
-   commutative ops (+ * == != && ||, exact in IEEE arithmetic) are compared
-   in either order. ---- */
+   ops that commute bit for bit in IEEE arithmetic (LAW_COMM_BITS in
+   prims.def: + * == != && ||) are compared in either order. ---- */
 
 static bool commutative(int op) {
-  return op == PRIM_ADD || op == PRIM_MUL || op == PRIM_EQ || op == PRIM_NE || op == PRIM_AND || op == PRIM_OR;
+  return op >= 0 && op < PRIM__COUNT && (fe_prims[op].laws & LAW_COMM_BITS);
 }
 
 static bool same_instr(const KInstr *in, int op, int a, int b, int cc) {

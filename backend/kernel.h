@@ -50,7 +50,8 @@ const CpuKernel *cpu_kernel_compile_guarded(const Term *lam);
    only: an operator that is not known to commute is folded in element
    order (any bracketing, never a permutation). True when swapping k's two
    parameters gives the same program: the result's expression, with the
-   operands of + * == != && || max min in a canonical order, is the same
+   operands of the builtins prims.def marks LAW_COMM (+ * == != && || max
+   min) in a canonical order, is the same
    either way (max and min commute as reals: the sign of a zero result may
    change, as with the builtin monoids). False when that cannot be shown
    (the operator may still commute: `if x < y then x else y`). Decided

@@ -30,18 +30,10 @@ static int intern(Table *t, Node x) {
   return t->len++;
 }
 
+/* Commutative as a function of reals (LAW_COMM in prims.def): max and min
+   too, whose operands differ only in the sign of a zero or a nan's bits. */
 static bool commutative(int op) {
-  switch (op) {
-  case PRIM_ADD:
-  case PRIM_MUL:
-  case PRIM_EQ:
-  case PRIM_NE:
-  case PRIM_AND:
-  case PRIM_OR:
-  case PRIM_MAX:
-  case PRIM_MIN: return true;
-  default: return false;
-  }
+  return op >= 0 && op < PRIM__COUNT && (fe_prims[op].laws & LAW_COMM);
 }
 
 /* The canonical id of every vreg of k with the parameters labelled

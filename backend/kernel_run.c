@@ -59,51 +59,32 @@ bool cpu_kernel_bind(const Exec *ex, const CpuKernel *k, Value *frame, CpuKernel
 
 #define B CPU_BLOCK
 #define BLOCK_LOOP CPU_VECTOR_LOOP
-#define UNOP(name, expr)                                                      \
-  BLOCK_LOOP static void name(double *restrict d, const double *restrict pa) { \
-    for (int i = 0; i < B; i++) {                                            \
-      double a = pa[i];                                                      \
-      d[i] = (expr);                                                         \
-    }                                                                        \
+/* Each scalar builtin's C column (prims.def) as a function c_ID(a, b),
+   what the tree evaluator computes (scalar.h) with the builtin fixed; B
+   results are 1.0 or 0.0. */
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
+  static inline double c_##ID(double a, double b) {                                    \
+    (void)b;                                                                           \
+    return (double)(c);                                                                \
   }
-#define BINOP(name, expr)                                                     \
-  BLOCK_LOOP static void name(double *restrict d, const double *restrict pa, \
-                   const double *restrict pb) {                              \
-    for (int i = 0; i < B; i++) {                                            \
-      double a = pa[i], b = pb[i];                                           \
-      d[i] = (expr);                                                         \
-    }                                                                        \
-  }
+#include "../frontend/ir/prims.def"
+#undef SCALAR
 
-/* Each loop computes what the tree evaluator computes (scalar.h), with the
-   builtin fixed, so that the switch folds away. */
-#define UNOP1(name, P) UNOP(name, cpu_scalar1(P, a))
-#define BINOP2(name, P) BINOP(name, cpu_scalar2(P, a, b))
-#define CMPOP(name, P) BINOP(name, cpu_compare(P, a, b) ? 1.0 : 0.0)
-UNOP1(k_neg, PRIM_NEG)
-UNOP1(k_sin, PRIM_SIN)
-UNOP1(k_cos, PRIM_COS)
-UNOP1(k_tan, PRIM_TAN)
-UNOP1(k_sqrt, PRIM_SQRT)
-UNOP1(k_tanh, PRIM_TANH)
-UNOP1(k_abs, PRIM_ABS)
-UNOP1(k_floor, PRIM_FLOOR)
-UNOP(k_not, a == 0 ? 1.0 : 0.0)
-BINOP2(k_add, PRIM_ADD)
-BINOP2(k_sub, PRIM_SUB)
-BINOP2(k_mul, PRIM_MUL)
-BINOP2(k_div, PRIM_DIV)
-BINOP2(k_pow, PRIM_POW)
-BINOP2(k_max, PRIM_MAX)
-BINOP2(k_min, PRIM_MIN)
-CMPOP(k_eq, PRIM_EQ)
-CMPOP(k_ne, PRIM_NE)
-CMPOP(k_lt, PRIM_LT)
-CMPOP(k_le, PRIM_LE)
-CMPOP(k_gt, PRIM_GT)
-CMPOP(k_ge, PRIM_GE)
-BINOP(k_and, (a != 0) & (b != 0) ? 1.0 : 0.0)
-BINOP(k_or, (a != 0) | (b != 0) ? 1.0 : 0.0)
+/* One loop per scalar builtin. */
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
+  BLOCK_LOOP static void k_##ID(double *restrict d, const double *restrict pa,         \
+                                const double *restrict pb) {                           \
+    for (int i = 0; i < B; i++) d[i] = c_##ID(pa[i], (arity) == 2 ? pb[i] : 0);        \
+  }
+#include "../frontend/ir/prims.def"
+#undef SCALAR
+
+typedef void (*BlockFn)(double *restrict, const double *restrict, const double *restrict);
+static const BlockFn block_fns[PRIM__COUNT] = {
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) [PRIM_##ID] = k_##ID,
+#include "../frontend/ir/prims.def"
+#undef SCALAR
+};
 
 BLOCK_LOOP static void k_select(double *restrict d, const double *restrict pa, const double *restrict pb,
                      const double *restrict pc) {
@@ -114,11 +95,11 @@ BLOCK_LOOP static void k_select(double *restrict d, const double *restrict pa, c
 }
 
 /* The fused pairs: F_<inner>_<outer> (t = a IN b; d = t OUT c) and
-   L_... (d = c OUT t), for inner and outer in + - * /. */
-#define A_ADD(x, y) ((x) + (y))
-#define A_SUB(x, y) ((x) - (y))
-#define A_MUL(x, y) ((x) * (y))
-#define A_DIV(x, y) ((x) / (y))
+   L_... (d = c OUT t), for inner and outer in + - * / (arith_index). */
+#define A_ADD c_ADD
+#define A_SUB c_SUB
+#define A_MUL c_MUL
+#define A_DIV c_DIV
 #define PAIR(IN, OUT)                                                                            \
   BLOCK_LOOP static void f_##IN##_##OUT(double *restrict d, const double *restrict pa,          \
                                        const double *restrict pb, const double *restrict pc) { \
@@ -155,35 +136,15 @@ static void exec_block(const CpuKernel *k, double **p) {
     const double *b = in->b >= 0 ? p[in->b] : NULL;
     switch (in->op) {
     case X_FUSED: pair_fns[in->left][arith_index(in->inner)][arith_index(in->outer)](d, a, b, p[in->c]); break;
-    case PRIM_NEG: k_neg(d, a); break;
-    case PRIM_SIN: k_sin(d, a); break;
-    case PRIM_COS: k_cos(d, a); break;
-    case PRIM_TAN: k_tan(d, a); break;
+    /* exp, log and sigmoid have vectorized block forms (vmath.h), bit for
+       bit the functions of their C column */
     case PRIM_EXP: cpu_exp_block(d, a, B); break;
     case PRIM_LOG: cpu_log_block(d, a, B); break;
-    case PRIM_SQRT: k_sqrt(d, a); break;
-    case PRIM_TANH: k_tanh(d, a); break;
     case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
-    case PRIM_ABS: k_abs(d, a); break;
-    case PRIM_FLOOR: k_floor(d, a); break;
-    case PRIM_NOT: k_not(d, a); break;
-    case PRIM_ADD: k_add(d, a, b); break;
-    case PRIM_SUB: k_sub(d, a, b); break;
-    case PRIM_MUL: k_mul(d, a, b); break;
-    case PRIM_DIV: k_div(d, a, b); break;
-    case PRIM_POW: k_pow(d, a, b); break;
-    case PRIM_MAX: k_max(d, a, b); break;
-    case PRIM_MIN: k_min(d, a, b); break;
-    case PRIM_EQ: k_eq(d, a, b); break;
-    case PRIM_NE: k_ne(d, a, b); break;
-    case PRIM_LT: k_lt(d, a, b); break;
-    case PRIM_LE: k_le(d, a, b); break;
-    case PRIM_GT: k_gt(d, a, b); break;
-    case PRIM_GE: k_ge(d, a, b); break;
-    case PRIM_AND: k_and(d, a, b); break;
-    case PRIM_OR: k_or(d, a, b); break;
     case K_SELECT: k_select(d, a, b, p[in->c]); break;
-    default: UNREACHABLE();
+    default:
+      ASSERT(in->op >= 0 && in->op < PRIM__COUNT && block_fns[in->op]);
+      block_fns[in->op](d, a, b);
     }
   }
 }
@@ -282,15 +243,7 @@ double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
     double b = in->b >= 0 ? r[in->b] : 0;
     double v;
     if (in->op == K_SELECT) v = r[in->c] != 0 ? a : b;
-    else
-      switch (fe_prims[in->op].cls) {
-      case P_SCALAR1: v = cpu_scalar1((Prim)in->op, a); break;
-      case P_SCALAR2: v = cpu_scalar2((Prim)in->op, a, b); break;
-      case P_CMP: v = cpu_compare((Prim)in->op, a, b) ? 1.0 : 0.0; break;
-      case P_NOT: v = a == 0 ? 1.0 : 0.0; break;
-      case P_LOGIC: v = (in->op == PRIM_AND ? (a != 0) & (b != 0) : (a != 0) | (b != 0)) ? 1.0 : 0.0; break;
-      default: UNREACHABLE();
-      }
+    else v = cpu_scalar((Prim)in->op, a, b);
     r[in->dst] = v;
   }
   return r[k->result];

@@ -1,6 +1,8 @@
-/* scalar.h: the one definition of every scalar builtin on doubles, shared by
-   the tree evaluator, the block kernels and the monoid loops so that all
-   paths give bit-identical results.
+/* scalar.h: every scalar builtin on doubles, compiled from the C column
+   of frontend/ir/prims.def (cpu_scalar) with the helpers that column
+   calls; shared by the tree evaluator, the block kernels, the monoid loops
+   and the optimizer's constant folding, so that all paths give
+   bit-identical results.
 
    max/min: `max a b` is a when a >= b (the branch the gradient follows, see
    LANGUAGE.md section 5), b when b > a, and nan when either is nan (as
@@ -33,50 +35,26 @@ static inline double cpu_sigmoid(double x) {
    kernels then multiply: kernel.c compiles x ^ 2 to a product). */
 static inline double cpu_pow(double x, double y) { return y == 2 ? x * x : pow(x, y); }
 
-/* A P_SCALAR1 builtin applied to x. */
-static inline double cpu_scalar1(Prim p, double x) {
+/* The scalar builtin p applied to a (and b when binary), as prims.def's C
+   column spells it; a B result is 1.0 or 0.0, and B operands are 0.0 or
+   1.0. The one switch every CPU path runs or specializes. */
+static inline double cpu_scalar(Prim p, double a, double b) {
   switch (p) {
-  case PRIM_NEG: return -x;
-  case PRIM_SIN: return sin(x);
-  case PRIM_COS: return cos(x);
-  case PRIM_TAN: return tan(x);
-  case PRIM_EXP: return cpu_exp(x);
-  case PRIM_LOG: return cpu_log(x);
-  case PRIM_SQRT: return sqrt(x);
-  case PRIM_TANH: return tanh(x);
-  case PRIM_SIGMOID: return cpu_sigmoid(x);
-  case PRIM_ABS: return fabs(x);
-  case PRIM_FLOOR: return floor(x);
-  case PRIM_STOPGRAD: return x;
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
+  case PRIM_##ID: return (double)(c);
+#include "../frontend/ir/prims.def"
+#undef SCALAR
   default: UNREACHABLE();
   }
 }
+
+/* A P_SCALAR1 builtin applied to x. */
+static inline double cpu_scalar1(Prim p, double x) { return cpu_scalar(p, x, 0); }
 
 /* A P_SCALAR2 builtin applied to x and y. */
-static inline double cpu_scalar2(Prim p, double x, double y) {
-  switch (p) {
-  case PRIM_ADD: return x + y;
-  case PRIM_SUB: return x - y;
-  case PRIM_MUL: return x * y;
-  case PRIM_DIV: return x / y;
-  case PRIM_POW: return cpu_pow(x, y);
-  case PRIM_MAX: return cpu_max(x, y);
-  case PRIM_MIN: return cpu_min(x, y);
-  default: UNREACHABLE();
-  }
-}
+static inline double cpu_scalar2(Prim p, double x, double y) { return cpu_scalar(p, x, y); }
 
 /* A P_CMP builtin on reals. */
-static inline bool cpu_compare(Prim p, double x, double y) {
-  switch (p) {
-  case PRIM_EQ: return x == y;
-  case PRIM_NE: return x != y;
-  case PRIM_LT: return x < y;
-  case PRIM_LE: return x <= y;
-  case PRIM_GT: return x > y;
-  case PRIM_GE: return x >= y;
-  default: UNREACHABLE();
-  }
-}
+static inline bool cpu_compare(Prim p, double x, double y) { return cpu_scalar(p, x, y) != 0; }
 
 #endif

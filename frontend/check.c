@@ -2,6 +2,7 @@
    names, frame slots, and lambdas for operator sections and function names. */
 #include "check.h"
 #include "env.h"
+#include "ir/prim_type.h"
 #include <math.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -163,7 +164,6 @@ static const char *lambda_shape(int np) { return np == 1 ? "(x. e)" : "(x, y. e)
 
 static bool is_real(const Type *t) { return t && t->kind == TY_REAL; }
 static bool is_bool(const Type *t) { return t && t->kind == TY_BOOL; }
-static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
 
 static Term *mk_proj(Span s, Term *e, int index) {
   if (!e->type || e->type->kind != TY_TUPLE)
@@ -195,19 +195,6 @@ static Term *mk_lam(Span s, int n, Sym **xs, Term *body) {
 static Term *check(Ck *c, const Term *t);
 
 /* ---- Builtins ---- */
-
-/* Checks an argument that must be an array of any element type. */
-static Term *check_array_arg(Ck *c, const Term *a, int i, const char *who) {
-  Term *k = check(c, a);
-  if (!is_array(k->type)) arg_mismatch(a->span, i, who, "an array", k->type);
-  return k;
-}
-
-static Term *check_real_arg(Ck *c, const Term *a, int i, const char *who) {
-  Term *k = check(c, a);
-  if (!is_real(k->type)) arg_mismatch(a->span, i, who, "R", k->type);
-  return k;
-}
 
 /* The checked file name of load/save: a string literal. */
 static Term *check_file_arg(const Term *a, const char *who) {
@@ -265,7 +252,7 @@ static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, c
   }
   case T_OPREF: {
     const PrimInfo *pi = &fe_prims[f->prim];
-    lam = prim_lambda(c, f->span, f->prim, pi->infix ? pi->infix : pi->name, who, np, pt);
+    lam = prim_lambda(c, f->span, f->prim, pi->sym ? pi->sym : pi->name, who, np, pt);
     break;
   }
   case T_NAME: {
@@ -318,87 +305,32 @@ static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, c
   return lam;
 }
 
-/* Checks an array builtin applied to its (arity-checked) arguments. */
+/* Checks an array builtin applied to its (arity-checked) arguments: the
+   arguments in order, the function argument last (its parameter types
+   follow from the others), by the rules of prim_type.h. */
 static NOINLINE Term *check_array_prim(Ck *c, Span s, Prim p, const char *who, Term *const *args) {
   Term *k[3] = {NULL, NULL, NULL};
-  const Type *pt[2];
-  const Type *type = NULL;
+  const Type *ts[3] = {NULL, NULL, NULL};
   int n = fe_prims[p].arity;
-  switch (p) {
-  case PRIM_MAP:
-    k[1] = check_array_arg(c, args[1], 1, who);
-    pt[0] = k[1]->type->elem;
-    k[0] = check_fun(c, args[0], who, 1, pt, NULL);
-    type = fe_ty_array(k[0]->kids[0]->type);
-    break;
-  case PRIM_MAP2:
-    k[1] = check_array_arg(c, args[1], 1, who);
-    k[2] = check_array_arg(c, args[2], 2, who);
-    pt[0] = k[1]->type->elem;
-    pt[1] = k[2]->type->elem;
-    k[0] = check_fun(c, args[0], who, 2, pt, NULL);
-    type = fe_ty_array(k[0]->kids[0]->type);
-    break;
-  case PRIM_REDUCE: {
-    k[1] = check(c, args[1]);
-    const Type *t = k[1]->type;
-    k[2] = check(c, args[2]);
-    if (!fe_type_eq(k[2]->type, fe_ty_array(t)))
-      arg_mismatch(args[2]->span, 2, who, tystr(fe_ty_array(t)), k[2]->type);
-    pt[0] = pt[1] = t;
-    k[0] = check_fun(c, args[0], who, 2, pt, t);
-    type = t;
-    break;
+  bool fun = false;
+  for (int i = 0; i < n; i++) {
+    switch (fe_prim_arg_kind(p, i)) {
+    case ARG_FUN: fun = true; continue;
+    case ARG_FILE: k[i] = check_file_arg(args[i], who); continue;
+    default: break;
+    }
+    k[i] = check(c, args[i]);
+    ts[i] = k[i]->type;
+    const char *want = fe_prim_arg_want(p, i, ts);
+    if (want) arg_mismatch(args[i]->span, i, who, want, ts[i]);
   }
-  case PRIM_FOLDL:
-  case PRIM_SCANL:
-  case PRIM_SCANR: {
-    k[1] = check(c, args[1]);
-    const Type *t = k[1]->type;
-    k[2] = check_array_arg(c, args[2], 2, who);
-    const Type *e = k[2]->type->elem;
-    pt[0] = p == PRIM_SCANR ? e : t;
-    pt[1] = p == PRIM_SCANR ? t : e;
-    k[0] = check_fun(c, args[0], who, 2, pt, t);
-    type = p == PRIM_FOLDL ? t : fe_ty_array(t);
-    break;
+  if (fun) {
+    const Type *pt[2], *ret;
+    int np = fe_prim_fun_sig(p, ts, pt, &ret);
+    k[0] = check_fun(c, args[0], who, np, pt, ret);
+    ts[0] = k[0]->kids[0]->type;
   }
-  case PRIM_SHIFT1L:
-  case PRIM_SHIFT1R:
-    k[0] = check_array_arg(c, args[0], 0, who);
-    type = k[0]->type;
-    break;
-  case PRIM_LENGTH:
-    k[0] = check_array_arg(c, args[0], 0, who);
-    type = fe_ty_real();
-    break;
-  case PRIM_IOTA:
-    k[0] = check_real_arg(c, args[0], 0, who);
-    type = fe_ty_array(fe_ty_real());
-    break;
-  case PRIM_REPLICATE:
-    k[0] = check_real_arg(c, args[0], 0, who);
-    k[1] = check(c, args[1]);
-    type = fe_ty_array(k[1]->type);
-    break;
-  case PRIM_RAND:
-    k[0] = check_real_arg(c, args[0], 0, who);
-    k[1] = check_real_arg(c, args[1], 1, who);
-    type = fe_ty_array(fe_ty_real());
-    break;
-  case PRIM_LOAD:
-    k[0] = check_file_arg(args[0], who);
-    type = fe_ty_array(fe_ty_real());
-    break;
-  case PRIM_SAVE:
-    k[0] = check_file_arg(args[0], who);
-    k[1] = check(c, args[1]);
-    if (!fe_type_is_real_array(k[1]->type)) arg_mismatch(args[1]->span, 1, who, "[R]", k[1]->type);
-    type = k[1]->type;
-    break;
-  default: UNREACHABLE();
-  }
-  return fe_term_prim(s, type, p, n, k);
+  return fe_term_prim(s, fe_prim_array_result(p, ts), p, n, k);
 }
 
 /* Checks builtin p applied to n arguments; who is how the user wrote it
@@ -409,43 +341,22 @@ static NOINLINE Term *check_prim(Ck *c, Span s, Prim p, const char *who, bool op
   if (n != pi->arity) fe_error(s, "'%s' expects %s, found %d", who, count(pi->arity, "argument"), n);
   if (pi->cls == P_ARRAY) return check_array_prim(c, s, p, who, args);
   Term *k[2];
-  for (int i = 0; i < n; i++) k[i] = check(c, args[i]);
-  const Type *type = fe_ty_real();
-  switch (pi->cls) {
-  case P_SCALAR1:
-  case P_SCALAR2:
-    for (int i = 0; i < n; i++) {
-      if (is_real(k[i]->type)) continue;
-      if (!op) arg_mismatch(args[i]->span, i, who, "R", k[i]->type);
-      if (n == 1) fe_error(args[i]->span, "'%s' expects an R operand, found %s", who, tystr(k[i]->type));
-      fe_error(args[i]->span, "'%s' expects R operands, found %s", who, tystr(k[i]->type));
-    }
-    break;
-  case P_CMP:
-    if (p == PRIM_EQ || p == PRIM_NE) {
-      for (int i = 0; i < 2; i++)
-        if (!is_real(k[i]->type) && !is_bool(k[i]->type))
-          fe_error(args[i]->span, "'%s' expects R or B operands, found %s", who, tystr(k[i]->type));
-      if (!fe_type_eq(k[0]->type, k[1]->type))
-        fe_error(args[1]->span, "'%s' operands differ: left is %s, right is %s", who,
-                 tystr(k[0]->type), tystr(k[1]->type));
-    } else {
-      for (int i = 0; i < 2; i++)
-        if (!is_real(k[i]->type))
-          fe_error(args[i]->span, "'%s' expects R operands, found %s", who, tystr(k[i]->type));
-    }
-    type = fe_ty_bool();
-    break;
-  case P_LOGIC:
-  case P_NOT:
-    for (int i = 0; i < n; i++) {
-      if (is_bool(k[i]->type)) continue;
-      if (n == 1) fe_error(args[i]->span, "'%s' expects a B operand, found %s", who, tystr(k[i]->type));
-      fe_error(args[i]->span, "'%s' expects B operands, found %s", who, tystr(k[i]->type));
-    }
-    type = fe_ty_bool();
-    break;
-  default: UNREACHABLE();
+  const Type *ts[2];
+  for (int i = 0; i < n; i++) {
+    k[i] = check(c, args[i]);
+    ts[i] = k[i]->type;
+  }
+  PrimMismatch m;
+  const Type *type = fe_prim_scalar_type(p, ts, &m);
+  if (!type) {
+    Span as = args[m.arg]->span;
+    if (m.differ)
+      fe_error(as, "'%s' operands differ: left is %s, right is %s", who, tystr(ts[0]), tystr(ts[1]));
+    if (!op) arg_mismatch(as, m.arg, who, m.want, ts[m.arg]);
+    if (n == 1)
+      fe_error(as, "'%s' expects %s %s operand, found %s", who, m.want[0] == 'R' ? "an" : "a",
+               m.want, tystr(ts[m.arg]));
+    fe_error(as, "'%s' expects %s operands, found %s", who, m.want, tystr(ts[m.arg]));
   }
   return fe_term_prim(s, type, p, n, k);
 }
@@ -718,7 +629,7 @@ static Term *check(Ck *c, const Term *t) {
   case T_APPLY: return check_apply(c, t);
   case T_PRIM: {
     const PrimInfo *pi = &fe_prims[t->prim];
-    return check_prim(c, t->span, t->prim, pi->infix ? pi->infix : pi->name, pi->infix != NULL,
+    return check_prim(c, t->span, t->prim, pi->sym ? pi->sym : pi->name, pi->sym != NULL,
                       t->nkids, t->kids);
   }
   case T_LET: return check_let(c, t);

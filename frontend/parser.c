@@ -18,7 +18,6 @@ typedef struct Parser {
 
 /* Binary operator precedences (higher binds tighter); prefix operators,
    '^', application and projection are above these. */
-enum { PREC_NONE = 0, PREC_OR = 1, PREC_AND, PREC_CMP, PREC_ADD, PREC_MUL };
 
 /* Restricts the parser to tokens [pos, end) and sets up the sentinel. */
 static void set_range(Parser *p, int pos, int end) {
@@ -127,22 +126,18 @@ static Term *prim2(Span s, Prim op, Term *a, Term *b) {
   return fe_term_prim(s, NULL, op, 2, args);
 }
 
-static bool binop(FeTokKind k, int *prec, Prim *prim) {
-  switch (k) {
-  case TK_OR: *prec = PREC_OR; *prim = PRIM_OR; return true;
-  case TK_AND: *prec = PREC_AND; *prim = PRIM_AND; return true;
-  case TK_EQEQ: *prec = PREC_CMP; *prim = PRIM_EQ; return true;
-  case TK_NE: *prec = PREC_CMP; *prim = PRIM_NE; return true;
-  case TK_LT: *prec = PREC_CMP; *prim = PRIM_LT; return true;
-  case TK_LE: *prec = PREC_CMP; *prim = PRIM_LE; return true;
-  case TK_GT: *prec = PREC_CMP; *prim = PRIM_GT; return true;
-  case TK_GE: *prec = PREC_CMP; *prim = PRIM_GE; return true;
-  case TK_PLUS: *prec = PREC_ADD; *prim = PRIM_ADD; return true;
-  case TK_MINUS: *prec = PREC_ADD; *prim = PRIM_SUB; return true;
-  case TK_STAR: *prec = PREC_MUL; *prim = PRIM_MUL; return true;
-  case TK_SLASH: *prec = PREC_MUL; *prim = PRIM_DIV; return true;
-  default: return false;
-  }
+/* True when t is an operator token (its text is its kind's fixed text). */
+static bool is_op_token(const FeToken *t) {
+  return t->kind != TK_STR && strcmp(t->text, fe_tok_kind_text[t->kind]) == 0;
+}
+
+/* The infix builtin written as token t, with its precedence (prims.def). */
+static bool binop(const FeToken *t, int *prec, Prim *prim) {
+  int q = is_op_token(t) ? fe_prim_by_sym(t->text, W_INFIX) : -1;
+  if (q < 0) return false;
+  *prim = (Prim)q;
+  *prec = (int)fe_prims[q].prec;
+  return true;
 }
 
 static bool starts_atom(FeTokKind k) {
@@ -213,25 +208,17 @@ static int lambda_params(const Parser *p) {
   }
 }
 
-/* The operator of a section '(' OP ')', or -1. */
+/* The builtin of a section '(' OP ')' (an operator or a name that
+   prims.def marks W_SECTION), or -1. */
 static int section_prim(const Parser *p) {
   if (ahead(p, 2)->kind != TK_RPAREN) return -1;
   const FeToken *t = ahead(p, 1);
-  switch (t->kind) {
-  case TK_PLUS: return PRIM_ADD;
-  case TK_MINUS: return PRIM_SUB;
-  case TK_STAR: return PRIM_MUL;
-  case TK_SLASH: return PRIM_DIV;
-  case TK_NAME:
-    if (strcmp(t->text, "max") == 0) return PRIM_MAX;
-    if (strcmp(t->text, "min") == 0) return PRIM_MIN;
-    return -1;
-  default: return -1;
-  }
+  if (t->kind == TK_NAME) return fe_prim_section(t->text, true);
+  return is_op_token(t) ? fe_prim_section(t->text, false) : -1;
 }
 
 /* atom -> NUM | NAME | STR | 'true' | 'false'
-         | '(' ('+' | '-' | '*' | '/' | 'max' | 'min') ')'       section
+         | '(' OP ')'          section: + - * / max min (W_SECTION in prims.def)
          | '(' NAME (',' NAME)* '.' expr ')'                      lambda
          | '(' 'grad' NAME 'wrt' NAME+ ')'                        gradient
          | '(' expr (',' expr)* ')'                               parens, tuple
@@ -402,13 +389,16 @@ static Term *parse_app(Parser *p) {
   return parse_postfix(p);
 }
 
-/* power -> app ('^' unary)?        (right-associative through unary) */
+/* power -> app (POWOP unary)?     (right-associative through unary; POWOP
+   the infix builtin of precedence PREC_POW: '^') */
 static Term *parse_power(Parser *p) {
   Term *base = parse_app(p);
-  if (cur(p)->kind != TK_CARET) return base;
+  int prec;
+  Prim prim;
+  if (!binop(cur(p), &prec, &prim) || prec != PREC_POW) return base;
   const FeToken *op = next(p);
   Term *expo = parse_unary(p);
-  return prim2(op->span, PRIM_POW, base, expo);
+  return prim2(op->span, prim, base, expo);
 }
 
 /* let -> 'let' NAME '=' expr
@@ -486,22 +476,18 @@ static Term *parse_if(Parser *p) {
 static Term *parse_unary(Parser *p) {
   const FeToken *t = cur(p);
   fe_stack_check(t->span);
-  switch (t->kind) {
-  case TK_MINUS: {
+  int q = is_op_token(t) ? fe_prim_by_sym(t->text, W_PREFIX) : -1;
+  if (q >= 0) { /* a prefix builtin: - ! */
     next(p);
     Term *e = parse_unary(p);
-    if (e->kind == T_NUM) {
+    if (q == PRIM_NEG && e->kind == T_NUM) {
       Term *n = fe_term_num(t->span, -e->num);
       n->type = NULL;
       return n;
     }
-    return fe_term_prim(t->span, NULL, PRIM_NEG, 1, &e);
+    return fe_term_prim(t->span, NULL, (Prim)q, 1, &e);
   }
-  case TK_BANG: {
-    next(p);
-    Term *e = parse_unary(p);
-    return fe_term_prim(t->span, NULL, PRIM_NOT, 1, &e);
-  }
+  switch (t->kind) {
   case TK_LET:
     return parse_let(p);
   case TK_IF:
@@ -521,13 +507,13 @@ static Term *parse_binary(Parser *p, int min) {
     const FeToken *op = cur(p);
     int prec;
     Prim prim;
-    if (!binop(op->kind, &prec, &prim) || prec < min) return lhs;
+    if (!binop(op, &prec, &prim) || prec < min || prec > PREC_MUL) return lhs;
     next(p);
     Term *rhs = parse_binary(p, prec + 1);
     if (prec == PREC_CMP) {
       int p2;
       Prim q;
-      if (binop(cur(p)->kind, &p2, &q) && p2 == PREC_CMP)
+      if (binop(cur(p), &p2, &q) && p2 == PREC_CMP)
         fe_error(cur(p)->span, "comparison operators do not chain; add parentheses");
     }
     lhs = prim2(op->span, prim, lhs, rhs);

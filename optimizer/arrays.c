@@ -153,8 +153,10 @@ static Term *rule_map2(OptRw *c, Term *t) {
     if (!opt_mentions(body, x) && opt_rw_safe(c, drop) && opt_rw_same_length(c, drop, keep))
       return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &y, body), keep);
   }
-  /* (x, y. y OP x) A B -> (y, x. y OP x) B A for commutative OP */
-  if (body->kind == T_PRIM && (body->prim == PRIM_ADD || body->prim == PRIM_MUL) &&
+  /* (x, y. y OP x) A B -> (y, x. y OP x) B A for OP : R x R -> R that
+     commutes bit for bit (LAW_COMM_BITS in prims.def: + *) */
+  if (body->kind == T_PRIM && fe_prims[body->prim].sig == SIG_RR_R &&
+      (fe_prims[body->prim].laws & LAW_COMM_BITS) &&
       body->kids[0]->kind == T_VAR && body->kids[0]->sym == lam->syms[1] &&
       body->kids[1]->kind == T_VAR && body->kids[1]->sym == lam->syms[0] &&
       opt_rw_same_length(c, t->kids[1], t->kids[2])) {

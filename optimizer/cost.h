@@ -19,6 +19,10 @@
      true, false                   (1,0,0,0)         a constant
      x (a local)                   (1,0,0,0)                        [fig 11]
      a global (top-level let)      (1,0,0,0)         a variable
+   A builtin's own cost is its row in frontend/ir/prims.def: an operator
+   moves arity + 1 values and counts one operation of its cost class (the
+   cost column); an array builtin's moves and NLOPS per element are columns
+   too. The rules below follow from those columns.
      op1 e                         Cost(op1) + Cost(e)              [fig 11]
        Cost(op1) = (2,0,0,1)  sin cos tan exp log sqrt tanh sigmoid abs floor
                                                     [section 5.2: "the other
@@ -27,7 +31,8 @@
      e1 op2 e2                     Cost(op2) + Cost(e1) + Cost(e2)  [fig 11]
        Cost(+) = Cost(-) = (3,1,0,0)                  [section 5.2 for +]
        Cost(*) = Cost(/) = (3,0,1,0)                  [section 5.2 for *]
-       Cost(^) = Cost(pow) = Cost(max) = Cost(min) = (3,0,0,1)
+       Cost(^) = Cost(pow) = Cost(max) = Cost(min) = Cost(atan2)
+                 = (3,0,0,1)
      e1 < e2 (<= > >= == !=)       (3,1,0,0) + Cost(e1) + Cost(e2)
                                    (a subtraction and a sign test; == and
                                    != on B as well)

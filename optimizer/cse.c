@@ -185,7 +185,7 @@ static bool pure(const Term *t) {
     case T_GRAD:
     case T_APP: return false;
     case T_PRIM:
-      if (t->prim == PRIM_LOAD || t->prim == PRIM_SAVE) return false;
+      if (fe_prims[t->prim].effect == E_IO) return false; /* load, save */
       break;
     default: break;
     }

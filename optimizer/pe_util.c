@@ -105,18 +105,9 @@ void opt_count_uses(const Term *t, OptSymMap *m, long sign) {
   }
 }
 
-/* True when the builtin p may raise or has an effect by itself. */
-static bool prim_may_raise(Prim p) {
-  switch (p) {
-  case PRIM_MAP2:
-  case PRIM_IOTA:
-  case PRIM_REPLICATE:
-  case PRIM_RAND:
-  case PRIM_LOAD:
-  case PRIM_SAVE: return true;
-  default: return false;
-  }
-}
+/* True when the builtin p may raise or has an effect by itself (its
+   effect in prims.def). */
+static bool prim_may_raise(Prim p) { return fe_prims[p].effect != E_PURE; }
 
 bool opt_may_raise(const Term *t) {
   Stack s = {0};

@@ -220,10 +220,7 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
     case T_IF:
     case T_ARRAY: break;
     case T_PRIM:
-      switch (t->prim) {
-      case PRIM_RAND:
-      case PRIM_LOAD:
-      case PRIM_SAVE: return false;
+      switch (t->prim) { /* what may raise, unless shown not to (prims.def's effect) */
       case PRIM_MAP2:
         if (!opt_rw_same_length(c, t->kids[1], t->kids[2])) return false;
         break;
@@ -231,7 +228,9 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
       case PRIM_IOTA:
         if (!count_ok(c, t->kids[0])) return false;
         break;
-      default: break;
+      default:
+        if (fe_prims[t->prim].effect != E_PURE) return false; /* rand, load, save */
+        break;
       }
       break;
     default: return false;

@@ -932,12 +932,10 @@ RevRes rev_dx_D(RevDx *st, const Term *e, RevCont Y, Sym **K, int nK) {
     case PRIM_FOLDL: return rev_dx_fold(st, e, Y, K, nK);
     case PRIM_REPLICATE: return rev_dx_replicate(st, e, Y, K, nK);
     case PRIM_SAVE: return rev_dx_save(st, e, Y, K, nK);
-    case PRIM_SCANL:
-    case PRIM_SCANR:
-    case PRIM_SHIFT1L:
-    case PRIM_SHIFT1R:
-      fe_error(e->span, "grad: %s is not supported under grad yet", fe_prims[e->prim].name);
-    default: UNREACHABLE();
+    default:
+      if (fe_prims[e->prim].grad == G_NONE) /* prims.def */
+        fe_error(e->span, "grad: %s is not supported under grad yet", fe_prims[e->prim].name);
+      UNREACHABLE();
     }
   case T_CALL: fe_error(e->span, "grad: internal: the call of '%s' was not inlined", e->def->name);
   default: break;

@@ -7,8 +7,9 @@ static Term *op1(Span s, Prim p, Term *a) { return fe_mk_op1(s, p, a); }
 static Term *op2(Span s, Prim p, Term *a, Term *b) { return fe_mk_op2(s, p, a, b); }
 static Term *sq(Span s, Term *a) { return op2(s, PRIM_MUL, a, a); }
 
-/* The partial derivatives, one rule per builtin. A rule returns the term
-   for ∂_i p(x, y) (y is NULL for unary builtins). */
+/* The partial derivatives, one rule per builtin, named in the deriv
+   column of prims.def. A rule returns the term for ∂_i p(x, y) (y is NULL
+   for unary builtins). */
 typedef Term *(*PartialRule)(Span s, int i, Term *x, Term *y);
 
 static Term *d_neg(Span s, int i, Term *x, Term *y) { return num(s, -1); }
@@ -63,15 +64,22 @@ static Term *d_min(Span s, int i, Term *x, Term *y) {
   return fe_mk_if(s, op2(s, PRIM_LE, x, y), num(s, i == 0 ? 1 : 0), num(s, i == 0 ? 0 : 1));
 }
 
+/* atan2 y x, the angle of the point (x, y): d/dy = x/(x*x + y*y),
+   d/dx = -y/(x*x + y*y) (here x is the first operand, y the second) */
+static Term *d_atan2(Span s, int i, Term *x, Term *y) {
+  Term *r2 = op2(s, PRIM_ADD, sq(s, x), sq(s, y));
+  if (i == 0) return op2(s, PRIM_DIV, y, r2);
+  return op1(s, PRIM_NEG, op2(s, PRIM_DIV, x, r2));
+}
+
+/* The rule of each builtin, as prims.def's deriv column names it. */
+#define NODERIV NULL
 static const PartialRule rules[PRIM__COUNT] = {
-    [PRIM_NEG] = d_neg,   [PRIM_SIN] = d_sin,         [PRIM_COS] = d_cos,
-    [PRIM_TAN] = d_tan,   [PRIM_EXP] = d_exp,         [PRIM_LOG] = d_log,
-    [PRIM_SQRT] = d_sqrt, [PRIM_TANH] = d_tanh,       [PRIM_SIGMOID] = d_sigmoid,
-    [PRIM_ABS] = d_abs,   [PRIM_FLOOR] = d_floor,     [PRIM_STOPGRAD] = d_stopgrad,
-    [PRIM_ADD] = d_add,
-    [PRIM_SUB] = d_sub,   [PRIM_MUL] = d_mul,         [PRIM_DIV] = d_div,
-    [PRIM_POW] = d_pow,   [PRIM_MAX] = d_max,         [PRIM_MIN] = d_min,
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) [PRIM_##ID] = deriv,
+#include "../frontend/ir/prims.def"
+#undef SCALAR
 };
+#undef NODERIV
 
 bool rev_has_partials(Prim p) { return rules[p] != NULL; }
 

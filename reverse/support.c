@@ -1,8 +1,9 @@
 /* support.c: rev_check_supported, what reverse mode can differentiate
    (paths.h). Under grad: scalars, tuples of them and arrays of R (arrays
    of B as non-differentiable data); lambda parameters and accumulators of
-   R. Scans, shifts, arrays of tuples, nested arrays, tuple accumulators
-   and nested gradients are located errors naming the construct. */
+   R. Builtins whose row in prims.def says G_NONE (scans, shifts), arrays
+   of tuples, nested arrays, tuple accumulators and nested gradients are
+   located errors naming the construct. */
 #include "paths.h"
 
 /* True when t has a B somewhere (arrays and tuples included). */
@@ -78,12 +79,9 @@ static void check(const Term *t) {
     if (t->type) check_type(t->span, t->type);
     switch (t->kind) {
     case T_PRIM:
-      switch (t->prim) {
-      case PRIM_SCANL:
-      case PRIM_SCANR:
-      case PRIM_SHIFT1L:
-      case PRIM_SHIFT1R:
+      if (fe_prims[t->prim].grad == G_NONE) /* prims.def */
         fe_error(t->span, "grad: %s is not supported under grad yet", fe_prims[t->prim].name);
+      switch (t->prim) {
       case PRIM_MAP:
       case PRIM_MAP2:
       case PRIM_REDUCE:

@@ -183,13 +183,6 @@ static void unf_prim(Gen *g, const Term *t) {
   case PRIM_MAP2: combinator(g, t, U_MAP2); return;
   case PRIM_REDUCE: combinator(g, t, U_REDUCE); return;
   case PRIM_FOLDL: combinator(g, t, U_FOLDL); return;
-  case PRIM_LENGTH:
-  case PRIM_IOTA:
-  case PRIM_RAND:
-    operands(g, t, 0);
-    emit(g, unf_ndop(s, g->cur, t, t->nkids));
-    hide(g, s, t->nkids);
-    return;
   case PRIM_REPLICATE:
     operands(g, t, 0);
     emit(g, unf_replicate(s, g->cur));
@@ -201,12 +194,18 @@ static void unf_prim(Gen *g, const Term *t) {
     emit(g, unf_save(s, g->cur, t));
     hide(g, s, 1);
     return;
-  case PRIM_SCANL:
-  case PRIM_SCANR:
-  case PRIM_SHIFT1L:
-  case PRIM_SHIFT1R:
-    fe_error(s, "grad: %s is not supported under grad yet", fe_prims[t->prim].name);
-  default: break;
+  default:
+    /* prims.def: a builtin with no derivative (length, iota, rand) is a
+       non-differentiable operation on its operands */
+    if (fe_prims[t->prim].grad == G_CONST) {
+      operands(g, t, 0);
+      emit(g, unf_ndop(s, g->cur, t, t->nkids));
+      hide(g, s, t->nkids);
+      return;
+    }
+    if (fe_prims[t->prim].grad == G_NONE)
+      fe_error(s, "grad: %s is not supported under grad yet", fe_prims[t->prim].name);
+    break;
   }
   UNREACHABLE();
 }

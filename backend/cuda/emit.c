@@ -144,52 +144,18 @@ static void put_instr(Buf *b, const CpuKernel *k, const CpuKInstr *in) {
     put(b, ";\n");
     return;
   }
-  static const char *const call1[PRIM__COUNT] = {
-      [PRIM_SIN] = "sin",   [PRIM_COS] = "cos",   [PRIM_TAN] = "tan",
-      [PRIM_EXP] = "exp",   [PRIM_LOG] = "log",   [PRIM_SQRT] = "sqrt",
-      [PRIM_TANH] = "tanh", [PRIM_ABS] = "fabs",  [PRIM_FLOOR] = "floor",
-      [PRIM_SIGMOID] = "una_sigmoid"};
-  static const char *const call2[PRIM__COUNT] = {[PRIM_POW] = "pow", [PRIM_MAX] = "una_max", [PRIM_MIN] = "una_min"};
-  static const char *const infix[PRIM__COUNT] = {[PRIM_ADD] = "+", [PRIM_SUB] = "-", [PRIM_MUL] = "*",
-                                                 [PRIM_DIV] = "/"};
-  static const char *const cmp[PRIM__COUNT] = {[PRIM_EQ] = "==", [PRIM_NE] = "!=", [PRIM_LT] = "<",
-                                               [PRIM_LE] = "<=", [PRIM_GT] = ">",  [PRIM_GE] = ">="};
-  Prim p = (Prim)in->op;
-  if (p == PRIM_NEG) {
-    put(b, "-");
-    put_vreg(b, k, in->a);
-  } else if (p == PRIM_NOT) {
-    put(b, "(");
-    put_vreg(b, k, in->a);
-    put(b, " == 0.0) ? 1.0 : 0.0");
-  } else if (call1[p]) {
-    put(b, "%s(", call1[p]);
-    put_vreg(b, k, in->a);
-    put(b, ")");
-  } else if (call2[p]) {
-    put(b, "%s(", call2[p]);
-    put_vreg(b, k, in->a);
-    put(b, ", ");
-    put_vreg(b, k, in->b);
-    put(b, ")");
-  } else if (infix[p]) {
-    put_vreg(b, k, in->a);
-    put(b, " %s ", infix[p]);
-    put_vreg(b, k, in->b);
-  } else if (cmp[p]) {
-    put(b, "(");
-    put_vreg(b, k, in->a);
-    put(b, " %s ", cmp[p]);
-    put_vreg(b, k, in->b);
-    put(b, ") ? 1.0 : 0.0");
-  } else if (p == PRIM_AND || p == PRIM_OR) {
-    put(b, "((");
-    put_vreg(b, k, in->a);
-    put(b, " != 0.0) %s (", p == PRIM_AND ? "&" : "|");
-    put_vreg(b, k, in->b);
-    put(b, " != 0.0)) ? 1.0 : 0.0");
-  } else {
-    UNREACHABLE();
+  /* prims.def's CUDA column, $a and $b standing for the operands */
+  ASSERT(in->op >= 0 && in->op < PRIM__COUNT && fe_prims[in->op].cuda);
+  const char *tpl = fe_prims[in->op].cuda;
+  for (const char *q = tpl; *q;) {
+    if (q[0] == '$' && (q[1] == 'a' || q[1] == 'b')) {
+      put_vreg(b, k, q[1] == 'a' ? in->a : in->b);
+      q += 2;
+      continue;
+    }
+    size_t n = strcspn(q + 1, "$") + 1; /* the text up to the next operand */
+    put(b, "%.*s", (int)n, q);
+    q += n;
   }
   put(b, ";\n");
 }
@@ -266,10 +232,11 @@ static void defines(Buf *b, const PlanKernel *k) {
     put(b, ")\n");
   }
   if (k->kind == PK_SCAN) {
-    static const char *const id[] = {[CPU_M_ADD] = "(-0.0)", [CPU_M_MUL] = "1.0",
-                                     [CPU_M_MAX] = "__longlong_as_double(0xfff0000000000000LL)",
-                                     [CPU_M_MIN] = "__longlong_as_double(0x7ff0000000000000LL)"};
-    put(b, "#define ID %s\n", id[k->monoid]);
+    /* the monoid's unit (prims.def), a negative one in parentheses */
+    double u = fe_prims[cpu_monoid_prim(k->monoid)].unit;
+    put(b, "#define ID %s", signbit(u) && isfinite(u) ? "(" : "");
+    put_real(b, u);
+    put(b, "%s\n", signbit(u) && isfinite(u) ? ")" : "");
   }
 }
 

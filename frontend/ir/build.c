@@ -1,5 +1,6 @@
 /* build.c: typed constructors for checked and target Terms (see build.h). */
 #include "build.h"
+#include "prim_type.h"
 
 static const Type *R(void) { return fe_ty_real(); }
 
@@ -11,29 +12,22 @@ Sym *fe_mk_sym(const char *name, const Type *type, Span s) {
   return fe_sym_new(name, type, s);
 }
 
-static const Type *prim_result(Prim p) {
-  switch (fe_prims[p].cls) {
-  case P_SCALAR1:
-  case P_SCALAR2: return R();
-  case P_CMP:
-  case P_LOGIC:
-  case P_NOT: return fe_ty_bool();
-  case P_ARRAY: break;
-  }
-  UNREACHABLE();
+/* A scalar builtin: its type by prim_type.h's rule, which the operands
+   must fit. */
+static Term *scalar_prim(Span s, Prim p, int n, Term **args) {
+  ASSERT(fe_prims[p].arity == n && fe_prims[p].cls != P_ARRAY);
+  const Type *ts[2] = {args[0]->type, n == 2 ? args[1]->type : NULL};
+  PrimMismatch m;
+  const Type *type = fe_prim_scalar_type(p, ts, &m);
+  ASSERT(type);
+  return fe_term_prim(s, type, p, n, args);
 }
 
-Term *fe_mk_op1(Span s, Prim p, Term *a) {
-  ASSERT(fe_prims[p].arity == 1 && fe_prims[p].cls != P_ARRAY);
-  ASSERT(fe_type_eq(a->type, fe_prims[p].cls == P_NOT ? fe_ty_bool() : R()));
-  return fe_term_prim(s, prim_result(p), p, 1, &a);
-}
+Term *fe_mk_op1(Span s, Prim p, Term *a) { return scalar_prim(s, p, 1, &a); }
 
 Term *fe_mk_op2(Span s, Prim p, Term *a, Term *b) {
-  ASSERT(fe_prims[p].arity == 2 && fe_prims[p].cls != P_ARRAY);
-  ASSERT(fe_type_eq(a->type, b->type));
   Term *args[2] = {a, b};
-  return fe_term_prim(s, prim_result(p), p, 2, args);
+  return scalar_prim(s, p, 2, args);
 }
 
 Term *fe_mk_add(Span s, Term *a, Term *b) { return fe_mk_op2(s, PRIM_ADD, a, b); }
@@ -98,36 +92,44 @@ Term *fe_mk_app(Span s, Term *f, int n, Term **args) {
   return fe_term_kids(s, T_APP, f->type->elem, n + 1, k);
 }
 
-static Term *array_prim(Span s, Prim p, const Type *type, int n, Term **args) {
-  return fe_term_prim(s, type, p, n, args);
+/* An array builtin: its type by prim_type.h's rules, which the arguments
+   (the function argument a LAM) must fit. */
+static Term *array_prim(Span s, Prim p, int n, Term **args) {
+  ASSERT(fe_prims[p].arity == n && fe_prims[p].cls == P_ARRAY);
+  const Type *ts[3] = {NULL, NULL, NULL};
+  Term *lam = NULL;
+  for (int i = 0; i < n; i++) {
+    if (fe_prim_arg_kind(p, i) == ARG_FUN) {
+      lam = args[i];
+      continue;
+    }
+    ts[i] = args[i]->type;
+    ASSERT(!fe_prim_arg_want(p, i, ts));
+  }
+  if (lam) {
+    const Type *pt[2], *ret;
+    int np = fe_prim_fun_sig(p, ts, pt, &ret);
+    ASSERT(lam->kind == T_LAM && lam->nsyms == np);
+    for (int i = 0; i < np; i++) ASSERT(fe_type_eq(lam->syms[i]->type, pt[i]));
+    ts[0] = lam->kids[0]->type;
+    ASSERT(!ret || fe_type_eq(ts[0], ret));
+  }
+  return fe_term_prim(s, fe_prim_array_result(p, ts), p, n, args);
 }
 
 Term *fe_mk_map(Span s, Term *lam, Term *a) {
-  ASSERT(lam->kind == T_LAM && lam->nsyms == 1 && a->type->kind == TY_ARRAY);
-  ASSERT(fe_type_eq(lam->syms[0]->type, a->type->elem));
   Term *k[2] = {lam, a};
-  return array_prim(s, PRIM_MAP, fe_ty_array(lam->kids[0]->type), 2, k);
+  return array_prim(s, PRIM_MAP, 2, k);
 }
 
 Term *fe_mk_map2(Span s, Term *lam, Term *a, Term *b) {
-  ASSERT(lam->kind == T_LAM && lam->nsyms == 2);
-  ASSERT(a->type->kind == TY_ARRAY && b->type->kind == TY_ARRAY);
-  ASSERT(fe_type_eq(lam->syms[0]->type, a->type->elem));
-  ASSERT(fe_type_eq(lam->syms[1]->type, b->type->elem));
   Term *k[3] = {lam, a, b};
-  return array_prim(s, PRIM_MAP2, fe_ty_array(lam->kids[0]->type), 3, k);
+  return array_prim(s, PRIM_MAP2, 3, k);
 }
 
-/* reduce, foldl, scanl: lambda (acc, elem); scanr: lambda (elem, acc). */
 static Term *fold_prim(Span s, Prim p, Term *lam, Term *v, Term *a) {
-  ASSERT(lam->kind == T_LAM && lam->nsyms == 2 && a->type->kind == TY_ARRAY);
-  int acc = p == PRIM_SCANR ? 1 : 0;
-  ASSERT(fe_type_eq(lam->syms[acc]->type, v->type));
-  ASSERT(fe_type_eq(lam->syms[1 - acc]->type, a->type->elem));
-  ASSERT(fe_type_eq(lam->kids[0]->type, v->type));
   Term *k[3] = {lam, v, a};
-  bool scan = p == PRIM_SCANL || p == PRIM_SCANR;
-  return array_prim(s, p, scan ? fe_ty_array(v->type) : v->type, 3, k);
+  return array_prim(s, p, 3, k);
 }
 
 Term *fe_mk_reduce(Span s, Term *lam, Term *v, Term *a) { return fold_prim(s, PRIM_REDUCE, lam, v, a); }
@@ -136,19 +138,15 @@ Term *fe_mk_scanl(Span s, Term *lam, Term *v, Term *a) { return fold_prim(s, PRI
 Term *fe_mk_scanr(Span s, Term *lam, Term *v, Term *a) { return fold_prim(s, PRIM_SCANR, lam, v, a); }
 
 Term *fe_mk_shift(Span s, Prim p, Term *a) {
-  ASSERT((p == PRIM_SHIFT1L || p == PRIM_SHIFT1R) && a->type->kind == TY_ARRAY);
-  return array_prim(s, p, a->type, 1, &a);
+  ASSERT(p == PRIM_SHIFT1L || p == PRIM_SHIFT1R);
+  return array_prim(s, p, 1, &a);
 }
 
-Term *fe_mk_length(Span s, Term *a) {
-  ASSERT(a->type->kind == TY_ARRAY);
-  return array_prim(s, PRIM_LENGTH, R(), 1, &a);
-}
+Term *fe_mk_length(Span s, Term *a) { return array_prim(s, PRIM_LENGTH, 1, &a); }
 
 Term *fe_mk_replicate(Span s, Term *n, Term *v) {
-  ASSERT(n->type->kind == TY_REAL);
   Term *k[2] = {n, v};
-  return array_prim(s, PRIM_REPLICATE, fe_ty_array(v->type), 2, k);
+  return array_prim(s, PRIM_REPLICATE, 2, k);
 }
 
 Term *fe_mk_oplam(Span s, Prim op) {

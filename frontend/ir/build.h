@@ -17,7 +17,7 @@ Term *fe_mk_var(Span s, Sym *x);
 Sym *fe_mk_sym(const char *name, const Type *type, Span s);
 
 /* Scalar and comparison prims: fe_mk_op1(s, PRIM_SIN, a), fe_mk_op2(s,
-   PRIM_MUL, a, b). Types: R for P_SCALAR1/2, B for P_CMP/P_LOGIC/P_NOT. */
+   PRIM_MUL, a, b). Typed by the builtin's signature (prim_type.h). */
 Term *fe_mk_op1(Span s, Prim p, Term *a);
 Term *fe_mk_op2(Span s, Prim p, Term *a, Term *b);
 Term *fe_mk_add(Span s, Term *a, Term *b);

@@ -4,6 +4,7 @@
    chains are walked in a loop, so long straight-line bodies need no deep
    recursion. */
 #include "retype.h"
+#include "prim_type.h"
 
 /* Binder states in the table. */
 enum { IN_SCOPE = 1, OUT_OF_SCOPE = 2 };
@@ -136,104 +137,43 @@ static void check_file_arg(const Term *t, int i) {
 
 static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
 
+/* An array builtin, by the rules of prim_type.h. */
 static void check_array_prim(Rt *r, const Term *t) {
-  const Type *a, *v, *type = NULL;
-  switch (t->prim) {
-  case PRIM_MAP:
-    a = t->kids[1]->type;
-    if (!is_array(a)) bad(t, "argument 2 of map must be an array, found %s", ty(a));
-    type = fe_ty_array(check_fun_arg(r, t, 1, a->elem, NULL, NULL));
-    break;
-  case PRIM_MAP2: {
-    a = t->kids[1]->type;
-    const Type *b = t->kids[2]->type;
-    if (!is_array(a) || !is_array(b)) bad(t, "map2 needs two arrays, found %s and %s", ty(a), ty(b));
-    type = fe_ty_array(check_fun_arg(r, t, 2, a->elem, b->elem, NULL));
-    break;
+  const Type *ts[3] = {NULL, NULL, NULL};
+  bool fun = false;
+  for (int i = 0; i < t->nkids; i++) {
+    switch (fe_prim_arg_kind(t->prim, i)) {
+    case ARG_FUN: fun = true; continue;
+    case ARG_FILE: check_file_arg(t, i); continue;
+    default: break;
+    }
+    ts[i] = t->kids[i]->type;
+    const char *want = fe_prim_arg_want(t->prim, i, ts);
+    if (want) bad(t, "argument %d of %s must be %s, found %s", i + 1, fe_prims[t->prim].name, want, ty(ts[i]));
   }
-  case PRIM_REDUCE:
-    v = t->kids[1]->type;
-    if (!v) bad(t, "initial value has no type");
-    expect_kid(t, 2, fe_ty_array(v), "the array of reduce");
-    check_fun_arg(r, t, 2, v, v, v);
-    type = v;
-    break;
-  case PRIM_FOLDL:
-  case PRIM_SCANL:
-  case PRIM_SCANR:
-    v = t->kids[1]->type;
-    a = t->kids[2]->type;
-    if (!v) bad(t, "initial value has no type");
-    if (!is_array(a)) bad(t, "argument 3 must be an array, found %s", ty(a));
-    if (t->prim == PRIM_SCANR) check_fun_arg(r, t, 2, a->elem, v, v);
-    else check_fun_arg(r, t, 2, v, a->elem, v);
-    type = t->prim == PRIM_FOLDL ? v : fe_ty_array(v);
-    break;
-  case PRIM_SHIFT1L:
-  case PRIM_SHIFT1R:
-    if (!is_array(t->kids[0]->type)) bad(t, "argument must be an array, found %s", ty(t->kids[0]->type));
-    type = t->kids[0]->type;
-    break;
-  case PRIM_LENGTH:
-    if (!is_array(t->kids[0]->type)) bad(t, "argument must be an array, found %s", ty(t->kids[0]->type));
-    type = R();
-    break;
-  case PRIM_IOTA:
-    expect_kid(t, 0, R(), "the size");
-    type = fe_ty_array(R());
-    break;
-  case PRIM_REPLICATE:
-    expect_kid(t, 0, R(), "the size");
-    if (!t->kids[1]->type) bad(t, "the value has no type");
-    type = fe_ty_array(t->kids[1]->type);
-    break;
-  case PRIM_RAND:
-    expect_kid(t, 0, R(), "the size");
-    expect_kid(t, 1, R(), "the seed");
-    type = fe_ty_array(R());
-    break;
-  case PRIM_LOAD:
-    check_file_arg(t, 0);
-    type = fe_ty_array(R());
-    break;
-  case PRIM_SAVE:
-    check_file_arg(t, 0);
-    expect_kid(t, 1, fe_ty_array(R()), "the saved array");
-    type = t->kids[1]->type;
-    break;
-  default: bad(t, "unknown array builtin %d", (int)t->prim);
+  if (fun) {
+    const Type *pt[2] = {NULL, NULL}, *ret;
+    int np = fe_prim_fun_sig(t->prim, ts, pt, &ret);
+    ts[0] = check_fun_arg(r, t, np, pt[0], pt[1], ret);
   }
-  expect_type(t, type);
+  expect_type(t, fe_prim_array_result(t->prim, ts));
 }
 
 static void check_prim(Rt *r, const Term *t) {
   if ((int)t->prim < 0 || t->prim >= PRIM__COUNT) bad(t, "unknown builtin %d", (int)t->prim);
   const PrimInfo *pi = &fe_prims[t->prim];
   expect_nkids(t, pi->arity);
-  switch (pi->cls) {
-  case P_SCALAR1:
-  case P_SCALAR2:
-    for (int i = 0; i < t->nkids; i++) expect_kid(t, i, R(), una_sprintf("operand %d of '%s'", i + 1, pi->name));
-    expect_type(t, R());
+  if (pi->cls == P_ARRAY) {
+    check_array_prim(r, t);
     return;
-  case P_CMP:
-    if (t->prim == PRIM_EQ || t->prim == PRIM_NE) {
-      const Type *a = t->kids[0]->type;
-      if (!eq(a, R()) && !eq(a, Bt())) bad(t, "operands of '%s' must be R or B, found %s", pi->name, ty(a));
-      expect_kid(t, 1, a, una_sprintf("operand 2 of '%s'", pi->name));
-    } else {
-      for (int i = 0; i < 2; i++) expect_kid(t, i, R(), una_sprintf("operand %d of '%s'", i + 1, pi->name));
-    }
-    expect_type(t, Bt());
-    return;
-  case P_LOGIC:
-  case P_NOT:
-    for (int i = 0; i < t->nkids; i++) expect_kid(t, i, Bt(), una_sprintf("operand %d of '%s'", i + 1, pi->name));
-    expect_type(t, Bt());
-    return;
-  case P_ARRAY: check_array_prim(r, t); return;
   }
-  UNREACHABLE();
+  const Type *ts[2];
+  for (int i = 0; i < t->nkids; i++) ts[i] = t->kids[i]->type;
+  PrimMismatch m;
+  const Type *type = fe_prim_scalar_type(t->prim, ts, &m);
+  if (!type && m.differ) bad(t, "operand 2 of '%s' must be %s, found %s", pi->name, m.want, ty(ts[1]));
+  if (!type) bad(t, "operand %d of '%s' must be %s, found %s", m.arg + 1, pi->name, m.want, ty(ts[m.arg]));
+  expect_type(t, type);
 }
 
 /* Checks a function's arguments (kids[first..]) against its parameters. */

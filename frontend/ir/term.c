@@ -1,10 +1,34 @@
 /* term.c: the prim and kind tables, symbols and node constructors. */
 #include "term.h"
 
+#include <math.h>
+
+/* The class of each signature code. */
+#define CLASS_R_R P_SCALAR1
+#define CLASS_RR_R P_SCALAR2
+#define CLASS_RR_B P_CMP
+#define CLASS_AA_B P_CMP
+#define CLASS_BB_B P_LOGIC
+#define CLASS_B_B P_NOT
+#define GRAD_R_R G_RULE
+#define GRAD_RR_R G_RULE
+#define GRAD_RR_B G_CONST
+#define GRAD_AA_B G_CONST
+#define GRAD_BB_B G_CONST
+#define GRAD_B_B G_CONST
+#define NOUNIT NAN
+#define NODERIV /* none: the rule's name is "" */
+#define STR(x) STR_(x)
+#define STR_(x) #x
+
 const PrimInfo fe_prims[PRIM__COUNT] = {
-#define PRIM(id, name, infix, arity, cls) {name, infix, arity, cls},
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
+  {name, sym, arity, SIG_##sig, CLASS_##sig, writ, prec, laws, unit, cost, #c, cuda, STR(deriv), E_PURE, GRAD_##sig, 0, 0, 0},
+#define ARRAY(ID, name, arity, effect, grad, moves_n, moves_1, nlops_n) \
+  {name, NULL, arity, SIG_ARRAY, P_ARRAY, W_CALL, PREC_NONE, 0, NAN, COST_MOVES, NULL, NULL, "", effect, grad, moves_n, moves_1, nlops_n},
 #include "prims.def"
-#undef PRIM
+#undef SCALAR
+#undef ARRAY
 };
 
 const char *const fe_term_kind_names[T__COUNT] = {
@@ -14,13 +38,24 @@ const char *const fe_term_kind_names[T__COUNT] = {
 };
 
 int fe_prim_lookup(const char *name) {
+  for (int i = 0; i < PRIM__COUNT; i++)
+    if ((fe_prims[i].writ & W_CALL) && strcmp(fe_prims[i].name, name) == 0) return i;
+  return -1;
+}
+
+int fe_prim_by_sym(const char *sym, unsigned writ) {
+  for (int i = 0; i < PRIM__COUNT; i++)
+    if ((fe_prims[i].writ & writ) && fe_prims[i].sym && strcmp(fe_prims[i].sym, sym) == 0) return i;
+  return -1;
+}
+
+int fe_prim_section(const char *text, bool is_name) {
   for (int i = 0; i < PRIM__COUNT; i++) {
     const PrimInfo *p = &fe_prims[i];
-    /* Operators are reached through their symbols, not internal names. */
-    if (p->infix && i != PRIM_POW) continue;
-    if (strcmp(p->name, name) == 0) return i;
+    if (!(p->writ & W_SECTION)) continue;
+    const char *t = is_name ? ((p->writ & W_CALL) ? p->name : NULL) : p->sym;
+    if (t && strcmp(t, text) == 0) return i;
   }
-  if (strcmp(name, "neg") == 0) return PRIM_NEG;
   return -1;
 }
 

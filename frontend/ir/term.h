@@ -11,24 +11,105 @@
 #include "type.h"
 
 typedef enum {
-#define PRIM(id, name, infix, arity, cls) PRIM_##id,
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) PRIM_##ID,
+#define ARRAY(ID, name, arity, effect, grad, moves_n, moves_1, nlops_n) PRIM_##ID,
 #include "prims.def"
-#undef PRIM
+#undef SCALAR
+#undef ARRAY
   PRIM__COUNT
 } Prim;
 
+/* Signature codes of scalar builtins (prims.def): operands -> result. */
+typedef enum {
+  SIG_R_R,  /* R -> R */
+  SIG_RR_R, /* R x R -> R */
+  SIG_RR_B, /* R x R -> B */
+  SIG_AA_B, /* R x R -> B or B x B -> B: both operands alike */
+  SIG_BB_B, /* B x B -> B */
+  SIG_B_B,  /* B -> B */
+  SIG_ARRAY /* an array builtin, typed one by one (prim_type.h) */
+} PrimSig;
+
+/* The coarse classes, one per signature code. */
 typedef enum { P_SCALAR1, P_SCALAR2, P_CMP, P_LOGIC, P_NOT, P_ARRAY } PrimClass;
+
+/* How a builtin is written (prims.def's writ column). */
+enum {
+  W_CALL = 1,    /* f a b: by its name */
+  W_INFIX = 2,   /* a SYM b */
+  W_PREFIX = 4,  /* SYM a */
+  W_SECTION = 8  /* (SYM) or (name) as a combinator's function argument */
+};
+
+/* Operator precedence, loosest first; the parser and the printer both read
+   it. Infix operators associate to the left, except comparisons (not at
+   all) and PREC_POW (to the right, through prefix operators). */
+typedef enum {
+  PREC_NONE = 0, /* not an operator */
+  PREC_OR,
+  PREC_AND,
+  PREC_CMP,
+  PREC_ADD,
+  PREC_MUL,
+  PREC_UNARY, /* prefix - ! */
+  PREC_POW
+} FePrec;
+
+/* Algebraic laws. */
+enum {
+  LAW_ASSOC = 1,     /* associative on reals */
+  LAW_COMM = 2,      /* commutative on reals (max, min too) */
+  LAW_COMM_BITS = 4  /* op(a, b) and op(b, a) are the same bits in IEEE
+                        arithmetic, so operands may be swapped */
+};
+
+/* The figure 11 cost class of a scalar builtin (optimizer/cost.h): what it
+   counts beside its arity + 1 MOVES. */
+typedef enum { COST_MOVES, COST_ADDS, COST_MULTS, COST_NLOPS } PrimCost;
+
+/* What an array builtin does beside computing its value (scalar builtins
+   are E_PURE). */
+typedef enum {
+  E_PURE,
+  E_RAISES, /* may raise a run-time error by itself */
+  E_IO      /* reads or writes a file (and may raise) */
+} PrimEffect;
+
+/* How reverse mode treats a builtin. */
+typedef enum {
+  G_RULE,  /* differentiated by its rule (scalars: reverse/partials.c) */
+  G_CONST, /* carries no derivative: comparisons, length, iota, rand, load */
+  G_NONE   /* not supported under grad yet */
+} PrimGrad;
 
 typedef struct PrimInfo {
   const char *name;  /* function name: "sin", "map2", "add" */
-  const char *infix; /* operator symbol or NULL: "+", "-", "==" */
+  const char *sym;   /* operator symbol or NULL: "+", "-", "==" */
   int arity;
-  PrimClass cls;
+  PrimSig sig;
+  PrimClass cls;     /* follows from sig */
+  unsigned writ;     /* W_ flags */
+  FePrec prec;
+  unsigned laws;     /* LAW_ flags */
+  double unit;       /* the unit element, NAN when none */
+  PrimCost cost;
+  const char *c;     /* the CPU's C expression as text (scalar.h compiles it) */
+  const char *cuda;  /* CUDA C template, $a $b the operands */
+  const char *deriv; /* the derivative rule's name (reverse/partials.c), "" if none */
+  PrimEffect effect;
+  PrimGrad grad;
+  int moves_n, moves_1, nlops_n; /* array builtins' own cost (prims.def) */
 } PrimInfo;
 
 extern const PrimInfo fe_prims[PRIM__COUNT];
 /* The builtin called NAME by users (not the internal names add/sub/...), or -1. */
 int fe_prim_lookup(const char *name);
+/* The builtin written as the operator SYM in the way writ (W_INFIX or
+   W_PREFIX), or -1. */
+int fe_prim_by_sym(const char *sym, unsigned writ);
+/* The builtin that the section (TEXT) denotes (TEXT an operator symbol, or
+   a name when is_name), or -1. */
+int fe_prim_section(const char *text, bool is_name);
 
 typedef enum {
 #define TERM(id, name, surface) T_##id,

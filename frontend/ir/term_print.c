@@ -7,12 +7,13 @@
 #include <stdarg.h>
 
 /* Printing levels, loosest first: the context level a subterm must reach
-   to be printed without parentheses. */
+   to be printed without parentheses. An operator's level is its precedence
+   in prims.def (FePrec, which the parser reads too). */
 enum {
   L_LET = 0, /* let, if: extend to the right */
-  L_OR, L_AND, L_CMP, L_ADD, L_MUL,
-  L_UNARY,   /* -e !e, negative literals */
-  L_POW,     /* e ^ e */
+  L_OR = PREC_OR, L_AND = PREC_AND, L_CMP = PREC_CMP, L_ADD = PREC_ADD, L_MUL = PREC_MUL,
+  L_UNARY = PREC_UNARY, /* -e !e, negative literals */
+  L_POW = PREC_POW,     /* e ^ e */
   L_APP,     /* f e1 e2 */
   L_POST,    /* e.1 */
   L_ATOM,
@@ -83,25 +84,14 @@ static bool is_neg_literal(const Term *t) {
 }
 
 static bool is_binary(const Term *t) {
-  return t->kind == T_PRIM && t->nkids == 2 && fe_prims[t->prim].infix;
+  return t->kind == T_PRIM && t->nkids == 2 && (fe_prims[t->prim].writ & W_INFIX);
 }
 
 static bool is_prefix(const Term *t) {
-  return t->kind == T_PRIM && t->nkids == 1 && fe_prims[t->prim].infix;
+  return t->kind == T_PRIM && t->nkids == 1 && (fe_prims[t->prim].writ & W_PREFIX);
 }
 
-static int binary_level(Prim p) {
-  switch (p) {
-  case PRIM_OR: return L_OR;
-  case PRIM_AND: return L_AND;
-  case PRIM_EQ: case PRIM_NE: case PRIM_LT: case PRIM_LE: case PRIM_GT: case PRIM_GE:
-    return L_CMP;
-  case PRIM_ADD: case PRIM_SUB: return L_ADD;
-  case PRIM_MUL: case PRIM_DIV: return L_MUL;
-  case PRIM_POW: return L_POW;
-  default: UNREACHABLE();
-  }
-}
+static int binary_level(Prim p) { return (int)fe_prims[p].prec; }
 
 /* The level of t's own text: how loosely it binds. */
 static int level_of(const Term *t) {
@@ -131,7 +121,7 @@ static int level_of(const Term *t) {
 
 /* True when t's text (unparenthesized) begins with '-'. */
 static bool leading_minus(const Term *t) {
-  return is_neg_literal(t) || (t->kind == T_PRIM && t->prim == PRIM_NEG && t->nkids == 1);
+  return is_neg_literal(t) || (is_prefix(t) && fe_prims[t->prim].sym[0] == '-');
 }
 
 static void emit(Buf *b, const Term *t, int ctx, bool tail);
@@ -145,10 +135,7 @@ static int section_of(const Term *t) {
     return -1;
   const Term *e = t->kids[0];
   if (e->kind != T_PRIM || e->nkids != 2) return -1;
-  switch (e->prim) {
-  case PRIM_ADD: case PRIM_SUB: case PRIM_MUL: case PRIM_DIV: case PRIM_MAX: case PRIM_MIN: break;
-  default: return -1;
-  }
+  if (!(fe_prims[e->prim].writ & W_SECTION)) return -1;
   for (int i = 0; i < 2; i++)
     if (e->kids[i]->kind != T_VAR || e->kids[i]->sym != t->syms[i]) return -1;
   return (int)e->prim;
@@ -205,7 +192,7 @@ static void emit_chain(Buf *b, const Term *t, int lv, bool tail) {
   emit(b, u, lv, false);
   for (int i = n - 1; i >= 0; i--) {
     fe_poll_interrupt(t->span);
-    putf(b, " %s ", fe_prims[spine[i]->prim].infix);
+    putf(b, " %s ", fe_prims[spine[i]->prim].sym);
     emit(b, spine[i]->kids[1], lv + 1, i == 0 ? tail : false);
   }
 }
@@ -299,7 +286,7 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
     bool value = lv == L_LET; /* fun (x, y) -> e; else (x, y. e) */
     int sp = value ? -1 : section_of(t);
     if (sp >= 0) { /* (x, y. x + y) as the section (+), which checks back to it */
-      putf(b, "(%s)", fe_prims[sp].infix ? fe_prims[sp].infix : fe_prims[sp].name);
+      putf(b, "(%s)", fe_prims[sp].sym ? fe_prims[sp].sym : fe_prims[sp].name);
       break;
     }
     puts_(b, value ? "fun (" : "(");
@@ -322,24 +309,24 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
     puts_(b, ")");
     break;
   case T_OPREF:
-    putf(b, "(%s)", fe_prims[t->prim].infix ? fe_prims[t->prim].infix : fe_prims[t->prim].name);
+    putf(b, "(%s)", fe_prims[t->prim].sym ? fe_prims[t->prim].sym : fe_prims[t->prim].name);
     break;
   case T_PRIM:
     if (is_binary(t)) {
       int l = binary_level(t->prim);
       if (l == L_POW) {
         emit(b, t->kids[0], L_APP, false);
-        puts_(b, " ^ ");
+        putf(b, " %s ", fe_prims[t->prim].sym);
         emit(b, t->kids[1], L_UNARY, tail);
       } else if (l == L_CMP) {
         emit(b, t->kids[0], L_CMP + 1, false);
-        putf(b, " %s ", fe_prims[t->prim].infix);
+        putf(b, " %s ", fe_prims[t->prim].sym);
         emit(b, t->kids[1], L_CMP + 1, tail);
       } else {
         emit_chain(b, t, l, tail);
       }
     } else if (is_prefix(t)) {
-      puts_(b, fe_prims[t->prim].infix);
+      puts_(b, fe_prims[t->prim].sym);
       const Term *e = t->kids[0];
       if (leading_minus(e) && level_of(e) >= L_UNARY) puts_(b, " ");
       emit(b, e, L_UNARY, tail);

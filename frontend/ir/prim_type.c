@@ -1,0 +1,126 @@
+/* prim_type.c: the typing rules of the builtins (see prim_type.h). */
+#include "prim_type.h"
+
+static const Type *R(void) { return fe_ty_real(); }
+static const Type *Bt(void) { return fe_ty_bool(); }
+static bool is(const Type *t, TypeKind k) { return t && t->kind == k; }
+
+/* The operand and result types of each signature code: 'R', 'B', or 'A'
+   (R or B, all operands alike). */
+static char operand_of(PrimSig s) {
+  switch (s) {
+  case SIG_R_R:
+  case SIG_RR_R:
+  case SIG_RR_B: return 'R';
+  case SIG_AA_B: return 'A';
+  case SIG_BB_B:
+  case SIG_B_B: return 'B';
+  case SIG_ARRAY: break;
+  }
+  UNREACHABLE();
+}
+
+const Type *fe_prim_scalar_type(Prim p, const Type *const *args, PrimMismatch *m) {
+  const PrimInfo *pi = &fe_prims[p];
+  ASSERT(pi->sig != SIG_ARRAY);
+  char o = operand_of(pi->sig);
+  for (int i = 0; i < pi->arity; i++) {
+    const Type *t = args[i];
+    bool ok = o == 'R' ? is(t, TY_REAL) : o == 'B' ? is(t, TY_BOOL) : is(t, TY_REAL) || is(t, TY_BOOL);
+    if (!ok) {
+      m->arg = i;
+      m->want = o == 'R' ? "R" : o == 'B' ? "B" : "R or B";
+      m->differ = false;
+      return NULL;
+    }
+  }
+  if (o == 'A' && !fe_type_eq(args[0], args[1])) {
+    m->arg = 1;
+    m->want = fe_type_str(args[0]);
+    m->differ = true;
+    return NULL;
+  }
+  return pi->sig == SIG_R_R || pi->sig == SIG_RR_R ? R() : Bt();
+}
+
+PrimArgKind fe_prim_arg_kind(Prim p, int i) {
+  ASSERT(fe_prims[p].sig == SIG_ARRAY && i >= 0 && i < fe_prims[p].arity);
+  switch (p) {
+  case PRIM_MAP:
+  case PRIM_MAP2: return i == 0 ? ARG_FUN : ARG_ARRAY;
+  case PRIM_REDUCE: return i == 0 ? ARG_FUN : i == 1 ? ARG_ANY : ARG_ARRAY_OF_1;
+  case PRIM_FOLDL:
+  case PRIM_SCANL:
+  case PRIM_SCANR: return i == 0 ? ARG_FUN : i == 1 ? ARG_ANY : ARG_ARRAY;
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R:
+  case PRIM_LENGTH: return ARG_ARRAY;
+  case PRIM_IOTA:
+  case PRIM_RAND: return ARG_R;
+  case PRIM_REPLICATE: return i == 0 ? ARG_R : ARG_ANY;
+  case PRIM_LOAD: return ARG_FILE;
+  case PRIM_SAVE: return i == 0 ? ARG_FILE : ARG_R_ARRAY;
+  default: UNREACHABLE();
+  }
+}
+
+const char *fe_prim_arg_want(Prim p, int i, const Type *const *args) {
+  const Type *t = args[i];
+  switch (fe_prim_arg_kind(p, i)) {
+  case ARG_FUN:
+  case ARG_FILE: return NULL;
+  case ARG_ANY: return t ? NULL : "a value";
+  case ARG_ARRAY: return is(t, TY_ARRAY) ? NULL : "an array";
+  case ARG_R: return is(t, TY_REAL) ? NULL : "R";
+  case ARG_ARRAY_OF_1: {
+    const Type *want = fe_ty_array(args[1]);
+    return t && fe_type_eq(t, want) ? NULL : fe_type_str(want);
+  }
+  case ARG_R_ARRAY: return t && fe_type_is_real_array(t) ? NULL : "[R]";
+  }
+  UNREACHABLE();
+}
+
+int fe_prim_fun_sig(Prim p, const Type *const *args, const Type **pt, const Type **ret) {
+  *ret = NULL;
+  switch (p) {
+  case PRIM_MAP: pt[0] = args[1]->elem; return 1;
+  case PRIM_MAP2:
+    pt[0] = args[1]->elem;
+    pt[1] = args[2]->elem;
+    return 2;
+  case PRIM_REDUCE:
+    pt[0] = pt[1] = *ret = args[1];
+    return 2;
+  case PRIM_FOLDL:
+  case PRIM_SCANL: /* (accumulator, element) */
+    pt[0] = *ret = args[1];
+    pt[1] = args[2]->elem;
+    return 2;
+  case PRIM_SCANR: /* (element, accumulator) */
+    pt[0] = args[2]->elem;
+    pt[1] = *ret = args[1];
+    return 2;
+  default: return 0;
+  }
+}
+
+const Type *fe_prim_array_result(Prim p, const Type *const *args) {
+  switch (p) {
+  case PRIM_MAP:
+  case PRIM_MAP2: return fe_ty_array(args[0]);
+  case PRIM_REDUCE:
+  case PRIM_FOLDL: return args[1];
+  case PRIM_SCANL:
+  case PRIM_SCANR: return fe_ty_array(args[1]);
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R: return args[0];
+  case PRIM_LENGTH: return R();
+  case PRIM_IOTA:
+  case PRIM_RAND:
+  case PRIM_LOAD: return fe_ty_array(R());
+  case PRIM_REPLICATE: return fe_ty_array(args[1]);
+  case PRIM_SAVE: return args[1];
+  default: UNREACHABLE();
+  }
+}
