@@ -86,12 +86,8 @@ static bool is_binary(const Term *t) {
   return t->kind == T_PRIM && t->nkids == 2 && fe_prims[t->prim].infix;
 }
 
-/* A builtin printed as a prefix operator (- e, ! e). Negation of a number
-   literal is not: the parser reads "- 2" and "-(2)" as the literal -2, so
-   the node prints as the builtin's call "neg 2" to read back as itself. */
 static bool is_prefix(const Term *t) {
-  return t->kind == T_PRIM && t->nkids == 1 && fe_prims[t->prim].infix &&
-         !(t->prim == PRIM_NEG && t->kids[0]->kind == T_NUM);
+  return t->kind == T_PRIM && t->nkids == 1 && fe_prims[t->prim].infix;
 }
 
 static int binary_level(Prim p) {
@@ -135,7 +131,7 @@ static int level_of(const Term *t) {
 
 /* True when t's text (unparenthesized) begins with '-'. */
 static bool leading_minus(const Term *t) {
-  return is_neg_literal(t) || (is_prefix(t) && t->prim == PRIM_NEG);
+  return is_neg_literal(t) || (t->kind == T_PRIM && t->prim == PRIM_NEG && t->nkids == 1);
 }
 
 static void emit(Buf *b, const Term *t, int ctx, bool tail);
