@@ -102,9 +102,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	$(UNA) examples/demo.una
 
-# Every test: the Check unit suites and the script tests (tests/scripts),
-# then the GPU tests with their kernels run on the host (check-gpu-host).
+# Every test: the folder layering of the includes (scripts/check-layers.sh),
+# the Check unit suites and the script tests (tests/scripts), then the GPU
+# tests with their kernels run on the host (check-gpu-host).
 check: deps
+	@sh scripts/check-layers.sh
+	@sh scripts/check-layers.sh --self-test
 	@$(MAKE) --no-print-directory $(UNA) $(CHECK_BIN)
 	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) UNA_FAKE_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) $(CHECK_BIN)
 	@$(MAKE) --no-print-directory check-gpu-host

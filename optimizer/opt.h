@@ -25,6 +25,15 @@ typedef struct OptOptions {
   const char *dump_after; /* a pass name, "all", or NULL */
   FILE *dump;             /* where dumps go (stderr by default) */
   int max_rounds;         /* bound on the fixpoint iteration (0: default) */
+  /* Re-checks the program (fe_retype) after every pass, as test builds do
+     (the tests, una --check-passes): a pass that breaks the program's
+     types or scopes raises "internal: after optimizer pass 'NAME': ..." at
+     once, naming itself. */
+  bool check_passes;
+  /* The passes of the fixpoint, in order, instead of opt_passes (NULL:
+     opt_passes); the tests inject passes through it. */
+  const OptPass *passes;
+  int npasses;
 } OptOptions;
 
 /* The passes, in pipeline order (optimizer/pipeline.c). */
@@ -37,12 +46,10 @@ extern const int opt_nfinal_passes;
 /* The pass named name, or NULL. */
 const OptPass *opt_find_pass(const char *name);
 
-/* Runs the pipeline to a fixpoint (at most max_rounds rounds) on t, then
-   the final passes. */
-Term *opt_optimize(const Term *t, const OptOptions *o);
-
-/* A copy of d with its body optimized and slots reassigned (d itself when
-   the optimizer is disabled or changes nothing). */
+/* A copy of d with its body optimized: the pipeline run to a fixpoint (at
+   most max_rounds rounds), then the final passes, and slots reassigned
+   (d itself when the optimizer is disabled or changes nothing). Raises
+   FeError only under check_passes, for a pass that breaks d. */
 Def *opt_optimize_def(const Def *d, const OptOptions *o);
 
 #endif

@@ -1,12 +1,15 @@
 /* pipeline.c: the optimizer's pass list, run in order, round after round,
    until a round changes nothing (or the round bound is reached), with
-   --dump-after=PASS printing the program after a named pass. */
+   --dump-after=PASS printing the program after a named pass and
+   --check-passes (OptOptions.check_passes, on in the tests) re-checking
+   its types after every pass. */
 #include "opt.h"
 
 #include <string.h>
 
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
+#include "../frontend/ir/retype.h"
 #include "../frontend/ir/term_print.h"
 #include "passes.h"
 #include "pe_util.h"
@@ -42,19 +45,14 @@ const OptPass *opt_find_pass(const char *name) {
   return NULL;
 }
 
-/* Prints "-- after PASS" and the program (the Def when like is given,
-   with body t). */
+/* Prints "-- after PASS" and the program (like with body t). */
 static void dump(const OptOptions *o, const char *pass, const Def *like, const Term *t) {
   FILE *out = o->dump ? o->dump : stderr;
   fprintf(out, "-- after %s\n", pass);
-  if (like) {
-    Def tmp = *like;
-    tmp.body = (Term *)t;
-    tmp.ret = t->type;
-    fputs(fe_def_str_opts(&tmp, FE_PRINT_MULTILINE), out);
-  } else {
-    fe_term_print(out, t);
-  }
+  Def tmp = *like;
+  tmp.body = (Term *)t;
+  tmp.ret = t->type;
+  fputs(fe_def_str_opts(&tmp, FE_PRINT_MULTILINE), out);
   fputc('\n', out);
 }
 
@@ -62,41 +60,76 @@ static bool dumps(const OptOptions *o, const char *pass) {
   return o->dump_after && (strcmp(o->dump_after, "all") == 0 || strcmp(o->dump_after, pass) == 0);
 }
 
+/* One run of the pipeline on the body of like, with parameters params. */
+typedef struct {
+  const OptOptions *o;
+  const Def *like;
+  Sym **params;
+  bool failed; /* a pass failed its check: the error is the pipeline's */
+} Run;
+
+/* Under check_passes, re-checks like with body t and parameters r->params
+   (fe_retype: types, scopes, unique binders, the return type unchanged)
+   after the pass named pass (NULL: before the first pass); a failure
+   raises "internal: after optimizer pass 'NAME': ..." (or "internal:
+   before the optimizer: ...") at the offending node. Assigns the slots of t's
+   binders (the Syms are the pipeline's own, reassigned at the end). */
+static void check(Run *r, const char *pass, const Term *t) {
+  if (!r->o->check_passes) return;
+  Def *d = fe_mk_def(r->like->name, r->like->span, r->like->nparams, r->params, (Term *)t);
+  d->ret = r->like->ret;
+  FeTry tr;
+  if (fe_try(&tr)) {
+    fe_retype(d);
+    fe_untry(&tr);
+    return;
+  }
+  const char *msg = tr.err.msg;
+  if (strncmp(msg, "internal: ", 10) == 0) msg += 10;
+  r->failed = true;
+  if (!pass) fe_error(tr.err.span, "internal: before the optimizer: %s", msg);
+  fe_error(tr.err.span, "internal: after optimizer pass '%s': %s", pass, msg);
+}
+
+/* Runs pass p on cur (dumping and checking its result). */
+static Term *run_pass(Run *r, const OptPass *p, Term *cur, bool dump_unchanged) {
+  Term *next = p->run(cur);
+  if (dumps(r->o, p->name) && (dump_unchanged || next != cur)) dump(r->o, p->name, r->like, next);
+  if (next != cur) check(r, p->name, next);
+  return next;
+}
+
 /* The pipeline on t, whose binders must be unique (opt_freshen); the
    passes' errors (a tree nested too deeply for the stack) end it early
-   with the last complete result. */
-static Term *run(const Term *t, const OptOptions *o, const Def *like, bool *any) {
+   with the last complete result, but for a failed check, raised again. */
+static Term *run(Run *r, const Term *t, bool *any) {
+  const OptOptions *o = r->o;
+  const OptPass *passes = o->passes ? o->passes : opt_passes;
+  int npasses = o->passes ? o->npasses : opt_npasses;
   int rounds = o->max_rounds > 0 ? o->max_rounds : DEFAULT_ROUNDS;
   Term *volatile cur = (Term *)t;
   FeTry tr;
   if (fe_try(&tr)) {
+    check(r, NULL, cur);
     for (int round = 0; round < rounds; round++) {
       bool changed = false;
-      for (int i = 0; i < opt_npasses; i++) {
-        Term *next = opt_passes[i].run(cur);
+      for (int i = 0; i < npasses; i++) {
+        Term *next = run_pass(r, &passes[i], cur, round == 0);
         if (next != cur) changed = *any = true;
-        if (dumps(o, opt_passes[i].name) && (round == 0 || next != cur)) dump(o, opt_passes[i].name, like, next);
         cur = next;
       }
       if (!changed) break;
     }
     for (int i = 0; i < opt_nfinal_passes; i++) {
-      Term *next = opt_final_passes[i].run(cur);
+      Term *next = run_pass(r, &opt_final_passes[i], cur, true);
       if (next != cur) *any = true;
-      if (dumps(o, opt_final_passes[i].name)) dump(o, opt_final_passes[i].name, like, next);
       cur = next;
     }
     fe_untry(&tr);
+  } else if (r->failed) {
+    fe_raise(tr.err);
   }
   return cur;
-}
-
-Term *opt_optimize(const Term *t, const OptOptions *o) {
-  if (!o || !o->enabled) return (Term *)t;
-  /* the passes assume unique binders: a fresh copy first */
-  bool any = false;
-  Term *r = run(opt_freshen(t, 0, NULL, NULL), o, NULL, &any);
-  return any ? r : (Term *)t;
 }
 
 Def *opt_optimize_def(const Def *d, const OptOptions *o) {
@@ -106,9 +139,10 @@ Def *opt_optimize_def(const Def *d, const OptOptions *o) {
   Sym **params = NEW_ARRAY(Sym *, d->nparams + 1);
   for (int i = 0; i < d->nparams; i++) params[i] = fe_sym_new(d->params[i]->name, d->params[i]->type, d->params[i]->span);
   bool any = false;
-  Term *body = run(opt_freshen(d->body, d->nparams, d->params, params), o, d, &any);
+  Run r = {o, d, params, false};
+  Term *body = run(&r, opt_freshen(d->body, d->nparams, d->params, params), &any);
   if (!any) return (Def *)d;
-  Def *r = fe_mk_def(d->name, d->span, d->nparams, params, body);
-  r->ret = d->ret;
-  return r;
+  Def *res = fe_mk_def(d->name, d->span, d->nparams, params, body);
+  res->ret = d->ret;
+  return res;
 }

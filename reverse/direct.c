@@ -153,8 +153,6 @@ static void check_differentiable_type(Span s, const Type *t) {
   UNREACHABLE();
 }
 
-Term *rev_dx_var(Span s, Sym *x) { return fe_mk_var(s, x); }
-
 static bool is_atom(const Term *t) {
   return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL || t->kind == T_GLOBAL;
 }

@@ -1,9 +1,10 @@
 /* jt.h: transpose Jacobians (J^T) of the array and control constructs, as
    builders of target terms (the paper's figure 10 expansions of J^T map2
    and J^T reduce, figure 13 for reduce with free variables, figure 16 for
-   foldl and map, section 7.2 for if), used by the UNF path (UNF^-1); the
-   direct path (reverse/direct_array.c) keeps its own rules, so that the
-   two paths check each other. The gradients of lambda bodies and branches
+   foldl and map, section 7.2 for if), used by the UNF path's J^T rules
+   (reverse/unf_jt.c, applied by UNF^-1); the direct path
+   (reverse/direct_array.c) keeps its own rules, so that the two paths
+   check each other. The gradients of lambda bodies and branches
    come from the ∇ callback (rev_nabla on the UNF path).
 
    Conventions for every builder:

@@ -5,6 +5,7 @@
 #include "paths.h"
 #include "d_rho.h"
 #include "grad.h"
+#include "unf_grad.h"
 
 /* ∇ of lambda bodies and branches, on this same path. */
 static Term *nabla_unf(Sym **ctx, int n, const Term *body, void *ud) {
@@ -13,12 +14,12 @@ static Term *nabla_unf(Sym **ctx, int n, const Term *body, void *ud) {
 }
 
 /* The gradient through UNF; values: Y and the last continuation as
-   lambdas in the output (see unf_to_term_grad). */
+   lambdas in the output (see rev_unf_to_term_grad). */
 static Term *gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body, bool values) {
   ASSERT(fe_type_eq(body->type, fe_ty_real()));
   Unf *src = unf_of_term(ctx, n, body);
   Unf *d = rev_d_rho(src);
-  return unf_to_term_grad(d, ctx, n, wrt, nwrt, values, nabla_unf, NULL);
+  return rev_unf_to_term_grad(d, ctx, n, wrt, nwrt, values, nabla_unf, NULL);
 }
 
 Term *rev_unf_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body) {

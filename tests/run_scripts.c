@@ -14,7 +14,9 @@
    script's name or <stdin>) and `expect stderr:` lines, in order; the exit
    status is 1 when an error is expected, else 0, unless `expect exit:` says.
    UNA_BIN names the binary and UNA_ROOT the source tree (set by make check);
-   UNA_SCRIPT=name runs one script only. */
+   UNA_SCRIPT=name runs one script only. Every run has --check-passes (the
+   type checker after every optimizer pass) before the script's own
+   arguments. */
 #include <check.h>
 #include <stdbool.h>
 #include <dirent.h>
@@ -133,6 +135,7 @@ static int run_una(const char *name, char **argv_extra, int nextra, bool use_std
     char *argv[64];
     int argc = 0;
     argv[argc++] = (char *)bin;
+    argv[argc++] = "--check-passes";
     for (int i = 0; i < nextra && argc < 60; i++) argv[argc++] = argv_extra[i];
     if (use_stdin) {
       int fi = open(name, O_RDONLY);

@@ -13,6 +13,7 @@ Session *tl_session;
 
 void tl_setup_bare(void) {
   tl_session = fe_session_new();
+  tl_session->check_passes = true; /* the type checker after every optimizer pass */
   tl_session->out = tmpfile();
   tl_session->err = tmpfile();
 }
@@ -74,6 +75,7 @@ void tl_run(const char *text) { tl_run_in(tl_session, text); }
 
 Session *tl_session_with(const char *text) {
   Session *s = fe_session_new();
+  s->check_passes = true;
   ck_assert(fe_session_load_prelude(s));
   tl_run_in(s, text);
   return s;

@@ -21,7 +21,8 @@
 extern Session *tl_session;
 
 /* Fixture setup: tl_session is a fresh session writing to temporary files,
-   with the prelude loaded. */
+   with the prelude loaded. The sessions made here re-check the program
+   after every optimizer pass (Session.check_passes). */
 void tl_setup(void);
 
 /* Fixture setup as tl_setup, without the prelude. */

@@ -1,7 +1,11 @@
 /* unf.h: Unary Normal Form, the paper's variable-free intermediate
    representation (section 4): Source UNF (figure 6) and Target UNF
    (figure 7) as one node type, contexts as persistent lists, UNF
-   (figure 9), UNF^-1 (figure 10) and the printer.
+   (figure 9), UNF^-1 (figure 10) of Source UNF and the printer. UNF^-1's
+   interpretation of Target UNF (environments, continuations, bindings) is
+   here too (unf/to_term_int.h), but the transpose Jacobians it applies are
+   reverse/'s rules (reverse/unf_jt.c), and so is the gradient built from
+   it (reverse/unf_grad.h).
 
    A UNF term is typed by two contexts, in |- e : out. A context is a list
    of entries, most of them Una types; each entry remembers the source
@@ -151,29 +155,6 @@ Unf *unf_of_term(Sym **ctx, int n, const Term *body);
    out, UNF followed by this is the ANF conversion of the paper's remark
    in section 4.4; the tests check that it preserves every value. */
 Term *unf_to_term(const Unf *e, Sym **ctx, int n);
-
-/* ∇ callback for the transpose Jacobians of lambda bodies and branches
-   (the same shape as jt.h's RevNablaFn). */
-typedef Term *(*UnfNablaFn)(Sym **ctx, int n, const Term *body, void *ud);
-
-/* UNF^-1 (figure 10) of the Target UNF d = D_rho(UNF(body)),
-   D(ctx) |- d : D(ctx, R), applied as pi_2 (UNF^-1 d)(0_ctx, 1) with the
-   projection continuation Y (x_i to itself for i in wrt[0..nwrt), to 0
-   otherwise). The continuations inside d are used linearly (lemma 5.1),
-   so each application of one is beta-reduced as it is generated and
-   variables are forward-substituted (the first rules of figure 12): the
-   output is linear in the size of d. With values set, Y and the last
-   continuation stay functions in the output, which then reads
-     let Y = fun (dx1, ..., dxn) -> (dx_wrt...) in
-     ...the values...
-     let (y, K) = (v, fun (dx1, ..., dxn, z) -> ...; Y (...)) in
-     K (0_ctx, 1)
-   (closures applied by T_APP); without it they are applied at compile
-   time too and the output has no lambda values (used for the gradients
-   of lambda bodies, which run per element). The result has type
-   (T_wrt0, ..., T_wrtk) (the single type when nwrt == 1) with ctx free. */
-Term *unf_to_term_grad(const Unf *d, Sym **ctx, int n, const int *wrt, int nwrt, bool values,
-                       UnfNablaFn nabla, void *ud);
 
 /* ---- printing ---- */
 

@@ -1,6 +1,8 @@
 /* term_print.h: Terms, Defs and items printed back as Una source text that
    re-parses to the same tree, with the fewest parentheses the precedence
-   table needs. Target terms of the AD pipeline (not Una source, not
+   table needs. One exception: the negation of a number literal prints as
+   "- -1" or "-2", which the parser reads as the literal itself (1, -2),
+   the same value. Target terms of the AD pipeline (not Una source, not
    re-parsable) print a lambda value as `fun (y1, y2) -> e` (extending as
    far right as let does) and an application as `k (a, b)`; a combinator's
    function argument stays `(x, y. e)`. */

@@ -27,6 +27,7 @@ typedef struct Job {
   bool no_prelude;
   bool no_optimize;
   const char *dump_after;
+  bool check_passes;
   int status;
 } Job;
 
@@ -43,6 +44,9 @@ static void usage(FILE *out) {
         "  -O0                    skip the optimizer\n"
         "  --dump-after=PASS      print each program after optimizer pass PASS\n"
         "                         (a pass name, or all)\n"
+        "  --check-passes         re-check the program's types after every\n"
+        "                         optimizer pass (an internal error names the\n"
+        "                         pass that broke it)\n"
         "  --help                 print this help and exit\n"
         "  --version              print the version and exit\n"
         "  -                      (as FILE) read a script from standard input\n"
@@ -99,6 +103,8 @@ static int parse_args(int argc, char **argv, Job *job) {
       if (!opt_find_pass(a + 13) && strcmp(a + 13, "all") != 0 && strcmp(a + 13, "plan") != 0)
         return bad_usage(una_sprintf("unknown optimizer pass '%s' for --dump-after", a + 13));
       job->dump_after = a + 13;
+    } else if (strcmp(a, "--check-passes") == 0) {
+      job->check_passes = true;
     } else if (strcmp(a, "-O0") == 0) {
       job->no_optimize = true;
     } else if (strcmp(a, "-O") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
@@ -150,6 +156,7 @@ static void run_job(Job *job) {
   Session *s = fe_session_new();
   s->optimize = !job->no_optimize;
   s->dump_after = job->dump_after;
+  s->check_passes = job->check_passes;
   if (job->device) fe_session_set_device(s, job->device, "una: ");
   if (!job->no_prelude && !fe_session_load_prelude(s)) {
     job->status = 1;

@@ -203,6 +203,7 @@ static OptOptions session_opt(const Session *s) {
   o.enabled = s->optimize;
   o.dump_after = s->dump_after;
   o.dump = s->err;
+  o.check_passes = s->check_passes;
   return o;
 }
 

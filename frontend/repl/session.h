@@ -10,9 +10,10 @@
 
 typedef struct Session {
   Env *env;         /* the top-level names bound so far */
-  FeDevice device;  /* where arrays live; only the CPU in this build */
+  FeDevice device;  /* where arrays live and array builtins run: the CPU or a CUDA GPU */
   bool optimize;    /* false under -O0 */
   const char *dump_after; /* --dump-after=PASS: an optimizer pass name, "all" or NULL */
+  bool check_passes; /* --check-passes: re-check types after every optimizer pass (on in the tests) */
   bool interactive; /* REPL: a def or let echoes its name and type */
   FILE *out;        /* values and command output (stdout by default) */
   FILE *err;        /* errors and notes (stderr by default) */

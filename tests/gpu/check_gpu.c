@@ -171,6 +171,7 @@ START_TEST(corpus) {
   printf("%-45s %8s %10s %10s %10s\n", "program", "largest", "worst diff", "CPU ms", "GPU ms");
   OptOptions o = {0};
   o.enabled = true;
+  o.check_passes = true; /* the type checker after every pass */
   for (int ci = 0; ci < gc_ncorpus; ci++) {
     const GcCase *gc = &gc_corpus[ci];
     char *err = NULL;

@@ -374,6 +374,7 @@ static void measure(Stats *st, const char *name, const char *src, const char *wr
     if (derivs[k].optimized) {
       OptOptions o = {0};
       o.enabled = true;
+      o.check_passes = true; /* the type checker after every pass */
       g[k] = opt_optimize_program(g[k], &o);
     }
   }

@@ -26,6 +26,7 @@
 static OptOptions options(void) {
   OptOptions o = {0};
   o.enabled = true;
+  o.check_passes = true; /* the type checker after every pass */
   return o;
 }
 
@@ -378,6 +379,56 @@ START_TEST(dump_after) {
 }
 END_TEST
 
+/* ---- the type checker after every pass ---- */
+
+/* Deliberately broken passes, injected through OptOptions.passes. */
+/* let x = e1 in e2 -> e2: leaves x unbound. */
+static Term *drop_let(const Term *t) { return t->kind == T_LET ? t->kids[1] : (Term *)t; }
+/* The root retyped as B: its type no longer agrees with its parts. */
+static Term *retype_root(const Term *t) {
+  if (t->type->kind == TY_BOOL) return (Term *)t;
+  Term *c = NEW(Term);
+  *c = *t;
+  c->type = fe_ty_bool();
+  return c;
+}
+
+/* opt_optimize_def with the passes ps (their own names) under
+   check_passes; the error text, or NULL when it succeeds. */
+static char *broken_run(const Def *f, const OptPass *ps, int n, bool check) {
+  OptOptions o = options();
+  o.check_passes = check;
+  o.passes = ps;
+  o.npasses = n;
+  FeTry t;
+  if (fe_try(&t)) {
+    opt_optimize_def(f, &o);
+    fe_untry(&t);
+    return NULL;
+  }
+  return t.err.msg ? una_strdup(t.err.msg) : "";
+}
+
+/* A pass that breaks a program is caught at once, and named. */
+START_TEST(check_passes_names_the_pass) {
+  Def *f = def_of("def f (x: R) : R = let a = x * x in a + a");
+  const OptPass drop[] = {{"beta", opt_beta}, {"droplet", drop_let}, {"cse", opt_cse}};
+  char *e = broken_run(f, drop, 3, true);
+  ck_assert_ptr_nonnull(e);
+  const char *want = "internal: after optimizer pass 'droplet': 'var' node at ";
+  ck_assert_msg(strncmp(e, want, strlen(want)) == 0, "%s", e);
+  ck_assert_msg(strstr(e, ": 'a' (#") && strstr(e, ") is not bound in the Def"), "%s", e);
+  const OptPass root[] = {{"forward", opt_forward}, {"retyped", retype_root}};
+  e = broken_run(f, root, 2, true);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e, "internal: after optimizer pass 'retyped': 'let' node at 1:20: has type B, its body R");
+  /* without the check the broken pass goes through unnoticed */
+  ck_assert_ptr_null(broken_run(f, drop, 3, false));
+  /* the real pipeline passes its own check */
+  ck_assert_ptr_null(broken_run(f, opt_passes, opt_npasses, true));
+}
+END_TEST
+
 /* ---- long chains ---- */
 
 typedef struct Chain {
@@ -468,6 +519,7 @@ Suite *suite_partial_eval(void) {
   tcase_add_test(tc, pass_dce);
   tcase_add_test(tc, pass_beta);
   tcase_add_test(tc, dump_after);
+  tcase_add_test(tc, check_passes_names_the_pass);
   tcase_add_test(tc, long_chain);
   suite_add_tcase(s, tc);
   return s;

@@ -5,7 +5,9 @@
 
    Environment (limit the run to this suite with CK_RUN_SUITE=random):
      UNA_GEN_SEED=N     checks program N only, printing it and its counts
-     UNA_GEN_PRINT=N    prints N programs (from the base seed), checks none
+     UNA_GEN_PRINT=N    prints N programs (from the base seed) and what the
+                        term printer makes of them; checks only that these
+                        print back (test_print_programs)
      UNA_GEN_COUNT=N    checks N programs instead of RANDOM_PROGRAMS
      UNA_GEN_BASE=N     starts at seed N instead of RANDOM_BASE
      UNA_GEN_VERBOSE=1  prints each batch's counts and times
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "../../backend/eval.h"
+#include "../../frontend/ir/term_print.h"
 #include "../suites.h"
 #include "gen.h"
 #include "gradcheck.h"
@@ -208,19 +211,6 @@ START_TEST(test_random_programs) {
 }
 END_TEST
 
-/* UNA_GEN_PRINT=N: the programs themselves, for debugging the generator. */
-START_TEST(test_print_programs) {
-  uint64_t n = env_u64("UNA_GEN_PRINT", 0);
-  uint64_t base = env_u64("UNA_GEN_BASE", RANDOM_BASE);
-  GenOptions go = gen_default_options();
-  for (uint64_t i = 0; i < n; i++) {
-    GenProgram p = gen_program(base + i, &go);
-    printf("-- generated program %llu\n%s", (unsigned long long)p.seed, p.text);
-  }
-  fflush(stdout);
-}
-END_TEST
-
 /* f at args into *out; NULL, or the error text. */
 static char *eval_at(const Def *f, const Value *args, double *out) {
   FeTry t;
@@ -231,6 +221,67 @@ static char *eval_at(const Def *f, const Value *args, double *out) {
   }
   return fe_error_text(t.err);
 }
+
+/* The checked defs of program text p (helpers then f, as gen.h writes
+   them, one "def NAME" per line) printed back by the term printer, one per
+   line, from the Env of g. */
+static char *printed_program(const GcProgram *g, const char *text) {
+  char *out = "";
+  for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    if (strncmp(l, "def ", 4) != 0) continue;
+    size_t n = strcspn(l + 4, " (:");
+    Def *d = fe_env_find_def(g->env, una_strndup(l + 4, n));
+    ck_assert_ptr_nonnull(d);
+    out = una_sprintf("%s%s\n", out, fe_def_str(d));
+  }
+  return out;
+}
+
+/* The checked program printed back (term_print.h) re-parses and re-checks,
+   its f computes the same value (bit for bit) at random arguments, and the
+   text it prints once re-read is the same again: printing is exact after
+   one round (the first round may fold a negated literal, "neg 1.25" read
+   back as "- -1.25", which is the literal 1.25). PRINT_PROGRAMS programs,
+   or UNA_GEN_PRINT=N, which also prints them (generated and printed back)
+   for debugging the generator. */
+#define PRINT_PROGRAMS 1000
+START_TEST(test_print_programs) {
+  if (getenv("UNA_GEN_SEED")) return;
+  uint64_t shown = env_u64("UNA_GEN_PRINT", 0);
+  uint64_t n = shown ? shown : PRINT_PROGRAMS;
+  uint64_t base = env_u64("UNA_GEN_BASE", RANDOM_BASE);
+  GenOptions go = gen_default_options();
+  GcOptions o = random_options();
+  for (uint64_t i = 0; i < n; i++) {
+    GenProgram p = gen_program(base + i, &go);
+    unsigned long long seed = (unsigned long long)p.seed;
+    char *err = NULL;
+    GcProgram *g = gc_load("<gen>", p.text, true, p.fname, &err);
+    ck_assert_msg(g != NULL, "generated program %llu does not check: %s\n%s", seed, err, p.text);
+    char *text = printed_program(g, p.text);
+    if (shown) printf("-- generated program %llu\n%s-- printed back\n%s", seed, p.text, text);
+    GcProgram *back = gc_load("<printed>", text, true, p.fname, &err);
+    ck_assert_msg(back != NULL, "program %llu printed back does not check: %s\n%s", seed, err, text);
+    char *again = printed_program(back, text);
+    GcProgram *back2 = gc_load("<printed>", again, true, p.fname, &err);
+    ck_assert_msg(back2 != NULL, "program %llu printed twice does not check: %s\n%s", seed, err, again);
+    char *third = printed_program(back2, again);
+    ck_assert_msg(strcmp(again, third) == 0, "program %llu prints differently once re-read:\n%s---\n%s", seed,
+                  again, third);
+    GenRng r = gen_rng(p.seed);
+    int len = o.lengths[p.seed % (uint64_t)o.nlengths];
+    Value *args = NEW_ARRAY(Value, g->f->nparams + 1);
+    for (int k = 0; k < g->f->nparams; k++)
+      args[k] = gc_random_value(&r, g->f->params[k]->type, (size_t)len, o.lo, o.hi);
+    double v = 0, w = 0;
+    char *e1 = eval_at(g->f, args, &v), *e2 = eval_at(back->f, args, &w);
+    ck_assert_msg(e1 == NULL && e2 == NULL, "program %llu: %s / %s", seed, e1 ? e1 : "-", e2 ? e2 : "-");
+    ck_assert_msg(memcmp(&v, &w, sizeof v) == 0 || (isnan(v) && isnan(w)),
+                  "program %llu gives %.17g, printed back %.17g:\n%s", seed, v, w, text);
+  }
+  fflush(stdout);
+}
+END_TEST
 
 /* The generator itself: deterministic, and every program checks and
    evaluates without error at every kind of point (no gradient involved). */

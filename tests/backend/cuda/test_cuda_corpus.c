@@ -83,6 +83,7 @@ static void add_program(Batch *b, const char *name, const char *text, const char
   ck_assert_msg(p != NULL, "%s: %s", name, err);
   OptOptions o = {0};
   o.enabled = true;
+  o.check_passes = true; /* the type checker after every pass */
   add_def(b, opt_optimize_program(p->f, &o), una_sprintf("%s, primal", name));
   int *wrt = NEW_ARRAY(int, p->f->nparams + 1);
   int nwrt = gc_wrt(p, wrt_names, wrt);

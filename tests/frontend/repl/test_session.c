@@ -15,7 +15,11 @@ static char *take(FILE *f, char **buf) {
   return s;
 }
 
-static Session *bare(void) { return fe_session_new(); }
+static Session *bare(void) {
+  Session *s = fe_session_new();
+  s->check_passes = true; /* the type checker after every optimizer pass */
+  return s;
+}
 
 static Session *with_prelude(void) { return tl_session_with(""); }
 
@@ -112,7 +116,7 @@ START_TEST(syntax_errors_run_nothing) {
   TlRun r = tl_capture(bare(), "1\n(2 +\n3\n", true);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.out, "");
-  ck_assert_msg(strncmp(r.err, "t.una:", 6) == 0 && strstr(r.err, ": error: "), "%s", r.err);
+  ck_assert_str_eq(r.err, "t.una:3:2: error: expected ')' to close '(' at 2:1, found the end of the input\n");
 }
 END_TEST
 
@@ -125,7 +129,7 @@ END_TEST
 START_TEST(type_errors_are_located) {
   TlRun r = tl_capture(bare(), "def f (x: R) : R = x\nf true\n", true);
   ck_assert(!r.ok);
-  ck_assert_msg(strncmp(r.err, "t.una:2:", 8) == 0 && strstr(r.err, "error: "), "%s", r.err);
+  ck_assert_str_eq(r.err, "t.una:2:3: error: type mismatch in argument 1 of 'f': expected R, found B\n");
 }
 END_TEST
 

@@ -1,0 +1,194 @@
+/* unf_jt.c: the transpose Jacobians of figure 10 on UNF^-1's
+   environments: J^T P for each Source UNF primitive P, applied to the
+   cotangents of P's output (RevCot, the last entries) and adding to those
+   of its operands; called by UNF^-1 (unf/to_term.c) through its hook
+   whenever a continuation is applied.
+     J^T var[G;i]   cot x_i += z
+     J^T op[G]      cot a_j += d_j op(a..) * z     (reverse/partials.h)
+     J^T pair       the components of z go to the components
+     J^T proj       zeros for the hidden entries
+     J^T pi_i[G;A]  cot t += (0, .., z, .., 0)
+     J^T map, map2, reduce, foldl, if               (reverse/jt.h)
+     J^T replicate  cot v += sum z
+     J^T [e1..en]   cot e_j += z's element j
+     J^T save       cot A += z
+     J^T const, cst, comparisons, length, iota, rand: nothing. */
+#include "unf_jt.h"
+#include "partials.h"
+#include "../frontend/ir/build.h"
+
+/* The name of the cotangent of an atom. */
+static const char *cot_name(const Term *atom) {
+  if (atom && atom->kind == T_VAR) return una_sprintf("d%s", atom->sym->name);
+  return "d";
+}
+
+void rev_cot_push(RevCot *c, Term *t) {
+  if (c->len == c->cap) {
+    c->cap = c->cap ? c->cap * 2 : 64;
+    Term **v = NEW_ARRAY(Term *, c->cap);
+    if (c->len) memcpy(v, c->v, sizeof(Term *) * (size_t)c->len);
+    c->v = v;
+  }
+  c->v[c->len++] = t;
+}
+
+static Term *cot_pop(RevCot *c) {
+  ASSERT(c->len > 0);
+  return c->v[--c->len];
+}
+
+/* cot[i] += t (t of the entry's type, any term; NULL adds nothing). */
+static void cot_add(UnfTt *st, RevCot *c, Span s, const UnfEnv *env, int i, Term *t) {
+  if (!t) return;
+  ASSERT(i >= 0 && i < c->len);
+  const char *name = cot_name(unf_tt_env_atom(env, i));
+  if (!c->v[i])
+    c->v[i] = unf_tt_atomize(st, s, name, t);
+  else
+    c->v[i] = unf_tt_atomize(st, s, name, fe_mk_gadd(s, unf_tt_use(c->v[i]), t));
+}
+
+/* z as a variable (the J^T builders want one). */
+static Term *as_var(UnfTt *st, Span s, Term *z) {
+  return z->kind == T_VAR ? z : unf_tt_bind(st, s, "z", z);
+}
+
+static bool is_num(const Term *t, double v) { return t->kind == T_NUM && t->num == v; }
+
+/* Element j of the array z: reduce (+) 0 (map2 (i, y. if i == j then y else 0) (iota (length z)) z). */
+static Term *element(Span s, Term *z, int j) {
+  const Type *R = fe_ty_real();
+  Sym *xs[2] = {fe_mk_sym("i", R, s), fe_mk_sym("y", R, s)};
+  Term *pick = fe_mk_if(s, fe_mk_op2(s, PRIM_EQ, fe_mk_var(s, xs[0]), fe_mk_num(s, j)),
+                        fe_mk_var(s, xs[1]), fe_mk_num(s, 0));
+  Term *len = fe_mk_length(s, unf_tt_use(z));
+  Term *iota = fe_term_prim(s, fe_ty_array(R), PRIM_IOTA, 1, &len);
+  Term *m = fe_mk_map2(s, fe_mk_lam(s, 2, xs, pick), iota, unf_tt_use(z));
+  return fe_mk_reduce(s, fe_mk_oplam(s, PRIM_ADD), fe_mk_num(s, 0), m);
+}
+
+/* The transpose Jacobian of a combinator or if: the cotangents of the
+   free variables of its lambda (or branches) and of its operands. */
+static void jt_combinator(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c, Term *z) {
+  Span s = u->span;
+  /* Free variables that get cotangents: distinct variables of ground type. */
+  Sym **fv = NEW_ARRAY(Sym *, u->nfv > 0 ? u->nfv : 1);
+  int *fv_pos = NEW_ARRAY(int, u->nfv > 0 ? u->nfv : 1);
+  int nfv = 0;
+  for (int i = 0; i < u->nfv; i++) {
+    Term *a = unf_tt_env_atom(env, u->fv_pos[i]);
+    if (a->kind != T_VAR || !fe_type_is_ground(a->type)) continue;
+    bool dup = false;
+    for (int k = 0; k < nfv && !dup; k++) dup = fv[k] == a->sym;
+    if (dup) continue;
+    fv[nfv] = a->sym;
+    fv_pos[nfv] = u->fv_pos[i];
+    nfv++;
+  }
+  const RevUnfJt *uj = st->jt_ud;
+  RevJt j = {s, fv, nfv, uj->nabla, uj->ud};
+  Term *zv = as_var(st, s, z);
+  int nin = 0;
+  Term *r = NULL;
+  switch (u->kind) {
+  case U_MAP:
+    nin = 1;
+    r = rev_jt_map(&j, unf_tt_subst_fv(u, env, u->term), unf_tt_operand(u, env, 0), unf_tt_use(zv));
+    break;
+  case U_MAP2:
+    nin = 2;
+    r = rev_jt_map2(&j, unf_tt_subst_fv(u, env, u->term), unf_tt_operand(u, env, 0), unf_tt_operand(u, env, 1),
+                    unf_tt_use(zv));
+    break;
+  case U_REDUCE:
+  case U_FOLDL:
+    nin = 2;
+    r = (u->kind == U_REDUCE ? rev_jt_reduce : rev_jt_foldl)(
+        &j, unf_tt_subst_fv(u, env, u->term), unf_tt_operand(u, env, 0), unf_tt_operand(u, env, 1), unf_tt_use(zv));
+    break;
+  case U_IF:
+    if (nfv == 0) return;
+    r = rev_jt_if(&j, unf_tt_operand(u, env, 0), unf_tt_subst_fv(u, env, u->term->kids[1]),
+                  unf_tt_subst_fv(u, env, u->term->kids[2]), unf_tt_use(zv));
+    break;
+  default: UNREACHABLE();
+  }
+  int ncomp = nfv + nin;
+  Term **parts = NEW_ARRAY(Term *, ncomp);
+  unf_tt_bind_parts(st, s, "g", r, ncomp, parts);
+  for (int k = 0; k < nfv; k++) cot_add(st, c, s, env, fv_pos[k], unf_tt_use(parts[k]));
+  int base = unf_ctx_len(u->base);
+  for (int k = 0; k < nin; k++) cot_add(st, c, s, env, base + k, unf_tt_use(parts[nfv + k]));
+}
+
+/* J^T u (u a Source UNF primitive, env the values of its input) on the
+   cotangents c of its output. */
+void rev_unf_jt_apply(UnfTt *st, const Unf *u, const UnfEnv *env, void *cot) {
+  RevCot *c = cot;
+  Span s = u->span;
+  ASSERT(c->len == unf_ctx_len(u->out));
+  int base = unf_ctx_len(u->base);
+  if (u->kind == U_PROJ) {
+    int n3 = u->n;
+    Term **keep = NEW_ARRAY(Term *, n3 > 0 ? n3 : 1);
+    for (int i = n3 - 1; i >= 0; i--) keep[i] = cot_pop(c);
+    for (int i = 0; i < u->index; i++) rev_cot_push(c, NULL);
+    for (int i = 0; i < n3; i++) rev_cot_push(c, keep[i]);
+    ASSERT(c->len == unf_ctx_len(u->in));
+    return;
+  }
+  Term *z = cot_pop(c);
+  if (u->kind == U_PAIR) {
+    Term **parts = NEW_ARRAY(Term *, u->n);
+    if (z) unf_tt_bind_parts(st, s, "dp", unf_tt_use(z), u->n, parts);
+    for (int i = 0; i < u->n; i++) rev_cot_push(c, z ? parts[i] : NULL);
+    ASSERT(c->len == unf_ctx_len(u->in));
+    return;
+  }
+  ASSERT(c->len == unf_ctx_len(u->in));
+  if (!z) return; /* J^T is linear: nothing to add */
+  switch (u->kind) {
+  case U_VAR: cot_add(st, c, s, env, u->index, unf_tt_use(z)); return;
+  case U_CONST:
+  case U_CST:
+  case U_NDOP: return;
+  case U_OP: {
+    Term **args = NEW_ARRAY(Term *, u->n);
+    for (int i = 0; i < u->n; i++) args[i] = unf_tt_operand(u, env, i);
+    for (int i = 0; i < u->n; i++) {
+      Term *d = rev_partial(s, u->prim, i, args);
+      if (is_num(d, 0)) continue; /* floor, neg's constant parts: exactly 0 */
+      Term *t = is_num(d, 1)    ? unf_tt_use(z)
+                : is_num(d, -1) ? fe_mk_op1(s, PRIM_NEG, unf_tt_use(z))
+                                : fe_mk_mul(s, d, unf_tt_use(z));
+      cot_add(st, c, s, env, base + i, t);
+    }
+    return;
+  }
+  case U_PI: {
+    Term *tup = unf_tt_operand(u, env, 0);
+    const Type *tt = tup->type;
+    Term **items = NEW_ARRAY(Term *, tt->n);
+    for (int i = 0; i < tt->n; i++)
+      items[i] = i == u->index ? unf_tt_use(z) : fe_mk_zero_like(s, fe_mk_proj(s, unf_tt_use(tup), i));
+    cot_add(st, c, s, env, base, fe_mk_tuple(s, tt->n, items));
+    return;
+  }
+  case U_MAP:
+  case U_MAP2:
+  case U_REDUCE:
+  case U_FOLDL:
+  case U_IF: jt_combinator(st, u, env, c, z); return;
+  case U_REPLICATE:
+    cot_add(st, c, s, env, base + 1,
+            fe_mk_reduce(s, fe_mk_oplam(s, PRIM_ADD), fe_mk_num(s, 0), unf_tt_use(z)));
+    return;
+  case U_ARRAY:
+    for (int i = 0; i < u->n; i++) cot_add(st, c, s, env, base + i, element(s, z, i));
+    return;
+  case U_SAVE: cot_add(st, c, s, env, base, unf_tt_use(z)); return;
+  default: break;
+  }
+  UNREACHABLE();
+}
