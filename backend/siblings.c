@@ -184,16 +184,17 @@ const CpuSiblingPlan *cpu_sibling_plan(const Term *t) {
   return p;
 }
 
-char *cpu_sibling_plan_str(const CpuSiblingPlan *p) {
+char *cpu_sibling_plan_str(const CpuSiblingPlan *p, CpuSymName name, void *ud) {
   char *s = una_strdup("one pass computing");
   for (int i = 0; i < p->n; i++) {
     const Sibling *x = &p->s[i];
     const char *what = x->rhs->prim == PRIM_REDUCE ? "reduce" : fe_prims[x->rhs->prim].name;
     s = una_sprintf("%s%s %s (%s)", s, i ? "," : "",
-                    x->sym ? x->sym->name : una_sprintf("item %d of the tuple", x->item), what);
+                    x->sym ? name(ud, x->sym)->name : una_sprintf("item %d of the tuple", x->item), what);
   }
-  if (p->k) s = una_sprintf("%s; the maps in one kernel over %s%s%s", s, p->arr[0]->name, p->arr[1] ? " and " : "",
-                            p->arr[1] ? p->arr[1]->name : "");
+  if (p->k)
+    s = una_sprintf("%s; the maps in one kernel over %s%s%s", s, name(ud, p->arr[0])->name, p->arr[1] ? " and " : "",
+                    p->arr[1] ? name(ud, p->arr[1])->name : "");
   return s;
 }
 

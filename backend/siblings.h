@@ -32,8 +32,10 @@ bool cpu_sibling_candidate(const Term *rhs);
 typedef struct CpuSiblingPlan CpuSiblingPlan;
 const CpuSiblingPlan *cpu_sibling_plan(const Term *t);
 
-/* The group's siblings in words, for the plan's printer. */
-char *cpu_sibling_plan_str(const CpuSiblingPlan *p);
+/* The group's siblings in words, for the plan's printer, each variable
+   named as name(ud, x) names it. */
+typedef Sym *(*CpuSymName)(void *ud, const Sym *x);
+char *cpu_sibling_plan_str(const CpuSiblingPlan *p, CpuSymName name, void *ud);
 
 /* Runs the group that the plan's note on the T_LET *t names, if any: its
    variables are then set in frame and *t is the rest of the chain, or,

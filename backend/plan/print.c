@@ -17,6 +17,7 @@
 #include "plan.h"
 
 #include "../../frontend/ir/term_print.h"
+#include "../../frontend/ir/ptrmap.h"
 #include "../siblings.h"
 
 typedef struct Buf {
@@ -40,10 +41,48 @@ static void put(Buf *b, const char *s) {
 
 /* ---- the host program ---- */
 
-static Term *display(const Term *t);
+/* Readable names, one per symbol across the whole plan: a name's first
+   symbol keeps it, the next ones get NAME_2, NAME_3, ... (as :grad does),
+   so the defs, the kernel functions and the groups agree. */
+typedef struct Names {
+  PtrMap syms; /* Sym* -> its display Sym* */
+  const char **used;
+  int *count;
+  int n, cap;
+} Names;
+
+static Sym *shown_sym(Names *nm, const Sym *x) {
+  Sym *d = ptrmap_get(&nm->syms, x);
+  if (d) return d;
+  int i = 0;
+  while (i < nm->n && strcmp(nm->used[i], x->name) != 0) i++;
+  if (i == nm->n) {
+    if (nm->n == nm->cap) {
+      nm->cap = nm->cap ? 2 * nm->cap : 16;
+      const char **u = NEW_ARRAY(const char *, nm->cap);
+      int *c = NEW_ARRAY(int, nm->cap);
+      if (nm->n) {
+        memcpy(u, nm->used, sizeof *u * (size_t)nm->n);
+        memcpy(c, nm->count, sizeof *c * (size_t)nm->n);
+      }
+      nm->used = u;
+      nm->count = c;
+    }
+    nm->used[nm->n] = x->name;
+    nm->count[nm->n++] = 0;
+  }
+  int k = ++nm->count[i];
+  d = NEW(Sym);
+  *d = *x;
+  if (k > 1) d->name = una_sprintf("%s_%d", x->name, k);
+  ptrmap_put(&nm->syms, x, d);
+  return d;
+}
+
+static Term *display(Names *nm, const Term *t);
 
 /* `kN [v] L0 L1 ...` for the kernel k at the builtin t. */
-static Term *kernel_ref(const PlanKernel *k, const Term *t) {
+static Term *kernel_ref(Names *nm, const PlanKernel *k, const Term *t) {
   Term *r = fe_term_new(T_APPLY, t->span, t->type);
   r->str = una_sprintf("k%d", k->id);
   int n = 0, cap = k->nleaves + 2;
@@ -52,29 +91,36 @@ static Term *kernel_ref(const PlanKernel *k, const Term *t) {
   case PK_REDUCE:
   case PK_SCAN:
   case PK_SCAN_SEQ:
-  case PK_FOLDL: kids[n++] = display(t->kids[1]); break;
-  case PK_IOTA: kids[n++] = display(t->kids[0]); break;
+  case PK_FOLDL: kids[n++] = display(nm, t->kids[1]); break;
+  case PK_IOTA: kids[n++] = display(nm, t->kids[0]); break;
   case PK_REPLICATE:
   case PK_RAND:
-    kids[n++] = display(t->kids[0]);
-    kids[n++] = display(t->kids[1]);
+    kids[n++] = display(nm, t->kids[0]);
+    kids[n++] = display(nm, t->kids[1]);
     break;
   default: break;
   }
-  for (int i = 0; i < k->nleaves; i++) kids[n++] = display(k->leaves[i]->term);
+  for (int i = 0; i < k->nleaves; i++) kids[n++] = display(nm, k->leaves[i]->term);
   fe_term_set_kids(r, n, kids);
   return r;
 }
 
-/* A copy of the host program t with kernels shown as kernel_ref does. */
-static Term *display(const Term *t) {
+/* A copy of the host program t with kernels shown as kernel_ref does and
+   binders renamed. */
+static Term *display(Names *nm, const Term *t) {
   fe_stack_check(t->span);
-  if (t->note && t->note->kernel) return kernel_ref(t->note->kernel, t);
-  if (t->nkids == 0) return (Term *)t;
+  if (t->note && t->note->kernel) return kernel_ref(nm, t->note->kernel, t);
   Term *c = NEW(Term);
   *c = *t;
-  c->kids = NEW_ARRAY(Term *, t->nkids);
-  for (int i = 0; i < t->nkids; i++) c->kids[i] = display(t->kids[i]);
+  if (t->sym) c->sym = shown_sym(nm, t->sym);
+  if (t->nsyms) {
+    c->syms = NEW_ARRAY(Sym *, t->nsyms);
+    for (int i = 0; i < t->nsyms; i++) c->syms[i] = shown_sym(nm, t->syms[i]);
+  }
+  if (t->nkids) {
+    c->kids = NEW_ARRAY(Term *, t->nkids);
+    for (int i = 0; i < t->nkids; i++) c->kids[i] = display(nm, t->kids[i]);
+  }
   return c;
 }
 
@@ -129,34 +175,42 @@ static void put_kernel(Buf *b, const PlanKernel *k) {
 
 /* ---- the whole plan ---- */
 
-static void walk_notes(Buf *b, const Term *t) {
+static Sym *name_of(void *nm, const Sym *x) { return shown_sym(nm, x); }
+
+static void walk_notes(Buf *b, Names *nm, const Term *t) {
   while (t) {
     fe_stack_check(t->span);
     if (t->note && t->note->group)
-      put(b, una_sprintf("group at let %s: %s\n", t->sym->name, cpu_sibling_plan_str(t->note->group)));
+      put(b, una_sprintf("group at let %s: %s\n", shown_sym(nm, t->sym)->name,
+                         cpu_sibling_plan_str(t->note->group, name_of, nm)));
     if (t->note && t->note->scan_map) put(b, "map2 over a scan, computed in place (scan_map)\n");
     if (t->nkids == 0) return;
-    for (int i = 0; i + 1 < t->nkids; i++) walk_notes(b, t->kids[i]);
+    for (int i = 0; i + 1 < t->nkids; i++) walk_notes(b, nm, t->kids[i]);
     t = t->kids[t->nkids - 1];
   }
 }
 
 char *plan_str(const Plan *p) {
   Buf b = {0};
+  Names nm;
+  memset(&nm, 0, sizeof nm);
   put(&b, "");
   for (int i = 0; i < p->ndefs; i++) {
-    Def shown = *p->defs[i];
-    shown.body = display(p->defs[i]->body);
+    const Def *d = p->defs[i];
+    Def shown = *d;
+    shown.params = NEW_ARRAY(Sym *, d->nparams + 1);
+    for (int j = 0; j < d->nparams; j++) shown.params[j] = shown_sym(&nm, d->params[j]);
+    shown.body = display(&nm, d->body);
     put(&b, fe_def_str_opts(&shown, FE_PRINT_MULTILINE));
     put(&b, "\n");
   }
   for (int i = 0; i < p->nkernels; i++) put_kernel(&b, p->kernels[i]);
   for (int i = 0; i < p->nfns; i++) {
-    const PlanFn *f = p->fns[i];
-    put(&b, una_sprintf("f%d = (", f->id));
-    for (int j = 0; j < f->lam->nsyms; j++) put(&b, una_sprintf("%s%s", j ? ", " : "", f->lam->syms[j]->name));
-    put(&b, una_sprintf(". %s)\n", fe_term_str(f->lam->kids[0])));
+    const Term *lam = display(&nm, p->fns[i]->lam);
+    put(&b, una_sprintf("f%d = (", p->fns[i]->id));
+    for (int j = 0; j < lam->nsyms; j++) put(&b, una_sprintf("%s%s", j ? ", " : "", lam->syms[j]->name));
+    put(&b, una_sprintf(". %s)\n", fe_term_str(lam->kids[0])));
   }
-  for (int i = 0; i < p->ndefs; i++) walk_notes(&b, p->defs[i]->body);
+  for (int i = 0; i < p->ndefs; i++) walk_notes(&b, &nm, p->defs[i]->body);
   return b.s;
 }

@@ -43,7 +43,8 @@ static void usage(FILE *out) {
         "  --no-prelude           do not load the prelude (sum, dot, mean, ...)\n"
         "  -O0                    skip the optimizer\n"
         "  --dump-after=PASS      print each program after optimizer pass PASS\n"
-        "                         (a pass name, or all)\n"
+        "                         (a pass name, plan for the execution plan,\n"
+        "                         or all)\n"
         "  --check-passes         re-check the program's types after every\n"
         "                         optimizer pass (an internal error names the\n"
         "                         pass that broke it)\n"
@@ -101,7 +102,7 @@ static int parse_args(int argc, char **argv, Job *job) {
       job->no_prelude = true;
     } else if (strncmp(a, "--dump-after=", 13) == 0) {
       if (!opt_find_pass(a + 13) && strcmp(a + 13, "all") != 0 && strcmp(a + 13, "plan") != 0)
-        return bad_usage(una_sprintf("unknown optimizer pass '%s' for --dump-after", a + 13));
+        return bad_usage(una_sprintf("unknown optimizer pass '%s' for --dump-after (a pass name, plan or all)", a + 13));
       job->dump_after = a + 13;
     } else if (strcmp(a, "--check-passes") == 0) {
       job->check_passes = true;

@@ -213,7 +213,7 @@ static Def *runnable(const Session *s, Def *d) {
   OptOptions o = session_opt(s);
   Def *r = opt_optimize_program(d, &o);
   if (s->dump_after && (strcmp(s->dump_after, "plan") == 0 || strcmp(s->dump_after, "all") == 0))
-    fprintf(s->err, "-- after plan:\n%s", plan_str(plan_of_def(r)));
+    fprintf(s->err, "-- after plan\n%s", plan_str(plan_of_def(r)));
   return r;
 }
 
