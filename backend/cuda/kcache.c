@@ -88,12 +88,48 @@ typedef struct Entry {
   Key key;
   const void *image;
   size_t size;
-  struct Entry *next;
+  struct Entry *next;  /* in its bucket */
+  struct Entry *newer; /* in the order of storing */
 } Entry;
 
+/* The in-memory table: buckets of entries, and the entries in the order
+   they were stored, whose images add up to at most kcache_memory_bound()
+   bytes; storing past the bound forgets the oldest (the disk keeps them).
+   The module is its owner: one table for the process, as there is one
+   device. */
 enum { NBUCKETS = 256 };
 static Entry **table; /* GC memory, NBUCKETS lists */
+static Entry *oldest, *newest;
+static size_t table_bytes;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+size_t kcache_memory_bound(void) {
+  const char *v = getenv("UNA_KCACHE_MEMORY");
+  if (v && *v) {
+    char *end;
+    unsigned long long b = strtoull(v, &end, 10);
+    if (*end == '\0') return (size_t)b;
+  }
+  return (size_t)64 << 20;
+}
+
+size_t kcache_memory_bytes(void) {
+  pthread_mutex_lock(&table_lock);
+  size_t b = table_bytes;
+  pthread_mutex_unlock(&table_lock);
+  return b;
+}
+
+/* Forgets the oldest entry (table_lock held). */
+static void forget_oldest(void) {
+  Entry *e = oldest;
+  Entry **p = &table[e->key.h[0] % NBUCKETS];
+  while (*p != e) p = &(*p)->next;
+  *p = e->next;
+  oldest = e->newer;
+  if (!oldest) newest = NULL;
+  table_bytes -= e->size;
+}
 
 static const Entry *memory_find(Key k) {
   pthread_mutex_lock(&table_lock);
@@ -108,16 +144,26 @@ static void memory_store(Key k, const void *image, size_t size) {
   e->key = k;
   e->image = image;
   e->size = size;
+  size_t bound = kcache_memory_bound();
   pthread_mutex_lock(&table_lock);
   if (!table) table = NEW_ARRAY(Entry *, NBUCKETS);
-  e->next = table[k.h[0] % NBUCKETS];
-  table[k.h[0] % NBUCKETS] = e;
+  while (oldest && table_bytes + size > bound) forget_oldest();
+  if (size <= bound) {
+    e->next = table[k.h[0] % NBUCKETS];
+    table[k.h[0] % NBUCKETS] = e;
+    if (newest) newest->newer = e;
+    else oldest = e;
+    newest = e;
+    table_bytes += size;
+  }
   pthread_mutex_unlock(&table_lock);
 }
 
 void kcache_clear_memory(void) {
   pthread_mutex_lock(&table_lock);
   table = NULL;
+  oldest = newest = NULL;
+  table_bytes = 0;
   pthread_mutex_unlock(&table_lock);
 }
 

@@ -27,4 +27,12 @@ const char *kcache_dir(void);
 /* Forgets the in-memory entries (for tests of the disk cache). */
 void kcache_clear_memory(void);
 
+/* The most bytes of images the memory keeps: $UNA_KCACHE_MEMORY, else 64
+   MiB. Storing past it forgets the oldest entries (they are found on disk
+   again); an image larger than the bound is not kept in memory. */
+size_t kcache_memory_bound(void);
+
+/* The bytes of images the memory keeps now. */
+size_t kcache_memory_bytes(void);
+
 #endif

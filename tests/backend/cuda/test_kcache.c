@@ -3,7 +3,9 @@
    memory, then (after kcache_clear_memory) from disk with the same bytes;
    another architecture or driver version is another key; a truncated or
    corrupt file is recompiled and rewritten; no temporary file remains; a
-   folder that cannot be made still compiles. Needs NVRTC (fails without). */
+   folder that cannot be made still compiles; the memory keeps at most
+   UNA_KCACHE_MEMORY bytes, forgetting the oldest. Needs NVRTC (fails
+   without). */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -102,6 +104,29 @@ START_TEST(compiled_memory_disk) {
   ck_assert(memcmp(a, c, na) == 0);
   ck_assert_int_eq(get(src, 90, 13000, NULL, &nc), KCACHE_MEMORY);
   ck_assert_str_eq(kcache_dir(), cache_dir);
+}
+END_TEST
+
+/* The memory keeps at most UNA_KCACHE_MEMORY bytes: storing past it
+   forgets the oldest entry, which then comes from disk again. */
+START_TEST(memory_is_bounded) {
+  static const int arch[3] = {80, 86, 89};
+  size_t n[3], m;
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(get(src, arch[i], 13000, NULL, &n[i]), KCACHE_COMPILED);
+  ck_assert_uint_eq(kcache_memory_bytes(), n[0] + n[1] + n[2]);
+  kcache_clear_memory();
+  setenv("UNA_KCACHE_MEMORY", una_sprintf("%zu", n[1] + n[2]), 1); /* room for the newest two */
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(get(src, arch[i], 13000, NULL, &m), KCACHE_DISK);
+  ck_assert_uint_le(kcache_memory_bytes(), kcache_memory_bound());
+  ck_assert_int_eq(get(src, 89, 13000, NULL, &m), KCACHE_MEMORY);
+  ck_assert_int_eq(get(src, 86, 13000, NULL, &m), KCACHE_MEMORY);
+  ck_assert_int_eq(get(src, 80, 13000, NULL, &m), KCACHE_DISK); /* the oldest was forgotten */
+  setenv("UNA_KCACHE_MEMORY", "1", 1); /* smaller than any image: none is kept */
+  kcache_clear_memory();
+  ck_assert_int_eq(get(src, 80, 13000, NULL, &m), KCACHE_DISK);
+  ck_assert_uint_eq(kcache_memory_bytes(), 0);
+  ck_assert_int_eq(get(src, 80, 13000, NULL, &m), KCACHE_DISK);
+  unsetenv("UNA_KCACHE_MEMORY");
 }
 END_TEST
 
@@ -250,6 +275,7 @@ Suite *suite_kcache(void) {
   tcase_add_test(tc, unwritable_folder_still_compiles);
   tcase_add_test(tc, compile_error_gives_the_log);
   tcase_add_test(tc, default_folder);
+  tcase_add_test(tc, memory_is_bounded);
   suite_add_tcase(s, tc);
   return s;
 }
