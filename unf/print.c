@@ -2,71 +2,52 @@
    var[R,R;1]  cos[R,R]; pair[R,R;RxR]  proj[R;R,R;R]  J^T cos[R,R]
    <e1, e2>  e1 o e2  (see unf.h). */
 #include "unf.h"
+#include "../frontend/ir/strbuf.h"
 #include "../frontend/ir/term_print.h"
 
-typedef struct {
-  char *s;
-  size_t n, cap;
-} Buf;
-
-static void put(Buf *b, const char *s) {
-  size_t k = strlen(s);
-  if (b->n + k + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 256;
-    while (cap < b->n + k + 1) cap *= 2;
-    char *t = GC_MALLOC_ATOMIC(cap);
-    if (!t) una_internal_error(__FILE__, __LINE__, "out of memory");
-    if (b->n) memcpy(t, b->s, b->n);
-    b->s = t;
-    b->cap = cap;
-  }
-  memcpy(b->s + b->n, s, k + 1);
-  b->n += k;
-}
-
-static void type_str(Buf *b, const Type *t) {
+static void type_str(StrBuf *b, const Type *t) {
   switch (t->kind) {
-  case TY_REAL: put(b, "R"); return;
-  case TY_BOOL: put(b, "B"); return;
+  case TY_REAL: sb_put(b, "R"); return;
+  case TY_BOOL: sb_put(b, "B"); return;
   case TY_ARRAY:
-    put(b, "[");
+    sb_put(b, "[");
     type_str(b, t->elem);
-    put(b, "]");
+    sb_put(b, "]");
     return;
   case TY_TUPLE:
     for (int i = 0; i < t->n; i++) {
-      if (i) put(b, "x");
+      if (i) sb_put(b, "x");
       bool paren = t->elems[i]->kind == TY_TUPLE || t->elems[i]->kind == TY_FUN;
-      if (paren) put(b, "(");
+      if (paren) sb_put(b, "(");
       type_str(b, t->elems[i]);
-      if (paren) put(b, ")");
+      if (paren) sb_put(b, ")");
     }
     return;
-  case TY_FUN: put(b, fe_type_str(t)); return;
+  case TY_FUN: sb_put(b, fe_type_str(t)); return;
   }
   UNREACHABLE();
 }
 
-static void ctx_range(Buf *b, const UnfCtx *c, int from, int to);
+static void ctx_range(StrBuf *b, const UnfCtx *c, int from, int to);
 
 static char *entry_str(const UnfCtx *e) {
-  Buf b = {0};
+  StrBuf b = {0};
   switch (e->kind) {
   case UE_TYPE: type_str(&b, e->type); break;
   case UE_CONT:
-    put(&b, "(");
+    sb_put(&b, "(");
     ctx_range(&b, e->from, 0, unf_ctx_len(e->from));
-    put(&b, ")->rho");
+    sb_put(&b, ")->rho");
     break;
   case UE_LIN:
-    put(&b, "(");
+    sb_put(&b, "(");
     ctx_range(&b, e->from, 0, unf_ctx_len(e->from));
-    put(&b, ")-o(");
+    sb_put(&b, ")-o(");
     ctx_range(&b, e->to, 0, unf_ctx_len(e->to));
-    put(&b, ")");
+    sb_put(&b, ")");
     break;
   }
-  return b.s ? b.s : una_strdup("");
+  return sb_str(&b);
 }
 
 /* Entries from..to-1 of c rendered into items[0..to-from). */
@@ -75,16 +56,16 @@ static void render(char **items, const UnfCtx *c, int from, int to) {
   for (int i = to - from - 1; i >= 0; i--, e = e->prev) items[i] = entry_str(e);
 }
 
-static void put_items(Buf *b, char **items, int n);
+static void put_items(StrBuf *b, char **items, int n);
 
 /* Entries from..to-1 of c, comma-separated, runs of 3 or more equal
    entries as E^k; "[]" when the range is empty. A range longer than
    ELIDE entries prints its first and last ELIDE/2 with "...(N more)..."
    between, so that printing a long program stays linear. */
 #define ELIDE 64
-static void ctx_range(Buf *b, const UnfCtx *c, int from, int to) {
+static void ctx_range(StrBuf *b, const UnfCtx *c, int from, int to) {
   if (from >= to) {
-    put(b, "[]");
+    sb_put(b, "[]");
     return;
   }
   int n = to - from;
@@ -93,7 +74,7 @@ static void ctx_range(Buf *b, const UnfCtx *c, int from, int to) {
     char **items = NEW_ARRAY(char *, h);
     render(items, c, from, from + h);
     put_items(b, items, h);
-    put(b, una_sprintf(",...(%d more)...,", n - 2 * h));
+    sb_put(b, una_sprintf(",...(%d more)...,", n - 2 * h));
     render(items, c, to - h, to);
     put_items(b, items, h);
     return;
@@ -103,21 +84,21 @@ static void ctx_range(Buf *b, const UnfCtx *c, int from, int to) {
   put_items(b, items, n);
 }
 
-static void put_items(Buf *b, char **items, int n) {
+static void put_items(StrBuf *b, char **items, int n) {
   for (int i = 0; i < n;) {
     int j = i + 1;
     while (j < n && strcmp(items[j], items[i]) == 0) j++;
-    if (i) put(b, ",");
+    if (i) sb_put(b, ",");
     if (j - i >= 3) {
       bool paren = strchr(items[i], ',') != NULL;
-      if (paren) put(b, "(");
-      put(b, items[i]);
-      if (paren) put(b, ")");
-      put(b, una_sprintf("^%d", j - i));
+      if (paren) sb_put(b, "(");
+      sb_put(b, items[i]);
+      if (paren) sb_put(b, ")");
+      sb_put(b, una_sprintf("^%d", j - i));
     } else {
       for (int k = i; k < j; k++) {
-        if (k > i) put(b, ",");
-        put(b, items[k]);
+        if (k > i) sb_put(b, ",");
+        sb_put(b, items[k]);
       }
     }
     i = j;
@@ -125,75 +106,75 @@ static void put_items(Buf *b, char **items, int n) {
 }
 
 char *unf_ctx_str(const UnfCtx *c) {
-  Buf b = {0};
+  StrBuf b = {0};
   ctx_range(&b, c, 0, unf_ctx_len(c));
-  return b.s;
+  return sb_str(&b);
 }
 
-static void ctx_put(Buf *b, const UnfCtx *c) { ctx_range(b, c, 0, unf_ctx_len(c)); }
+static void ctx_put(StrBuf *b, const UnfCtx *c) { ctx_range(b, c, 0, unf_ctx_len(c)); }
 
-static void emit(Buf *b, const Unf *e, int flags, bool top);
+static void emit(StrBuf *b, const Unf *e, int flags, bool top);
 
 /* A combinator's lambda in source notation: (x, y. e). */
-static void lam_str(Buf *b, const Term *lam) {
-  put(b, "(");
+static void lam_str(StrBuf *b, const Term *lam) {
+  sb_put(b, "(");
   for (int i = 0; i < lam->nsyms; i++) {
-    if (i) put(b, ", ");
-    put(b, lam->syms[i]->name);
+    if (i) sb_put(b, ", ");
+    sb_put(b, lam->syms[i]->name);
   }
-  put(b, ". ");
-  put(b, fe_term_str(lam->kids[0]));
-  put(b, ")");
+  sb_put(b, ". ");
+  sb_put(b, fe_term_str(lam->kids[0]));
+  sb_put(b, ")");
 }
 
 /* Opens a primitive's brackets: NAME[CTX, then ';' when more of its
    parameters follow. */
-static void open_prim(Buf *b, const char *name, const UnfCtx *c, bool more) {
-  put(b, name);
-  put(b, "[");
+static void open_prim(StrBuf *b, const char *name, const UnfCtx *c, bool more) {
+  sb_put(b, name);
+  sb_put(b, "[");
   ctx_put(b, c);
-  if (more) put(b, ";");
+  if (more) sb_put(b, ";");
 }
 
-static void prim_str(Buf *b, const Unf *e) {
+static void prim_str(StrBuf *b, const Unf *e) {
   switch (e->kind) {
   case U_VAR:
     open_prim(b, "var", e->in, true);
-    put(b, una_sprintf("%d]", e->index + 1));
+    sb_put(b, una_sprintf("%d]", e->index + 1));
     return;
   case U_CONST:
     open_prim(b, fe_term_str(e->term), e->in, false);
-    put(b, "]");
+    sb_put(b, "]");
     return;
   case U_CST:
     open_prim(b, "cst", e->in, true);
-    put(b, fe_term_str(e->term));
-    put(b, "]");
+    sb_put(b, fe_term_str(e->term));
+    sb_put(b, "]");
     return;
   case U_OP:
   case U_NDOP:
   case U_REPLICATE:
     open_prim(b, e->kind == U_REPLICATE ? "replicate" : fe_prims[e->prim].name, e->base, false);
-    put(b, "]");
+    sb_put(b, "]");
     return;
   case U_PAIR:
     open_prim(b, "pair", e->base, true);
     type_str(b, e->out->type);
-    put(b, "]");
+    sb_put(b, "]");
     return;
   case U_PROJ: {
     int l1 = unf_ctx_len(e->base);
     open_prim(b, "proj", e->base, true);
     ctx_range(b, e->in, l1, l1 + e->index);
-    put(b, ";");
+    sb_put(b, ";");
     ctx_range(b, e->in, l1 + e->index, l1 + e->index + e->n);
-    put(b, "]");
+    sb_put(b, "]");
     return;
   }
   case U_PI:
     open_prim(b, una_sprintf("pi%d", e->index + 1), e->base, true);
     type_str(b, e->in->type);
-    put(b, "]");
+    sb_put(b, "]");
     return;
   case U_MAP:
   case U_MAP2:
@@ -201,24 +182,24 @@ static void prim_str(Buf *b, const Unf *e) {
   case U_FOLDL:
     open_prim(b, unf_kind_names[e->kind], e->base, true);
     lam_str(b, e->term);
-    put(b, "]");
+    sb_put(b, "]");
     return;
   case U_IF:
     open_prim(b, "if", e->base, true);
-    put(b, "then ");
-    put(b, fe_term_str(e->term->kids[1]));
-    put(b, " else ");
-    put(b, fe_term_str(e->term->kids[2]));
-    put(b, "]");
+    sb_put(b, "then ");
+    sb_put(b, fe_term_str(e->term->kids[1]));
+    sb_put(b, " else ");
+    sb_put(b, fe_term_str(e->term->kids[2]));
+    sb_put(b, "]");
     return;
   case U_ARRAY:
     open_prim(b, "array", e->base, true);
-    put(b, una_sprintf("%d]", e->n));
+    sb_put(b, una_sprintf("%d]", e->n));
     return;
   case U_SAVE:
     open_prim(b, "save", e->base, true);
-    put(b, fe_term_str(e->term->kids[0]));
-    put(b, "]");
+    sb_put(b, fe_term_str(e->term->kids[0]));
+    sb_put(b, "]");
     return;
   default: break;
   }
@@ -227,31 +208,31 @@ static void prim_str(Buf *b, const Unf *e) {
 
 /* A sequence inside `o` or J^T is parenthesized; at the top (or in a
    pairing's component) it is not. */
-static void emit(Buf *b, const Unf *e, int flags, bool top) {
+static void emit(StrBuf *b, const Unf *e, int flags, bool top) {
   fe_stack_check(e->span);
   switch (e->kind) {
   case U_SEQ:
-    if (!top) put(b, "(");
+    if (!top) sb_put(b, "(");
     for (int i = 0; i < e->nkids; i++) {
-      if (i) put(b, (flags & UNF_PRINT_LINES) ? ";\n" : "; ");
+      if (i) sb_put(b, (flags & UNF_PRINT_LINES) ? ";\n" : "; ");
       emit(b, e->kids[i], flags & ~UNF_PRINT_LINES, false);
     }
-    if (!top) put(b, ")");
+    if (!top) sb_put(b, ")");
     return;
   case U_JT:
-    put(b, "J^T ");
+    sb_put(b, "J^T ");
     prim_str(b, e->kids[0]);
     return;
   case U_TPAIR:
-    put(b, "<");
+    sb_put(b, "<");
     emit(b, e->kids[0], 0, true);
-    put(b, ", ");
+    sb_put(b, ", ");
     emit(b, e->kids[1], 0, true);
-    put(b, ">");
+    sb_put(b, ">");
     return;
   case U_COMP:
     emit(b, e->kids[0], 0, false);
-    put(b, " o ");
+    sb_put(b, " o ");
     emit(b, e->kids[1], 0, false);
     return;
   default: prim_str(b, e); return;
@@ -259,9 +240,9 @@ static void emit(Buf *b, const Unf *e, int flags, bool top) {
 }
 
 char *unf_str_opts(const Unf *e, int flags) {
-  Buf b = {0};
+  StrBuf b = {0};
   emit(&b, e, flags, true);
-  return b.s ? b.s : una_strdup("");
+  return sb_str(&b);
 }
 
 char *unf_str(const Unf *e) { return unf_str_opts(e, 0); }

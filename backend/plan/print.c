@@ -18,26 +18,8 @@
 
 #include "../../frontend/ir/term_print.h"
 #include "../../frontend/ir/ptrmap.h"
+#include "../../frontend/ir/strbuf.h"
 #include "../siblings.h"
-
-typedef struct Buf {
-  char *s;
-  size_t n, cap;
-} Buf;
-
-static void put(Buf *b, const char *s) {
-  size_t k = strlen(s);
-  if (b->n + k + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 256;
-    while (cap < b->n + k + 1) cap *= 2;
-    char *ns = una_alloc(cap);
-    if (b->n) memcpy(ns, b->s, b->n);
-    b->s = ns;
-    b->cap = cap;
-  }
-  memcpy(b->s + b->n, s, k + 1);
-  b->n += k;
-}
 
 /* ---- the host program ---- */
 
@@ -129,18 +111,18 @@ static Term *display(Names *nm, const Term *t) {
 static const char *const kind_names[] = {"map", "reduce", "scan", "sequential scan", "foldl",
                                          "iota", "replicate", "rand", "check (nothing computed)"};
 
-static void put_src(Buf *b, const PlanSrc *s) {
+static void put_src(StrBuf *b, const PlanSrc *s) {
   if (s->leaf) {
-    put(b, una_sprintf("L%d[i]", s->index));
+    sb_printf(b, "L%d[i]", s->index);
     return;
   }
-  put(b, una_sprintf("f%d(", s->fn->id));
+  sb_printf(b, "f%d(", s->fn->id);
   put_src(b, s->a);
   if (s->b) {
-    put(b, ", ");
+    sb_put(b, ", ");
     put_src(b, s->b);
   }
-  put(b, ")");
+  sb_put(b, ")");
 }
 
 static const char *monoid_name(CpuMonoid m) {
@@ -154,36 +136,36 @@ static const char *monoid_name(CpuMonoid m) {
   return "none";
 }
 
-static void put_kernel(Buf *b, const PlanKernel *k) {
-  put(b, una_sprintf("k%d = %s (%s)", k->id, kind_names[k->kind], k->name));
-  if (k->kind == PK_SCAN || k->kind == PK_SCAN_SEQ) put(b, k->right ? " from the right" : " from the left");
+static void put_kernel(StrBuf *b, const PlanKernel *k) {
+  sb_printf(b, "k%d = %s (%s)", k->id, kind_names[k->kind], k->name);
+  if (k->kind == PK_SCAN || k->kind == PK_SCAN_SEQ) sb_put(b, k->right ? " from the right" : " from the left");
   switch (k->kind) {
   case PK_IOTA:
   case PK_REPLICATE:
-  case PK_RAND: put(b, ", n = its first argument\n"); return;
+  case PK_RAND: sb_put(b, ", n = its first argument\n"); return;
   default: break;
   }
-  put(b, ", n = length L0, elements ");
+  sb_put(b, ", n = length L0, elements ");
   put_src(b, k->src);
   if (k->op) {
-    put(b, una_sprintf(", operator f%d", k->op->id));
-    if (k->kind == PK_SCAN) put(b, una_sprintf(" (monoid %s)", monoid_name(k->monoid)));
-    if (k->kind == PK_REDUCE) put(b, k->ordered ? " (in element order)" : " (commutes: in lanes)");
+    sb_printf(b, ", operator f%d", k->op->id);
+    if (k->kind == PK_SCAN) sb_printf(b, " (monoid %s)", monoid_name(k->monoid));
+    if (k->kind == PK_REDUCE) sb_put(b, k->ordered ? " (in element order)" : " (commutes: in lanes)");
   }
-  put(b, "\n");
+  sb_put(b, "\n");
 }
 
 /* ---- the whole plan ---- */
 
 static Sym *name_of(void *nm, const Sym *x) { return shown_sym(nm, x); }
 
-static void walk_notes(Buf *b, Names *nm, const Term *t) {
+static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
   while (t) {
     fe_stack_check(t->span);
     if (t->note && t->note->group)
-      put(b, una_sprintf("group at let %s: %s\n", shown_sym(nm, t->sym)->name,
-                         cpu_sibling_plan_str(t->note->group, name_of, nm)));
-    if (t->note && t->note->scan_map) put(b, "map2 over a scan, computed in place (scan_map)\n");
+      sb_printf(b, "group at let %s: %s\n", shown_sym(nm, t->sym)->name,
+                cpu_sibling_plan_str(t->note->group, name_of, nm));
+    if (t->note && t->note->scan_map) sb_put(b, "map2 over a scan, computed in place (scan_map)\n");
     if (t->nkids == 0) return;
     for (int i = 0; i + 1 < t->nkids; i++) walk_notes(b, nm, t->kids[i]);
     t = t->kids[t->nkids - 1];
@@ -191,26 +173,25 @@ static void walk_notes(Buf *b, Names *nm, const Term *t) {
 }
 
 char *plan_str(const Plan *p) {
-  Buf b = {0};
+  StrBuf b = {0};
   Names nm;
   memset(&nm, 0, sizeof nm);
-  put(&b, "");
   for (int i = 0; i < p->ndefs; i++) {
     const Def *d = p->defs[i];
     Def shown = *d;
     shown.params = NEW_ARRAY(Sym *, d->nparams + 1);
     for (int j = 0; j < d->nparams; j++) shown.params[j] = shown_sym(&nm, d->params[j]);
     shown.body = display(&nm, d->body);
-    put(&b, fe_def_str_opts(&shown, FE_PRINT_MULTILINE));
-    put(&b, "\n");
+    sb_put(&b, fe_def_str_opts(&shown, FE_PRINT_MULTILINE));
+    sb_put(&b, "\n");
   }
   for (int i = 0; i < p->nkernels; i++) put_kernel(&b, p->kernels[i]);
   for (int i = 0; i < p->nfns; i++) {
     const Term *lam = display(&nm, p->fns[i]->lam);
-    put(&b, una_sprintf("f%d = (", p->fns[i]->id));
-    for (int j = 0; j < lam->nsyms; j++) put(&b, una_sprintf("%s%s", j ? ", " : "", lam->syms[j]->name));
-    put(&b, una_sprintf(". %s)\n", fe_term_str(lam->kids[0])));
+    sb_printf(&b, "f%d = (", p->fns[i]->id);
+    for (int j = 0; j < lam->nsyms; j++) sb_printf(&b, "%s%s", j ? ", " : "", lam->syms[j]->name);
+    sb_printf(&b, ". %s)\n", fe_term_str(lam->kids[0]));
   }
   for (int i = 0; i < p->ndefs; i++) walk_notes(&b, &nm, p->defs[i]->body);
-  return b.s;
+  return sb_str(&b);
 }

@@ -2,6 +2,7 @@
    Target terms of the AD pipeline add two forms that are not Una source:
    a lambda as a value, `fun (y1, y2) -> e`, and an application `k (a, b)`. */
 #include "term_print.h"
+#include "strbuf.h"
 #include "subst.h"
 #include <math.h>
 #include <stdarg.h>
@@ -20,26 +21,12 @@ enum {
 };
 
 typedef struct Buf {
-  char *s;
-  size_t n, cap;
+  StrBuf sb;
   int flags;
   const Term *comb_arg; /* the combinator argument about to be printed */
 } Buf;
 
-static void put(Buf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 128;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *ns = GC_MALLOC_ATOMIC(cap);
-    if (!ns) una_internal_error(__FILE__, __LINE__, "out of memory for printing");
-    if (b->n) memcpy(ns, b->s, b->n);
-    b->s = ns;
-    b->cap = cap;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = '\0';
-}
+static void put(Buf *b, const char *s, size_t n) { sb_putn(&b->sb, s, n); }
 
 static void puts_(Buf *b, const char *s) { put(b, s, strlen(s)); }
 
@@ -374,10 +361,10 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
 }
 
 char *fe_term_str_opts(const Term *t, int flags) {
-  Buf b = {NULL, 0, 0, flags, NULL};
+  Buf b = {.flags = flags};
   puts_(&b, "");
   emit(&b, t, L_LET, true);
-  return b.s;
+  return sb_str(&b.sb);
 }
 
 char *fe_term_str(const Term *t) { return fe_term_str_opts(t, 0); }
@@ -453,7 +440,7 @@ static void emit_body(Buf *b, const Term *body) {
 }
 
 char *fe_def_str_opts(const Def *d, int flags) {
-  Buf b = {NULL, 0, 0, flags, NULL};
+  Buf b = {.flags = flags};
   putf(&b, "def %s", d->name);
   for (int i = 0; i < d->nparams; i++) {
     puts_(&b, " (");
@@ -463,13 +450,13 @@ char *fe_def_str_opts(const Def *d, int flags) {
   if (d->ret) putf(&b, " : %s", fe_type_str(d->ret));
   puts_(&b, " =");
   emit_body(&b, d->body);
-  return b.s;
+  return sb_str(&b.sb);
 }
 
 char *fe_def_str(const Def *d) { return fe_def_str_opts(d, 0); }
 
 char *fe_item_str(const Item *it) {
-  Buf b = {NULL, 0, 0, 0, NULL};
+  Buf b = {.flags = 0};
   puts_(&b, "");
   switch (it->kind) {
   case ITEM_DEF:
@@ -499,7 +486,7 @@ char *fe_item_str(const Item *it) {
     if (it->arg && *it->arg) putf(&b, " %s", it->arg);
     break;
   }
-  return b.s;
+  return sb_str(&b.sb);
 }
 
 /* ---- readable definitions (fe_def_str_readable) ---- */
