@@ -13,21 +13,13 @@
 #define UNA_KERNEL_H
 
 #include "exec.h"
+#include "vmath.h" /* CPU_VECTOR_LOOP */
 #include "value.h"
 #include "../frontend/ir/term.h"
 
 /* Elements per block: each virtual register holds this many doubles. */
 #define CPU_BLOCK 256
 
-/* Marks a loop over blocks to be built twice, for AVX2 (4 doubles a
-   vector) and for the baseline (SSE2); the machine's version is picked
-   when the program loads. No FMA: each operation rounds on its own, as on
-   every other path. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define CPU_VECTOR_LOOP __attribute__((target_clones("avx2", "default")))
-#else
-#define CPU_VECTOR_LOOP
-#endif
 
 typedef struct CpuKernel CpuKernel;
 

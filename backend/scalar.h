@@ -26,10 +26,6 @@ static inline double cpu_min(double a, double b) {
   double m = a <= b ? a : b;
   return a != a ? a : m;
 }
-static inline double cpu_sigmoid(double x) {
-  double e = cpu_exp(-fabs(x));
-  return (x >= 0 ? 1.0 : e) / (1.0 + e);
-}
 
 /* pow x 2 is x * x (correctly rounded, as pow is nearly always, and the
    kernels then multiply: kernel.c compiles x ^ 2 to a product). */

@@ -1,9 +1,6 @@
 /* vmath.c: the exp and log tables and the block loops of vmath.h. */
 #include "vmath.h"
 
-#include "kernel.h" /* CPU_VECTOR_LOOP */
-#include "scalar.h"
-
 uint64_t cpu_exp_bits[CPU_EXP_N];
 double cpu_exp_tail[CPU_EXP_N];
 

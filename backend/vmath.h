@@ -1,4 +1,5 @@
-/* vmath.h: exp and log written so that a loop over a block vectorizes
+/* vmath.h: exp, log and sigmoid written so that a loop over a block
+   vectorizes, and the mark of such loops (CPU_VECTOR_LOOP)
    (AVX2: four lanes, the tables read by gathers), with the same bits on
    every path: the block loops, the one-element kernel, the tree evaluator
    and the optimizer's constant folding all use these.
@@ -21,6 +22,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+
+/* Marks a loop over blocks to be built twice, for AVX2 (4 doubles a
+   vector) and for the baseline (SSE2); the machine's version is picked
+   when the program loads. No FMA: each operation rounds on its own, as on
+   every other path. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define CPU_VECTOR_LOOP __attribute__((target_clones("avx2", "default")))
+#else
+#define CPU_VECTOR_LOOP
+#endif
 
 #define CPU_EXP_N 128
 /* x in [CPU_EXP_FAST_MIN, CPU_EXP_FAST_MAX]: exp x and the terms that
@@ -155,5 +166,14 @@ void cpu_exp_block(double *restrict d, const double *restrict a, int n);
 
 /* d[i] = cpu_sigmoid(a[i]) (scalar.h) for i < n. */
 void cpu_sigmoid_block(double *restrict d, const double *restrict a, int n);
+
+/* ---- sigmoid ---- */
+
+/* 1 / (1 + exp(-x)) with one exp (of -|x|, which cannot overflow) and one
+   division. */
+static inline double cpu_sigmoid(double x) {
+  double e = cpu_exp(-fabs(x));
+  return (x >= 0 ? 1.0 : e) / (1.0 + e);
+}
 
 #endif
