@@ -4,24 +4,26 @@
    A job has two sides: S1, the scan whose elements are stored into the
    result array (out) by pass 1, and S2, the map2's other argument: a scan,
    a plain array, or nothing (cpu_scan). With both arguments scans, S1 is
-   a scanl where there is one. The passes:
+   a scanr where there is one. The passes:
 
    0. when S2 is a chunked scan whose totals S1's pass cannot give (another
       array or operator): S2's segment totals, chunk by chunk;
-   1. S1, chunk by chunk in its direction: per segment, the segment's
-      total (when chunked), then the scan steps, the chunk's local results
-      (or, in the sequential chunk, its final ones) stored at their places
-      in out. Where S2 scans the same array with the same monoid, S2's
-      totals are these;
-      then, on the calling thread, each side's chunk totals and carries;
+   1. S1, chunk by chunk in its direction, segment by segment: the scan
+      steps over the segment, the chunk's local results (or, in the chunk
+      that starts from v, its final ones) stored at their places in out,
+      while the next segment's total is fed a block per block scanned.
+      Where S2 scans the same array with the same monoid, S2's totals are
+      these; then, on the calling thread, each side's chunk totals and
+      carries;
    2. S2, chunk by chunk in its direction (a scan), or the output cut into
       chunks (a plain array or nothing): each block's S1 elements are
       combined in place with their chunk's carry, S2's computed (its scan
       steps combined with its carry as they are stored), and g applied,
-      the result written over S1's elements.
+      the result written over S1's elements. When both scans and g are one
+      monoid that commutes (+ or *), that is one loop (fast_block).
 
-   So ∇prod is pass 1 forward (the prefix products into out, and the
-   segment totals from the same loads) and pass 2 backward (the suffix
+   So ∇prod is pass 1 backward (the suffix products into out, and the
+   segment totals from the same loads) and pass 2 forward (the prefix
    products, multiplied in): two passes over the input and out, on all
    cores. Chunk functions run on threads that the collector does not know
    (parallel.h): they neither allocate nor raise; only a job of one chunk,

@@ -4,8 +4,8 @@
    result array and the map2's lambda is applied there in place, so no
    scan takes an array of its own. ∇prod, map2 (*) (shift1L (scanr (*) 1
    a)) (shift1R (scanl (*) 1 a)), is two passes over the input and the
-   result, as in hand-written code: a forward pass writes the prefix
-   products into the result, a backward pass multiplies in the suffix
+   result, as in hand-written code: a backward pass writes the suffix
+   products into the result, a forward pass multiplies in the prefix
    products; at its peak it holds the input and the result only.
 
    The bracketing of a scan whose operator f is a builtin monoid (x + y,
@@ -71,11 +71,11 @@ size_t cpu_scan_arg_len(const CpuScanArg *a, size_t m);
    and b (at least one a scan; cpu_scan_arg_len of each is m), bracketed as
    above; g is a bound two-parameter kernel giving reals, gm its loops when
    it is a builtin monoid (cpu_monoid_loops; else NULL). No array but out
-   is written. Runs on all cores where the chunks allow; the scans' passes
-   in the chunks: when one argument is a scanl, its elements are written
-   into out in a pass in its direction, then the other argument's (a scan
-   in its direction, or a plain array) in a second pass applies g. Raises
-   only "interrupted" (at s). */
+   is written. Two passes, each on all cores where the chunks allow: the
+   first writes one scan's elements into out in its direction (a scanr
+   where there is one), the second computes the other argument's (the
+   other scan in its direction, or a plain array) and applies g in place.
+   Raises only "interrupted" (at s). */
 void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun *g, const MonoidFns *gm,
                    double *out, size_t m, Span s);
 
