@@ -26,6 +26,10 @@ typedef struct MonoidFns {
   void (*combl)(double c, double *x, size_t k);
   void (*combr)(double c, double *x, size_t k);
   void (*zipr)(double *acc, const double *x, size_t k); /* acc[j] = OP(x[j], acc[j]) */
+  /* k scan steps as lscan/rscan, and, in the same loop, lanes[j] =
+     OP(lanes[j], y[j]) (another block folded into a reduce's lanes) */
+  double (*lscanf)(double acc, const double *x, size_t k, double *out, double *lanes, const double *y);
+  double (*rscanf)(double acc, const double *x, size_t k, double *out, double *lanes, const double *y);
   /* k scan steps as lscan/rscan, each result r put into o as o[j] =
      OP(OP(o[j], c1), OP(c2, r)) (for a monoid that commutes) */
   double (*lzscan)(double acc, const double *x, size_t k, double *o, double c1, double c2);

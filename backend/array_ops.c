@@ -141,6 +141,22 @@ enum { SCAN_POLL = 16384 };
                                           const double *restrict x, size_t k) { \
     for (size_t j = 0; j < k; j++) acc[j] = OP(x[j], acc[j]);                   \
   }                                                                             \
+  static double lscanf_##NAME(double acc, const double *x, size_t k,           \
+                              double *out, double *lanes, const double *y) {   \
+    for (size_t j = 0; j < k; j++) {                                            \
+      out[j] = acc = OP(acc, x[j]);                                             \
+      lanes[j] = OP(lanes[j], y[j]);                                            \
+    }                                                                           \
+    return acc;                                                                 \
+  }                                                                             \
+  static double rscanf_##NAME(double acc, const double *x, size_t k,           \
+                              double *out, double *lanes, const double *y) {   \
+    for (size_t j = k; j-- > 0;) {                                              \
+      out[j] = acc = OP(x[j], acc);                                             \
+      lanes[j] = OP(lanes[j], y[j]);                                            \
+    }                                                                           \
+    return acc;                                                                 \
+  }                                                                             \
   static double lzscan_##NAME(double acc, const double *x, size_t k,           \
                               double *o, double c1, double c2) {               \
     for (size_t j = 0; j < k; j++) {                                            \
@@ -168,7 +184,8 @@ DEFINE_MONOID(minsw, OP_MINSW)
 #define MONOID_FNS(NAME, COMMUTES, UNIT)                                                                   \
   {                                                                                                        \
     foldl_##NAME, lanes_##NAME, op_##NAME, lscan_##NAME, rscan_##NAME, lscanc_##NAME, rscanc_##NAME,       \
-        combl_##NAME, combr_##NAME, zipr_##NAME, lzscan_##NAME, rzscan_##NAME, COMMUTES, UNIT                   \
+        combl_##NAME, combr_##NAME, zipr_##NAME, lscanf_##NAME, rscanf_##NAME, lzscan_##NAME, rzscan_##NAME,   \
+        COMMUTES, UNIT                                                                                     \
   }
 
 /* + and * commute bit for bit and have an exact unit (x + -0 and x * 1

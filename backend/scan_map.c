@@ -244,7 +244,15 @@ static void pass1_chunk(void *ctx, int t, int c) {
     for (size_t bi = 0; bi < nb; bi++) {
       maybe_poll(j, &blocks);
       size_t i = ss + (right ? nb - 1 - bi : bi) * B, k = min_size(B, se - i);
-      if (feed) seg_feed(j, s, t, &sum);
+      /* the next segment's block folded into its lanes in the loop of the
+         scan steps (a monoid's, over whole blocks), or on its own */
+      bool fold = feed && started && a->m && !a->gmap && sum.next > sum.lo && sum.next + k <= sum.hi;
+      if (fold) {
+        size_t i3 = sum.next + PF_AHEAD * B;
+        if (i3 < sum.hi) prefetch(a->x + i3, min_size(B, sum.hi - i3), 0);
+      } else if (feed) {
+        seg_feed(j, s, t, &sum);
+      }
       if (bi + PF_AHEAD < nb) {
         size_t i2 = ss + (right ? nb - 1 - bi - PF_AHEAD : bi + PF_AHEAD) * B;
         prefetch_block(j, s, i2, min_size(B, se - i2), !chunked);
@@ -253,7 +261,10 @@ static void pass1_chunk(void *ctx, int t, int c) {
       /* the results straight into out where the whole block lands there */
       size_t q0, skip, cnt = place(j, s, right ? i : i + 1, k, &q0, &skip);
       double *dst = cnt == k ? j->o + q0 : buf;
-      if (started) {
+      if (fold) {
+        acc = (right ? a->m->rscanf : a->m->lscanf)(acc, e, k, dst, sum.lanes, a->x + sum.next);
+        sum.next += k;
+      } else if (started) {
         acc = steps(s, t, acc, e, k, dst, false, 0);
       } else if (!right) { /* the chunk's local scan starts from its first element */
         dst[0] = acc = e[0];
