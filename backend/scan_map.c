@@ -134,8 +134,13 @@ static const double *elems(Job *j, Side *s, int t, size_t i, size_t k, double *b
    hardware's prefetcher, and would wait for memory at every block. */
 enum { PF_AHEAD = 2 };
 
-static void prefetch(const double *p, size_t k, int rw) {
-  for (size_t q = 0; q < k; q += 8) __builtin_prefetch(p + q, rw, 3);
+/* __builtin_prefetch wants its read/write flag a constant. */
+static void prefetch_read(const double *p, size_t k) {
+  for (size_t q = 0; q < k; q += 8) __builtin_prefetch(p + q, 0, 3);
+}
+
+static void prefetch_write(const double *p, size_t k) {
+  for (size_t q = 0; q < k; q += 8) __builtin_prefetch(p + q, 1, 3);
 }
 
 /* A segment's total in the making: its CPU_BLOCK lanes, fed a block at a
@@ -156,7 +161,7 @@ static void seg_begin(SegSum *g, size_t lo, size_t hi) {
 static void seg_feed(Job *j, Side *s, int t, SegSum *g) {
   if (g->next >= g->hi) return;
   size_t i = g->next, k = min_size(B, g->hi - i), i2 = i + PF_AHEAD * B;
-  if (i2 < g->hi && !s->a->gmap) prefetch(s->a->x + i2, min_size(B, g->hi - i2), 0);
+  if (i2 < g->hi && !s->a->gmap) prefetch_read(s->a->x + i2, min_size(B, g->hi - i2));
   double buf[B], tmp[B];
   const double *e = elems(j, s, t, i, k, buf, true);
   if (i == g->lo) {
@@ -213,9 +218,9 @@ static void store(Job *j, const Side *s, size_t e0, const double *vals, size_t k
 /* Prefetches what block i of side s (k elements) reads (its input, when
    input) and writes: the places of its elements in out. */
 static void prefetch_block(Job *j, const Side *s, size_t i, size_t k, bool input) {
-  if (input && !s->a->gmap) prefetch(s->a->x + i, k, 0);
+  if (input && !s->a->gmap) prefetch_read(s->a->x + i, k);
   size_t q0, skip, cnt = place(j, s, s->a->right ? i : i + 1, k, &q0, &skip);
-  if (cnt) prefetch(j->o + q0, cnt, 1);
+  if (cnt) prefetch_write(j->o + q0, cnt);
 }
 
 static void maybe_poll(Job *j, size_t *blocks) {
@@ -249,7 +254,7 @@ static void pass1_chunk(void *ctx, int t, int c) {
       bool fold = feed && started && a->m && !a->gmap && sum.next > sum.lo && sum.next + k <= sum.hi;
       if (fold) {
         size_t i3 = sum.next + PF_AHEAD * B;
-        if (i3 < sum.hi) prefetch(a->x + i3, min_size(B, sum.hi - i3), 0);
+        if (i3 < sum.hi) prefetch_read(a->x + i3, min_size(B, sum.hi - i3));
       } else if (feed) {
         seg_feed(j, s, t, &sum);
       }
