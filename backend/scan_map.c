@@ -510,7 +510,11 @@ void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun 
                    double *out, size_t m, Span s) {
   ASSERT(a->scan || b->scan);
   ASSERT(cpu_scan_arg_len(a, m) == m && cpu_scan_arg_len(b, m) == m && !a->gmap && !b->gmap);
-  Job *j = NEW(Job);
+  /* on the stack: a job on the heap that a stale pointer kept alive would
+     keep the arrays it points to */
+  Job job;
+  memset(&job, 0, sizeof job);
+  Job *j = &job;
   /* S1: a scanr where there is one (its pass runs right to left and only
      writes out; the pass that reads and writes out then runs left to
      right, the direction the hardware prefetches best) */
@@ -532,7 +536,11 @@ void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun 
 
 void cpu_scan(const CpuScanArg *sa, double *out, Span sp) {
   ASSERT(sa->scan && sa->shift == CPU_NO_SHIFT);
-  Job *j = NEW(Job);
+  /* on the stack: a job on the heap that a stale pointer kept alive would
+     keep the arrays it points to */
+  Job job;
+  memset(&job, 0, sizeof job);
+  Job *j = &job;
   side_init(&j->s[0], sa);
   side_init(&j->s[1], NULL);
   j->s1_first = true;
