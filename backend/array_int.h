@@ -12,8 +12,6 @@
 
 typedef struct MonoidFns {
   double (*foldl)(double, const double *, size_t, Span);
-  void (*scanl)(double, const double *, size_t, double *, Span);
-  void (*scanr)(double, const double *, size_t, double *, Span);
   void (*lanes)(double *, const double *, size_t); /* acc[j] = OP(acc[j], x[j]) */
   double (*op)(double, double);
   /* k steps of a scan from acc, into out[0..k): left to right
@@ -21,6 +19,24 @@ typedef struct MonoidFns {
      OP(x[j], acc)); the last acc is returned */
   double (*lscan)(double acc, const double *x, size_t k, double *out);
   double (*rscan)(double acc, const double *x, size_t k, double *out);
+  /* the same steps, each result combined with the carry c as it is
+     stored: out[j] = OP(c, acc) (left), out[j] = OP(acc, c) (right) */
+  double (*lscanc)(double acc, const double *x, size_t k, double *out, double c);
+  double (*rscanc)(double acc, const double *x, size_t k, double *out, double c);
+  /* in place: x[j] = OP(c, x[j]) (combl), x[j] = OP(x[j], c) (combr) */
+  void (*combl)(double c, double *x, size_t k);
+  void (*combr)(double c, double *x, size_t k);
+  void (*zipr)(double *acc, const double *x, size_t k); /* acc[j] = OP(x[j], acc[j]) */
+  /* k scan steps as lscan/rscan, and, in the same loop, lanes[j] =
+     OP(lanes[j], y[j]) (another block folded into a reduce's lanes) */
+  double (*lscanf)(double acc, const double *x, size_t k, double *out, double *lanes, const double *y);
+  double (*rscanf)(double acc, const double *x, size_t k, double *out, double *lanes, const double *y);
+  /* k scan steps as lscan/rscan, each result r put into o as o[j] =
+     OP(OP(o[j], c1), OP(c2, r)) (for a monoid that commutes) */
+  double (*lzscan)(double acc, const double *x, size_t k, double *o, double c1, double c2);
+  double (*rzscan)(double acc, const double *x, size_t k, double *o, double c1, double c2);
+  bool commutes; /* OP(x, y) and OP(y, x) have the same bits, and unit is exact: OP(x, unit) is x */
+  double unit;
 } MonoidFns;
 
 /* Evaluates the array term t in frame, its elements on the host. */

@@ -112,25 +112,65 @@ enum { SCAN_POLL = 16384 };
     for (size_t j = k; j-- > 0;) out[j] = acc = OP(x[j], acc);                  \
     return acc;                                                                 \
   }                                                                             \
-  static void scanl_##NAME(double v, const double *a, size_t n, double *out,   \
-                           Span s) {                                            \
-    double acc = v;                                                             \
-    out[0] = acc;                                                               \
-    for (size_t i = 0; i < n; i += SCAN_POLL) {                                 \
-      fe_poll_interrupt(s);                                                     \
-      acc = lscan_##NAME(acc, a + i, min_size(SCAN_POLL, n - i), out + i + 1);  \
+  static double lscanc_##NAME(double acc, const double *x, size_t k,           \
+                              double *out, double c) {                         \
+    for (size_t j = 0; j < k; j++) {                                            \
+      acc = OP(acc, x[j]);                                                      \
+      out[j] = OP(c, acc);                                                      \
     }                                                                           \
+    return acc;                                                                 \
   }                                                                             \
-  static void scanr_##NAME(double v, const double *a, size_t n, double *out,   \
-                           Span s) {                                            \
-    double acc = v;                                                             \
-    out[n] = acc;                                                               \
-    for (size_t hi = n; hi > 0;) {                                              \
-      size_t lo = hi > SCAN_POLL ? hi - SCAN_POLL : 0;                          \
-      fe_poll_interrupt(s);                                                     \
-      acc = rscan_##NAME(acc, a + lo, hi - lo, out + lo);                       \
-      hi = lo;                                                                  \
+  static double rscanc_##NAME(double acc, const double *x, size_t k,           \
+                              double *out, double c) {                         \
+    for (size_t j = k; j-- > 0;) {                                              \
+      acc = OP(x[j], acc);                                                      \
+      out[j] = OP(acc, c);                                                      \
     }                                                                           \
+    return acc;                                                                 \
+  }                                                                             \
+  CPU_VECTOR_LOOP static void combl_##NAME(double c, double *restrict x,       \
+                                           size_t k) {                         \
+    for (size_t j = 0; j < k; j++) x[j] = OP(c, x[j]);                          \
+  }                                                                             \
+  CPU_VECTOR_LOOP static void combr_##NAME(double c, double *restrict x,       \
+                                           size_t k) {                         \
+    for (size_t j = 0; j < k; j++) x[j] = OP(x[j], c);                          \
+  }                                                                             \
+  CPU_VECTOR_LOOP static void zipr_##NAME(double *restrict acc,               \
+                                          const double *restrict x, size_t k) { \
+    for (size_t j = 0; j < k; j++) acc[j] = OP(x[j], acc[j]);                   \
+  }                                                                             \
+  static double lscanf_##NAME(double acc, const double *x, size_t k,           \
+                              double *out, double *lanes, const double *y) {   \
+    for (size_t j = 0; j < k; j++) {                                            \
+      out[j] = acc = OP(acc, x[j]);                                             \
+      lanes[j] = OP(lanes[j], y[j]);                                            \
+    }                                                                           \
+    return acc;                                                                 \
+  }                                                                             \
+  static double rscanf_##NAME(double acc, const double *x, size_t k,           \
+                              double *out, double *lanes, const double *y) {   \
+    for (size_t j = k; j-- > 0;) {                                              \
+      out[j] = acc = OP(x[j], acc);                                             \
+      lanes[j] = OP(lanes[j], y[j]);                                            \
+    }                                                                           \
+    return acc;                                                                 \
+  }                                                                             \
+  static double lzscan_##NAME(double acc, const double *x, size_t k,           \
+                              double *o, double c1, double c2) {               \
+    for (size_t j = 0; j < k; j++) {                                            \
+      acc = OP(acc, x[j]);                                                      \
+      o[j] = OP(OP(o[j], c1), OP(c2, acc));                                     \
+    }                                                                           \
+    return acc;                                                                 \
+  }                                                                             \
+  static double rzscan_##NAME(double acc, const double *x, size_t k,           \
+                              double *o, double c1, double c2) {               \
+    for (size_t j = k; j-- > 0;) {                                              \
+      acc = OP(x[j], acc);                                                      \
+      o[j] = OP(OP(o[j], c1), OP(c2, acc));                                     \
+    }                                                                           \
+    return acc;                                                                 \
   }
 
 DEFINE_MONOID(add, OP_ADD)
@@ -140,11 +180,18 @@ DEFINE_MONOID(maxsw, OP_MAXSW)
 DEFINE_MONOID(min, OP_MIN)
 DEFINE_MONOID(minsw, OP_MINSW)
 
-#define MONOID_FNS(NAME) \
-  { foldl_##NAME, scanl_##NAME, scanr_##NAME, lanes_##NAME, op_##NAME, lscan_##NAME, rscan_##NAME }
+#define MONOID_FNS(NAME, COMMUTES, UNIT)                                                                   \
+  {                                                                                                        \
+    foldl_##NAME, lanes_##NAME, op_##NAME, lscan_##NAME, rscan_##NAME, lscanc_##NAME, rscanc_##NAME,       \
+        combl_##NAME, combr_##NAME, zipr_##NAME, lscanf_##NAME, rscanf_##NAME, lzscan_##NAME, rzscan_##NAME,   \
+        COMMUTES, UNIT                                                                                     \
+  }
 
+/* + and * commute bit for bit and have an exact unit (x + -0 and x * 1
+   are x, whatever x); max and min do neither (signed zeros, nan). */
 static const MonoidFns monoids[6] = {
-    MONOID_FNS(add), MONOID_FNS(mul), MONOID_FNS(max), MONOID_FNS(maxsw), MONOID_FNS(min), MONOID_FNS(minsw),
+    MONOID_FNS(add, true, -0.0), MONOID_FNS(mul, true, 1.0),  MONOID_FNS(max, false, 0),
+    MONOID_FNS(maxsw, false, 0), MONOID_FNS(min, false, 0), MONOID_FNS(minsw, false, 0),
 };
 
 /* The operands' order matters only for an operator that does not commute
@@ -500,44 +547,102 @@ static Value op_foldl(const Exec *ex, const Term *t, Value *frame) {
   return acc;
 }
 
-/* scanl/scanr of a map/map2 kernel g over x (and y), fused: g computed a
-   block at a time, in the scan's direction, and scanned from there (the
-   same operations in the same order as unfused). */
-static Array *scan_fused(const Term *t, bool right, const MonoidFns *m, CpuKernelRun *op, CpuKernelRun *g, double v,
-                         const Array *x, const Array *y) {
-  size_t n = x->len;
-  Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
-  double *o = out->r, buf[B], acc = v;
-  o[right ? n : 0] = acc;
-  size_t nb = (n + B - 1) / B;
-  for (size_t bi = 0; bi < nb; bi++) {
-    if ((bi & 63) == 0) fe_poll_interrupt(t->span);
-    size_t i = (right ? nb - 1 - bi : bi) * B, k = min_size(B, n - i);
-    cpu_kernel_block(g, x->r + i, y ? y->r + i : NULL, k, buf);
-    if (!right) {
-      for (size_t q = 0; q < k; q++) o[i + q + 1] = acc = m ? m->op(acc, buf[q]) : cpu_kernel_call1(op, acc, buf[q]);
-    } else {
-      for (size_t q = k; q-- > 0;) o[i + q] = acc = m ? m->op(buf[q], acc) : cpu_kernel_call1(op, buf[q], acc);
+/* The generic scan of a builtin monoid lam over at least CPU_PAR_MIN
+   elements, bracketed by chunks as scan_map.h says (one chunk after
+   another). */
+static void scan_generic_chunked(const Exec *ex, const Term *t, Value *frame, bool right, Value v, const Array *a, Array *out) {
+  const Term *lam = t->kids[0];
+  size_t n = a->len, lo[CPU_CHUNKS + 1];
+  int K = CPU_CHUNKS;
+  for (int c = 0; c < K; c++) {
+    size_t hi;
+    cpu_chunk_bounds(n, B, K, c, &lo[c], &hi);
+  }
+  lo[K] = n;
+  /* the chunks' totals: segments in lanes */
+  Value T[CPU_CHUNKS], lanes[B], carry[CPU_CHUNKS];
+  for (int c = 0; c < K; c++) {
+    for (size_t ss = lo[c]; ss < lo[c + 1]; ss += CPU_SCAN_SEG) {
+      size_t se = min_size(ss + CPU_SCAN_SEG, lo[c + 1]), k0 = min_size(B, se - ss);
+      for (size_t q = 0; q < k0; q++) lanes[q] = val_array_get(a, ss + q);
+      for (size_t i = ss + B; i < se; i += B) {
+        fe_poll_interrupt(t->span);
+        for (size_t q = 0; q < min_size(B, se - i); q++) lanes[q] = apply2(ex, lam, frame, lanes[q], val_array_get(a, i + q));
+      }
+      Value r = lanes[0];
+      for (size_t q = 1; q < k0; q++) r = apply2(ex, lam, frame, r, lanes[q]);
+      T[c] = ss == lo[c] ? r : apply2(ex, lam, frame, T[c], r);
     }
   }
-  return out;
+  if (!right) {
+    carry[1] = apply2(ex, lam, frame, v, T[0]);
+    for (int c = 1; c + 1 < K; c++) carry[c + 1] = apply2(ex, lam, frame, carry[c], T[c]);
+  } else {
+    carry[K - 2] = apply2(ex, lam, frame, T[K - 1], v);
+    for (int c = K - 2; c > 0; c--) carry[c - 1] = apply2(ex, lam, frame, T[c], carry[c]);
+  }
+  /* the elements: the sequential chunk from v, the others from their own
+     first (last) element, combined with the carry */
+  val_array_set(out, right ? n : 0, v);
+  for (int c = 0; c < K; c++) {
+    bool seq = right ? c == K - 1 : c == 0;
+    Value acc = v;
+    for (size_t k = 0; k < lo[c + 1] - lo[c]; k++) {
+      if ((k & 255) == 0) fe_poll_interrupt(t->span);
+      size_t i = right ? lo[c + 1] - 1 - k : lo[c] + k;
+      Value x = val_array_get(a, i), r;
+      if (seq) {
+        acc = r = right ? apply2(ex, lam, frame, x, acc) : apply2(ex, lam, frame, acc, x);
+      } else {
+        acc = k == 0 ? x : right ? apply2(ex, lam, frame, x, acc) : apply2(ex, lam, frame, acc, x);
+        r = right ? apply2(ex, lam, frame, acc, carry[c]) : apply2(ex, lam, frame, carry[c], acc);
+      }
+      val_array_set(out, right ? i : i + 1, r);
+    }
+  }
+}
+
+/* A scan of reals: its operator (a monoid loop or the bound kernel op). */
+static CpuScanArg scan_arg(const Term *lam, bool right, const MonoidFns *m, const CpuKernelRun *op, double v,
+                           const double *x, size_t n) {
+  CpuScanArg s;
+  memset(&s, 0, sizeof s);
+  bool sw;
+  s.scan = true;
+  s.right = right;
+  s.x = x;
+  s.n = n;
+  s.v = v;
+  s.m = m;
+  s.op = m ? NULL : op;
+  s.monoid = cpu_monoid_of(lam, &sw) != CPU_M_NONE;
+  return s;
 }
 
 /* scanl (right = false) and scanr (right = true). Element k of the walk is
    index i of the input, from the left for scanl and from the right for
    scanr; the accumulator is the lambda's first argument in scanl and its
-   second in scanr (section 5). */
+   second in scanr (section 5). A builtin monoid brackets by chunks from
+   CPU_PAR_MIN elements on, on every path (scan_map.h). */
 static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = ex->eval(ex, t->kids[1], frame);
   Array *a;
   if (fusable_map(ex, arg, v)) {
+    /* fusion: the map's kernel g computed a block at a time, in the
+       scan's direction, and scanned from there */
     Array *x, *y;
     map_args(ex, arg, frame, &x, &y);
     CpuKernelRun g, op;
     const MonoidFns *m = cpu_monoid_loops(ex, lam);
-    if (map_kernel(ex, arg, frame, x, y, &g) && (m || cpu_lam_kernel(ex, lam, frame, &op)))
-      return val_array(scan_fused(t, right, m, m ? NULL : &op, &g, v.u.r, x, y));
+    if (map_kernel(ex, arg, frame, x, y, &g) && (m || cpu_lam_kernel(ex, lam, frame, &op))) {
+      CpuScanArg s = scan_arg(lam, right, m, &op, v.u.r, x->r, x->len);
+      s.gmap = &g;
+      s.y = y ? y->r : NULL;
+      Array *out = val_new_array_of(t->type->elem, x->len + 1, t->span);
+      cpu_scan(&s, out->r, t->span);
+      return val_array(out);
+    }
     a = map_arrays(ex, arg, frame, x, y);
   } else {
     a = cpu_eval_array(ex, arg, frame);
@@ -547,7 +652,8 @@ static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
   Array *out = val_new_array_of(t->type->elem, n + 1, t->span);
   const MonoidFns *m = cpu_monoid_loops(ex, lam);
   if (m) {
-    (right ? m->scanr : m->scanl)(v.u.r, a->r, n, out->r, t->span);
+    CpuScanArg s = scan_arg(lam, right, m, NULL, v.u.r, a->r, n);
+    cpu_scan(&s, out->r, t->span);
     return val_array(out);
   }
   double coef;
@@ -562,14 +668,13 @@ static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
   }
   CpuKernelRun run;
   if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
-    double acc = v.u.r;
-    out->r[right ? n : 0] = acc;
-    for (size_t k = 0; k < n; k++) {
-      if ((k & 4095) == 0) fe_poll_interrupt(t->span);
-      size_t i = right ? n - 1 - k : k;
-      acc = right ? cpu_kernel_call1(&run, a->r[i], acc) : cpu_kernel_call1(&run, acc, a->r[i]);
-      out->r[right ? i : i + 1] = acc;
-    }
+    CpuScanArg s = scan_arg(lam, right, NULL, &run, v.u.r, a->r, n);
+    cpu_scan(&s, out->r, t->span);
+    return val_array(out);
+  }
+  bool sw;
+  if (n >= CPU_PAR_MIN && cpu_monoid_of(lam, &sw) != CPU_M_NONE) {
+    scan_generic_chunked(ex, t, frame, right, v, a, out);
     return val_array(out);
   }
   Value acc = v;

@@ -1,10 +1,23 @@
 /* c_grads.c: the benchmark programs (see c_grads.h): their Una text, their
    inputs, and hand-written C for the value and the gradient, the loops an
-   expert would write: single-threaded, one or two passes, no temporary
-   arrays beyond the results, which are allocated with malloc in every call
-   (Una allocates its results too). The inputs are formulas of the index i,
-   written the same way in peers.py so that every system sees the same
-   numbers. */
+   expert would write: one or two passes, no temporary arrays beyond the
+   results, which are allocated with malloc in every call (Una allocates its
+   results too). The inputs are formulas of the index i, written the same
+   way in peers.py so that every system sees the same numbers.
+
+   The file is compiled twice (Makefile): with gcc -O3 -march=native
+   -fopenmp and C_GRADS_OMP, defining bench_programs_omp, the baseline of
+   the table, where the maps and reductions run on all cores with OpenMP
+   and prod and Horner's rule by chunks (the #ifdef _OPENMP versions below);
+   and with gcc -O2 alone, single-threaded, defining bench_programs, the
+   baseline of the earlier tables (and the programs' text and inputs for the
+   drivers). */
+#ifdef C_GRADS_OMP
+#define bench_programs bench_programs_omp
+#define bench_nprograms bench_nprograms_omp
+#define bench_u bench_omp_u
+#define bench_v bench_omp_v
+#endif
 #include "c_grads.h"
 
 #include <math.h>
@@ -12,6 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The most threads the chunked loops use. */
+#define MAX_THREADS 64
 
 double bench_u(size_t i) { return (double)(((int64_t)i * 7919) % 10007) / 10007.0; }
 double bench_v(size_t i) { return (double)(((int64_t)i * 104729 + 12345) % 10009) / 10009.0; }
@@ -41,9 +60,43 @@ static void prod_inputs(size_t n, BenchArg *g) {
 static double prod_primal(size_t n, const BenchArg *g) {
   const double *a = g[0].a;
   double p = 1;
+#pragma omp parallel for reduction(* : p)
   for (size_t i = 0; i < n; i++) p *= a[i];
   return p;
 }
+
+#ifdef _OPENMP
+/* On all cores: the array cut into one chunk per thread; each thread writes
+   its chunk's suffix products (within the chunk) into the result and keeps
+   the chunk's product; after a barrier, each multiplies in the products of
+   the chunks before and after its own and sweeps forward with the prefix
+   products. Two passes, as single-threaded. */
+static void prod_grad(size_t n, const BenchArg *g, BenchArg *out) {
+  const double *a = g[0].a;
+  double *d = new_array(n), tot[MAX_THREADS];
+  int maxt = omp_get_max_threads();
+#pragma omp parallel num_threads(maxt < MAX_THREADS ? maxt : MAX_THREADS)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+    double s = 1;
+    for (size_t i = hi; i-- > lo;) {
+      d[i] = s;
+      s = a[i] * s;
+    }
+    tot[t] = s;
+#pragma omp barrier
+    double p = 1;
+    for (int c = 0; c < nt; c++)
+      if (c != t) p *= tot[c];
+    for (size_t i = lo; i < hi; i++) {
+      d[i] = d[i] * p;
+      p = p * a[i];
+    }
+  }
+  out[0].a = d;
+}
+#else
 
 /* d/da_i = (a_0 ... a_{i-1}) (a_{i+1} ... a_{n-1}): suffix products into the
    result, then a forward sweep multiplying in the prefix products. Exact
@@ -63,6 +116,7 @@ static void prod_grad(size_t n, const BenchArg *g, BenchArg *out) {
   }
   out[0].a = d;
 }
+#endif
 
 /* ---- 2. dot: def f (a: [R]) (b: [R]) = dot a b -------------------------- */
 
@@ -76,14 +130,24 @@ static void dot_inputs(size_t n, BenchArg *g) {
 static double dot_primal(size_t n, const BenchArg *g) {
   const double *a = g[0].a, *b = g[1].a;
   double s = 0;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) s += a[i] * b[i];
   return s;
 }
 
 static void dot_grad(size_t n, const BenchArg *g, BenchArg *out) {
   double *da = new_array(n), *db = new_array(n);
+#ifdef _OPENMP
+  const double *a = g[0].a, *b = g[1].a;
+#pragma omp parallel for
+  for (size_t i = 0; i < n; i++) {
+    da[i] = b[i];
+    db[i] = a[i];
+  }
+#else
   memcpy(da, g[1].a, n * sizeof *da);
   memcpy(db, g[0].a, n * sizeof *db);
+#endif
   out[0].a = da;
   out[1].a = db;
 }
@@ -96,6 +160,7 @@ static void lse_inputs(size_t n, BenchArg *g) {
 
 static double max_of(size_t n, const double *a) {
   double m = -INFINITY;
+#pragma omp parallel for reduction(max : m)
   for (size_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
   return m;
 }
@@ -103,6 +168,7 @@ static double max_of(size_t n, const double *a) {
 static double lse_primal(size_t n, const BenchArg *g) {
   const double *a = g[0].a;
   double m = max_of(n, a), s = 0;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) s += exp(a[i] - m);
   return m + log(s);
 }
@@ -110,11 +176,13 @@ static double lse_primal(size_t n, const BenchArg *g) {
 /* softmax a: exp (a_i - m) into the result, then scaled by 1 / sum. */
 static void softmax_into(size_t n, const double *a, double *d) {
   double m = max_of(n, a), s = 0;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) {
     d[i] = exp(a[i] - m);
     s += d[i];
   }
   double r = 1 / s;
+#pragma omp parallel for
   for (size_t i = 0; i < n; i++) d[i] *= r;
 }
 
@@ -139,6 +207,7 @@ static void xent_inputs(size_t n, BenchArg *g) {
 static double xent_primal(size_t n, const BenchArg *g) {
   const double *z = g[0].a, *y = g[1].a;
   double m = max_of(n, z), s = 0, d = 0;
+#pragma omp parallel for reduction(+ : s, d)
   for (size_t i = 0; i < n; i++) {
     s += exp(z[i] - m);
     d += y[i] * z[i];
@@ -151,12 +220,14 @@ static void xent_grad(size_t n, const BenchArg *g, BenchArg *out) {
   const double *z = g[0].a, *y = g[1].a;
   double *dz = new_array(n), *dy = new_array(n);
   double m = max_of(n, z), s = 0;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) {
     dz[i] = exp(z[i] - m);
     s += dz[i];
     dy[i] = -z[i];
   }
   double r = 1 / s;
+#pragma omp parallel for
   for (size_t i = 0; i < n; i++) dz[i] = dz[i] * r - y[i];
   out[0].a = dz;
   out[1].a = dy;
@@ -176,6 +247,7 @@ static void bce_inputs(size_t n, BenchArg *g) {
 static double bce_primal(size_t n, const BenchArg *g) {
   const double *w = g[0].a, *y = g[1].a;
   double s = 0;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) {
     double p = sigmoid(w[i]);
     s += y[i] * log(p) + (1 - y[i]) * log(1 - p);
@@ -188,6 +260,7 @@ static double bce_primal(size_t n, const BenchArg *g) {
 static void bce_grad(size_t n, const BenchArg *g, BenchArg *out) {
   const double *w = g[0].a, *y = g[1].a;
   double *dw = new_array(n), *dy = new_array(n);
+#pragma omp parallel for
   for (size_t i = 0; i < n; i++) {
     dw[i] = sigmoid(w[i]) - y[i];
     dy[i] = -w[i];
@@ -212,6 +285,7 @@ static void linreg_inputs(size_t n, BenchArg *g) {
 static double linreg_primal(size_t n, const BenchArg *g) {
   double w = g[0].x, b = g[1].x, s = 0;
   const double *x = g[2].a, *y = g[3].a;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) {
     double r = w * x[i] + b - y[i];
     s += r * r;
@@ -225,6 +299,7 @@ static void linreg_grad(size_t n, const BenchArg *g, BenchArg *out) {
   double w = g[0].x, b = g[1].x, c = 2.0 / (double)n, sw = 0, sb = 0;
   const double *x = g[2].a, *y = g[3].a;
   double *dx = new_array(n), *dy = new_array(n);
+#pragma omp parallel for reduction(+ : sw, sb)
   for (size_t i = 0; i < n; i++) {
     double r = w * x[i] + b - y[i];
     sw += r * x[i];
@@ -252,6 +327,39 @@ static double horner_primal(size_t n, const BenchArg *g) {
   return acc;
 }
 
+#ifdef _OPENMP
+/* On all cores: one chunk [lo, hi) of cs per thread, Horner's recurrence
+   (with its derivative by forward mode, as below) over the chunk alone,
+   giving the chunk's polynomial P_t and P_t'; the whole polynomial is
+   sum_t P_t x^k_t with k_t = n - hi, its derivative sum_t (P_t' x^k_t +
+   P_t k_t x^(k_t - 1)). d/dcs_i = x^(n-1-i) by a backward sweep per chunk
+   from x^k_t. */
+static void horner_grad(size_t n, const BenchArg *g, BenchArg *out) {
+  double x = g[0].x, dx = 0;
+  const double *cs = g[1].a;
+  double *dc = new_array(n);
+  int maxt = omp_get_max_threads();
+#pragma omp parallel num_threads(maxt < MAX_THREADS ? maxt : MAX_THREADS) reduction(+ : dx)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+    double acc = 0, d = 0;
+    for (size_t i = lo; i < hi; i++) {
+      d = d * x + acc;
+      acc = acc * x + cs[i];
+    }
+    double k = (double)(n - hi), xk = pow(x, k);
+    dx += d * xk + (k > 0 ? acc * k * pow(x, k - 1) : 0);
+    double p = xk;
+    for (size_t i = hi; i-- > lo;) {
+      dc[i] = p;
+      p = x * p;
+    }
+  }
+  out[0].x = dx;
+  out[1].a = dc;
+}
+#else
 /* d/dx by forward mode alongside Horner's recurrence (d' = d x + acc, the
    derivative of the polynomial, no stored intermediates); d/dcs_i =
    x^(n-1-i), by a backward sweep. */
@@ -270,6 +378,7 @@ static void horner_grad(size_t n, const BenchArg *g, BenchArg *out) {
   out[0].x = d;
   out[1].a = dc;
 }
+#endif
 
 /* ---- 8. a map with a heavy scalar body ----------------------------------
    def f (a: [R]) = sum (map (x. exp (sin x) * log (1 + x * x) + tanh x * pow (1 + x * x) 0.75) a) */
@@ -281,6 +390,7 @@ static void heavy_inputs(size_t n, BenchArg *g) {
 static double heavy_primal(size_t n, const BenchArg *g) {
   const double *a = g[0].a;
   double s = 0;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) {
     double x = a[i], t = 1 + x * x;
     s += exp(sin(x)) * log(t) + tanh(x) * pow(t, 0.75);
@@ -291,6 +401,7 @@ static double heavy_primal(size_t n, const BenchArg *g) {
 static void heavy_grad(size_t n, const BenchArg *g, BenchArg *out) {
   const double *a = g[0].a;
   double *d = new_array(n);
+#pragma omp parallel for
   for (size_t i = 0; i < n; i++) {
     double x = a[i], t = 1 + x * x, e = exp(sin(x)), th = tanh(x), p = pow(t, 0.75);
     /* (e log t)' = cos x e log t + e 2x / t; (th p)' = (1 - th^2) p + th 0.75 p / t 2x */
@@ -313,6 +424,7 @@ static void lets_inputs(size_t n, BenchArg *g) {
 static double lets_primal(size_t n, const BenchArg *g) {
   const double *x1 = g[0].a, *x2 = g[1].a;
   double s = 0;
+#pragma omp parallel for reduction(+ : s)
   for (size_t i = 0; i < n; i++) {
     double a = x1[i], b = x2[i], w[LETS + 1];
     w[1] = a * b;
@@ -331,6 +443,7 @@ static double lets_primal(size_t n, const BenchArg *g) {
 static void lets_grad(size_t n, const BenchArg *g, BenchArg *out) {
   const double *x1 = g[0].a, *x2 = g[1].a;
   double *d1 = new_array(n), *d2 = new_array(n);
+#pragma omp parallel for
   for (size_t i = 0; i < n; i++) {
     double a = x1[i], b = x2[i], w[LETS + 1], dw[LETS + 1] = {0};
     w[1] = a * b;

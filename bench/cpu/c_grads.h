@@ -3,7 +3,11 @@
    same in peers.py) and hand-written C for its value and its gradient.
 
    c_grads.c is plain C11 with no dependency on Una; the Makefile compiles it
-   with gcc -O2 on its own, whatever CFLAGS the library is built with. */
+   on its own, whatever CFLAGS the library is built with, twice: with gcc -O2,
+   single-threaded (bench_programs, the baseline of the earlier tables) and
+   with gcc -O3 -march=native -fopenmp (bench_programs_omp: the same
+   programs in the same order, on all cores where they parallelize; only
+   una_bench links it). */
 #ifndef UNA_BENCH_C_GRADS_H
 #define UNA_BENCH_C_GRADS_H
 
@@ -36,6 +40,8 @@ typedef struct BenchProgram {
 
 extern const BenchProgram bench_programs[];
 extern const int bench_nprograms;
+extern const BenchProgram bench_programs_omp[];
+extern const int bench_nprograms_omp;
 
 /* The two base sequences of the inputs, in [0, 1): u(i) = (7919 i mod 10007)
    / 10007 and v(i) = ((104729 i + 12345) mod 10009) / 10009. */

@@ -8,6 +8,8 @@
 #      $B/bench/cpu/peers.jsonl);
 #   3. runs una_bench (Una and C, each measurement in its own process), which
 #      merges the peers' lines and prints the table ($B/bench/cpu/table.md);
+#      C is c_grads.c twice: gcc -O3 -march=native -fopenmp on all cores
+#      (the table's C) and gcc -O2 single-threaded (the earlier baseline);
 #   4. after a full run (no subset asked for), writes bench/cpu/RESULTS.md
 #      with the date and the machine.
 # Environment:

@@ -8,9 +8,12 @@
      - Una's gradient: `grad f X0 X1 ...` the same way, its peak resident
        memory after the first (warm-up) evaluation, and its largest relative
        difference from the hand-written C gradient;
-     - the hand-written C primal and gradient (c_grads.c); the gradient
-       with malloc'd results that reuse freed memory (the table) and with
-       glibc's default malloc (fresh pages in every call; the details).
+     - the hand-written C primal and gradient (c_grads.c compiled with gcc
+       -O3 -march=native -fopenmp, on all cores); the gradient with
+       malloc'd results that reuse freed memory (the table) and with
+       glibc's default malloc (fresh pages in every call; the details);
+       and the gradient of the earlier baseline, the same C compiled with
+       gcc -O2 and single-threaded (the table).
    Times are the median of REPS evaluations after warm-up (three
    evaluations, and more while the collector's heap still grows, up to
    six); before each
@@ -100,6 +103,7 @@ typedef struct Meas {
   double peak_mb;   /* Una: peak resident memory after the warm-up evaluation */
   double c_primal_ms;
   double c_fresh_ms; /* C gradient with glibc's default malloc: fresh pages for big results */
+  double c_o2_ms;   /* C: the gradient of gcc -O2, single-threaded, reusing freed memory */
   double err;       /* Una gradient: max relative difference from C's (REL_FLOOR); primal: |f - f_C| / |f_C| */
   double err_elem;  /* Una gradient: max elementwise relative difference from C's */
   double gabs;      /* Una gradient: sum of |g| over C's gradient (checks the peers) */
@@ -132,9 +136,13 @@ static void bind_global(Session *s, const char *name, Value v, bool array) {
   fe_env_bind_global(s->env, gs[0]);
 }
 
+/* The table's C of the program p of bench_programs: its gcc -O3 -march=native
+   -fopenmp build (c_grads.c). */
+static const BenchProgram *omp_of(const BenchProgram *p) { return &bench_programs_omp[p - bench_programs]; }
+
 /* The Una measurements (in the child, on a thread with a big stack). */
 static void una_measure(Job *job) {
-  const BenchProgram *p = job->p;
+  const BenchProgram *p = job->p, *pc = omp_of(p);
   Meas *m = job->m;
   size_t n = job->n;
   FeTry t;
@@ -205,13 +213,13 @@ static void una_measure(Job *job) {
   m->ms = median(times, job->reps);
 
   if (job->kind == M_UNA_PRIMAL) {
-    double c = p->primal(n, args);
+    double c = pc->primal(n, args);
     m->value = v.u.r;
     m->err = v.u.r == c ? 0 : fabs(v.u.r - c) / fmax(fabs(c), DBL_MIN);
   } else {
     BenchArg out[BENCH_MAX_ARGS];
     memset(out, 0, sizeof out);
-    p->grad(n, args, out);
+    pc->grad(n, args, out);
     m->err = m->err_elem = 0;
     m->gabs = 0;
     if (p->nargs > 1 && (v.kind != V_TUPLE || v.u.t->n != p->nargs))
@@ -272,7 +280,7 @@ static double time_c_grad(const BenchProgram *p, size_t n, const BenchArg *args,
    evaluation to the next. Runs on the process's main thread: a thread's
    own malloc arena cannot hold blocks this large without mmap. */
 static void c_measure(Job *job) {
-  const BenchProgram *p = job->p;
+  const BenchProgram *p = omp_of(job->p), *p2 = job->p;
   Meas *m = job->m;
   size_t n = job->n;
   BenchArg args[BENCH_MAX_ARGS];
@@ -301,6 +309,7 @@ static void c_measure(Job *job) {
   mallopt(M_TRIM_THRESHOLD, INT_MAX);  /* and freed memory kept for reuse */
 #endif
   m->ms = time_c_grad(p, n, args, job->reps);
+  m->c_o2_ms = time_c_grad(p2, n, args, job->reps);
   for (int k = 0; k < p->nargs; k++) free(args[k].a);
 }
 
@@ -572,9 +581,9 @@ int main(int argc, char **argv) {
       r->c = run_child(r->p, r->n, M_C, reps);
       r->primal = run_child(r->p, r->n, M_UNA_PRIMAL, reps);
       r->grad = run_child(r->p, r->n, M_UNA_GRAD, reps);
-      fprintf(stderr, " Una primal %s ms, grad %s ms; C grad %s ms; max rel diff %.2g\n",
+      fprintf(stderr, " Una primal %s ms, grad %s ms; C grad %s ms (-O2 1T %s ms); max rel diff %.2g\n",
               fmt_ms(b1, sizeof b1, r->primal.ms), fmt_ms(b2, sizeof b2, r->grad.ms),
-              fmt_ms(b3, sizeof b3, r->c.ms), r->grad.err);
+              fmt_ms(b3, sizeof b3, r->c.ms), fmt_ms(b4, sizeof b4, r->c.c_o2_ms), r->grad.err);
       const char *errs[3] = {r->c.error, r->primal.error, r->grad.error};
       for (int k = 0; k < 3; k++)
         if (errs[k][0]) {
@@ -586,30 +595,31 @@ int main(int argc, char **argv) {
 
   const char *threads = getenv("UNA_THREADS");
   printf("Una: median of %d evaluations after warm-up (3 evaluations, more while the heap grows; heap collected before each), "
-         "threads: %s; C: gcc -O2, single-threaded, results malloc'd in each call; JAX: "
+         "threads: %s; C: gcc -O3 -march=native -fopenmp, on all cores where the program parallelizes "
+         "(C -O2 1T: the same C, gcc -O2, single-threaded), results malloc'd in each call; JAX: "
          "jit(grad), float64; PyTorch: forward + backward, float64. Times in ms.\n",
          reps, threads && threads[0] ? una_sprintf("UNA_THREADS=%s", threads) : "the default (UNA_THREADS unset)");
   if (npeer_notes == 0) printf("Peers: none run.");
   for (int i = 0; i < npeer_notes; i++) printf("%s%s", i ? "; " : "Peers: ", peer_notes[i]);
   printf("%s\n\n", npeer_notes ? "." : "");
-  printf("| program | n | Una primal ms | Una grad ms | C grad ms | JAX ms | PyTorch ms | Una/C | "
-         "Una/JAX | Una/PyTorch | grad/primal | peak MB (Una gradient) | peak / (input+output) MB |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf("| program | n | Una primal ms | Una grad ms | C grad ms | C -O2 1T ms | JAX ms | PyTorch ms | Una/C | "
+         "Una/C -O2 1T | Una/JAX | Una/PyTorch | grad/primal | peak MB (Una gradient) | peak / (input+output) MB |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int i = 0; i < nrows; i++) {
     Row *r = &rows[i];
     const PeerRow *jx = find_peer("jax", r->p->name, r->n), *pt = find_peer("torch", r->p->name, r->n);
     double una = r->grad.error[0] ? NAN : r->grad.ms, prim = r->primal.error[0] ? NAN : r->primal.ms;
-    double cg = r->c.error[0] ? NAN : r->c.ms;
+    double cg = r->c.error[0] ? NAN : r->c.ms, c2 = r->c.error[0] ? NAN : r->c.c_o2_ms;
     int narrays = 0;
     for (int k = 0; k < r->p->nargs; k++) narrays += r->p->is_array[k];
     double io_mb = 2.0 * (double)narrays * (double)r->n * sizeof(double) / (1 << 20);
-    char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32], c8[32], c9[32], c10[32];
-    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ", r->p->name,
-           fmt_n(c1, sizeof c1, r->n), fmt_ms(c2, sizeof c2, prim), fmt_ms(c3, sizeof c3, una),
-           fmt_ms(c4, sizeof c4, cg), fmt_ms(c5, sizeof c5, peer_ms(jx)),
-           fmt_ms(c6, sizeof c6, peer_ms(pt)), fmt_ratio(c7, sizeof c7, una, cg),
-           fmt_ratio(c8, sizeof c8, una, peer_ms(jx)), fmt_ratio(c9, sizeof c9, una, peer_ms(pt)),
-           fmt_ratio(c10, sizeof c10, una, prim));
+    char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], s7[32], s8[32], s9[32], s10[32], s11[32], s12[32];
+    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ", r->p->name,
+           fmt_n(s1, sizeof s1, r->n), fmt_ms(s2, sizeof s2, prim), fmt_ms(s3, sizeof s3, una),
+           fmt_ms(s4, sizeof s4, cg), fmt_ms(s11, sizeof s11, c2), fmt_ms(s5, sizeof s5, peer_ms(jx)),
+           fmt_ms(s6, sizeof s6, peer_ms(pt)), fmt_ratio(s7, sizeof s7, una, cg),
+           fmt_ratio(s12, sizeof s12, una, c2), fmt_ratio(s8, sizeof s8, una, peer_ms(jx)),
+           fmt_ratio(s9, sizeof s9, una, peer_ms(pt)), fmt_ratio(s10, sizeof s10, una, prim));
     if (r->grad.error[0]) printf("- | - |\n");
     else printf("%.0f | %.1f |\n", r->grad.peak_mb, r->grad.peak_mb / io_mb);
   }
