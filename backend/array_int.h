@@ -1,7 +1,9 @@
-/* array_int.h: the pieces of array_ops.c that siblings.c shares: the
-   builtin monoids' loops, kernel binding and the reduce job, whose
-   block-by-block bracketing both use so that a reduce gives the same bits
-   alone or in a sibling group. Internal to backend/. */
+/* array_int.h: what the array builtins (array_ops.c), the scans and
+   their fused map2s (scan_map.c) and the sibling groups (siblings.c)
+   share, implemented in array_int.c: the builtin monoids and their loops,
+   kernel binding, the reduce job, whose block-by-block bracketing all use
+   so that a reduce gives the same bits alone or in a sibling group, and
+   map2's length check. Internal to backend/. */
 #ifndef UNA_ARRAY_INT_H
 #define UNA_ARRAY_INT_H
 
@@ -9,6 +11,23 @@
 #include "parallel.h"
 #include "exec.h"
 #include "value.h"
+#include "../frontend/ir/term.h"
+
+/* The builtin monoid a two-parameter lambda computes, if any: its body is
+   x OP y of its parameters x, y (in either order: *swapped is set when the
+   body is y OP x), all of type R, OP a builtin R x R -> R that prims.def
+   gives LAW_ASSOC and a unit and that has dedicated loops here: + * max
+   min. */
+typedef enum { CPU_M_NONE, CPU_M_ADD, CPU_M_MUL, CPU_M_MAX, CPU_M_MIN } CpuMonoid;
+CpuMonoid cpu_monoid_of(const Term *lam, bool *swapped);
+/* The builtin of monoid m (not CPU_M_NONE): its laws and unit are in
+   fe_prims. */
+Prim cpu_monoid_prim(CpuMonoid m);
+
+
+/* Raises map2's located error when the lengths la and lb of the map2 term
+   t's arrays differ. */
+void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb);
 
 typedef struct MonoidFns {
   double (*foldl)(double, const double *, size_t, Span);

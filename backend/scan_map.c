@@ -32,9 +32,9 @@
 
 #include <string.h>
 
-#include "array_ops.h"
 #include "cost_meter.h"
 #include "parallel.h"
+#include "plan/note.h"
 
 #define B CPU_BLOCK
 #define SEG CPU_SCAN_SEG
@@ -610,14 +610,20 @@ static size_t eval_arg(const Exec *ex, const Term *kid, const ScanTerm *s, Value
   return cpu_scan_arg_len(a, 0);
 }
 
-bool cpu_map2_of_scan(const Exec *ex, const Term *t, Value *frame, Value *result) {
-  if (ex->meter || !cpu_kernels_enabled(ex) || t->prim != PRIM_MAP2) return false;
+bool cpu_scan_map_candidate(const Term *t) {
+  if (t->kind != T_PRIM || t->prim != PRIM_MAP2) return false;
   ScanTerm s[2];
   bool any = false;
   for (int i = 0; i < 2; i++) any |= scan_term(t->kids[1 + i], &s[i]);
   if (!any) return false;
   const CpuKernel *gk = cpu_kernel_for(t->kids[0]);
-  if (!gk || cpu_kernel_returns_bool(gk) || !t->type->elem || t->type->elem->kind != TY_REAL) return false;
+  return gk && !cpu_kernel_returns_bool(gk) && t->type->elem && t->type->elem->kind == TY_REAL;
+}
+
+bool cpu_map2_of_scan(const Exec *ex, const Term *t, Value *frame, Value *result) {
+  if (!t->note || !t->note->scan_map || ex->meter || !cpu_kernels_enabled(ex)) return false;
+  ScanTerm s[2];
+  for (int i = 0; i < 2; i++) scan_term(t->kids[1 + i], &s[i]);
   /* the kernels bound first (their hoisted parts cannot raise or act, so
      binding before the arrays are evaluated is not observable); when one
      does not bind, the ordinary evaluation runs instead */

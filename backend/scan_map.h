@@ -82,12 +82,18 @@ void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun 
 /* The n + 1 elements of the scan s (no shift) into out. */
 void cpu_scan(const CpuScanArg *s, double *out, Span sp);
 
-/* Evaluates the map2 term t this way when it qualifies: an array argument
-   (or both) is scanl/scanr (possibly under shift1L/shift1R) of an array
-   that is not an inline map, with a monoid or kernel operator and a real
-   initial value, and the map2's lambda is a kernel giving reals. Returns
-   false (having evaluated nothing) when it does not qualify. Errors are
-   those of the ordinary evaluation, raised in the same order. */
+/* Whether the map2 term t may run this way, as far as its terms tell (the
+   execution plan's decision, backend/plan/lower.c: its lambdas must have
+   their programs): an array argument (or both) is scanl/scanr (possibly
+   under shift1L/shift1R) of an array that is not an inline map, and the
+   map2's lambda is a kernel giving reals. */
+bool cpu_scan_map_candidate(const Term *t);
+
+/* Evaluates the map2 term t this way when its plan's note says so and,
+   at run time, the scans' operators have a monoid loop or a kernel and
+   the kernels bind. Returns false (having evaluated nothing) otherwise.
+   Errors are those of the ordinary evaluation, raised in the same
+   order. */
 bool cpu_map2_of_scan(const Exec *ex, const Term *t, Value *frame, Value *result);
 
 #endif

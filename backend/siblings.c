@@ -10,7 +10,6 @@
 
 #include "plan/note.h"
 #include "array_int.h"
-#include "array_ops.h"
 #include "cost_meter.h"
 
 /* One sibling: `let x = rhs` (slot >= 0) or item `item` of the tuple. */

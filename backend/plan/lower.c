@@ -13,13 +13,14 @@
      too);
    - then, in a second walk (every lambda has its program by then), a let
      that starts a chain of sibling maps and reduces gets its group
-     (backend/siblings.h).
+     (backend/siblings.h), and a map2 that reads a scan (or two) is marked
+     to be computed with them, in place (backend/scan_map.h).
    The order of the walk numbers the kernels and functions, so a plan and
    the CUDA source emitted from it are deterministic. */
 #include "plan.h"
 
 #include "../../frontend/ir/ptrmap.h"
-#include "../array_ops.h"
+#include "../scan_map.h"
 #include "../siblings.h"
 
 typedef struct Lowering {
@@ -305,7 +306,8 @@ static void walk(Lowering *lw, Term *t) {
   }
 }
 
-/* The sibling groups, once every lambda has its program. */
+/* The sibling groups and the maps over scans, once every lambda has its
+   program. */
 static void walk_groups(Plan *p, Term *t) {
   while (t) {
     fe_stack_check(t->span);
@@ -315,6 +317,10 @@ static void walk_groups(Plan *p, Term *t) {
         note_of(t)->group = g;
         p->ngroups++;
       }
+    }
+    if (cpu_scan_map_candidate(t)) {
+      note_of(t)->scan_map = true;
+      p->nscan_maps++;
     }
     if (t->nkids == 0) return;
     for (int i = 0; i + 1 < t->nkids; i++) walk_groups(p, t->kids[i]);

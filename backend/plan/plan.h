@@ -27,7 +27,7 @@
 #define UNA_PLAN_H
 
 #include "../../frontend/ir/term.h"
-#include "../array_ops.h"
+#include "../array_int.h"
 #include "../kernel.h"
 #include "note.h"
 

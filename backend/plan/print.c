@@ -165,7 +165,17 @@ static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
     if (t->note && t->note->group)
       sb_printf(b, "group at let %s: %s\n", shown_sym(nm, t->sym)->name,
                 cpu_sibling_plan_str(t->note->group, name_of, nm));
-    if (t->note && t->note->scan_map) sb_put(b, "map2 over a scan, computed in place (scan_map)\n");
+    if (t->note && t->note->scan_map) {
+      sb_printf(b, "k%d and the scans it reads (", t->note->kernel ? t->note->kernel->id : -1);
+      int n = 0;
+      for (int i = 1; i < 3; i++) {
+        const Term *a = t->kids[i];
+        if (a->kind == T_PRIM && (a->prim == PRIM_SHIFT1L || a->prim == PRIM_SHIFT1R)) a = a->kids[0];
+        if (a->note && a->note->kernel && (a->prim == PRIM_SCANL || a->prim == PRIM_SCANR))
+          sb_printf(b, "%sk%d", n++ ? ", " : "", a->note->kernel->id);
+      }
+      sb_put(b, "): on the CPU, two passes over the scans' input and the result, the scans stored in the result\n");
+    }
     if (t->nkids == 0) return;
     for (int i = 0; i + 1 < t->nkids; i++) walk_notes(b, nm, t->kids[i]);
     t = t->kids[t->nkids - 1];

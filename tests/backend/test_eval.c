@@ -8,6 +8,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "../../backend/array_int.h"
 #include "../../backend/array_ops.h"
 #include "../../backend/eval.h"
 #include "../../backend/kernel.h"

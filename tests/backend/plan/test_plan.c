@@ -138,6 +138,10 @@ START_TEST(grad_prod_printed) {
                           "(monoid (*))\n") != NULL,
                 "%s", s);
   ck_assert_msg(strstr(s, "f0 = (") != NULL, "%s", s);
+  /* the map2 is computed with its two scans on the CPU */
+  ck_assert_int_eq(p->nscan_maps, 1);
+  ck_assert(p->defs[1]->body->note && p->defs[1]->body->note->scan_map); /* grad_p's map2 */
+  ck_assert_msg(strstr(s, "k0 and the scans it reads (k1, k2): on the CPU, two passes") != NULL, "%s", s);
   ck_assert_str_eq(val_to_string(cpu_call(g, NULL)), "[24, 12, 8, 6]");
 }
 END_TEST
