@@ -188,8 +188,8 @@ Array *cpu_eval_array(const Exec *ex, const Term *t, Value *frame) {
 }
 
 
-int cpu_kernel_runs(CpuKernelRun *runs, const CpuKernelRun *run, int nchunks) {
-  int nt = cpu_threads() < nchunks ? cpu_threads() : nchunks;
+int cpu_kernel_runs(int nthreads, CpuKernelRun *runs, const CpuKernelRun *run, int nchunks) {
+  int nt = nthreads < nchunks ? nthreads : nchunks;
   runs[0] = *run;
   cpu_kernel_prepare(&runs[0]);
   for (int i = 1; i < nt; i++) cpu_kernel_clone(run, &runs[i]);
@@ -244,11 +244,12 @@ double cpu_red_finish(RedJob *j) {
 
 
 bool cpu_red_operator(const Exec *ex, RedJob *j, const Term *lam, Value *frame) {
+  j->nthreads = cpu_exec_threads(ex);
   j->m = cpu_monoid_loops(ex, lam);
   if (j->m) return true;
   CpuKernelRun run;
   if (!cpu_lam_kernel(ex, lam, frame, &run)) return false;
-  cpu_kernel_runs(j->op, &run, j->nchunks);
+  cpu_kernel_runs(j->nthreads, j->op, &run, j->nchunks);
   j->ordered = !cpu_kernel_commutes(run.k);
   return true;
 }

@@ -71,10 +71,10 @@ bool cpu_kernels_enabled(const Exec *ex);
 /* Binds lam's kernel to frame when it has one and kernels are enabled. */
 bool cpu_lam_kernel(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun *run);
 
-/* Kernel runs for every thread of a parallel loop over nchunks chunks:
-   runs[0] the bound run itself, the others clones; all with their buffers
-   allocated. Returns the number of runs. */
-int cpu_kernel_runs(CpuKernelRun *runs, const CpuKernelRun *run, int nchunks);
+/* Kernel runs for every thread of a parallel loop of nthreads threads
+   over nchunks chunks: runs[0] the bound run itself, the others clones;
+   all with their buffers allocated. Returns the number of runs. */
+int cpu_kernel_runs(int nthreads, CpuKernelRun *runs, const CpuKernelRun *run, int nchunks);
 
 /* A reduce over reals: its operator (a monoid loop or a kernel, one run per
    thread) and its elements (an array, or a map/map2 kernel over one or two
@@ -89,6 +89,7 @@ typedef struct RedJob {
   double v;
   size_t n;
   int nchunks;
+  int nthreads;                         /* of its loop (cpu_red_operator sets it) */
   double acc[CPU_CHUNKS][CPU_BLOCK];
   size_t nlanes[CPU_CHUNKS];
 } RedJob;

@@ -110,7 +110,7 @@ static void map_chunk(void *ctx, int thread, int c) {
 }
 
 /* Runs a bound kernel over a (and b) into out, on all cores when large. */
-static void kernel_map(CpuKernelRun *run, const Term *t, const Array *a, const Array *b, Array *out) {
+static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, Array *out) {
   ASSERT(!a->boxed && (!b || !b->boxed));
   MapJob j;
   j.a = a;
@@ -119,8 +119,8 @@ static void kernel_map(CpuKernelRun *run, const Term *t, const Array *a, const A
   j.nchunks = cpu_chunks_for(a->len);
   j.boolean = cpu_kernel_returns_bool(run->k);
   ASSERT(j.boolean == out->boxed);
-  cpu_kernel_runs(j.runs, run, j.nchunks);
-  cpu_parallel_chunks(j.nchunks, map_chunk, &j, t->span);
+  cpu_kernel_runs(nthreads, j.runs, run, j.nchunks);
+  cpu_parallel_chunks(nthreads, j.nchunks, map_chunk, &j, t->span);
 }
 
 /* map (b NULL) or map2 of the map/map2 term t over the evaluated arrays a
@@ -132,7 +132,7 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
   if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
-    kernel_map(&run, t, a, b, out);
+    kernel_map(cpu_exec_threads(ex), &run, t, a, b, out);
     return out;
   }
   for (size_t i = 0; i < n; i++) {
@@ -194,7 +194,7 @@ static void red_chunk(void *ctx, int thread, int c) {
 
 /* Runs the job (n > 0): the chunks, then their lanes combined and folded. */
 static double red_run(RedJob *j, Span s) {
-  cpu_parallel_chunks(j->nchunks, red_chunk, j, s);
+  cpu_parallel_chunks(j->nthreads, j->nchunks, red_chunk, j, s);
   return cpu_red_finish(j);
 }
 
@@ -251,7 +251,7 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
       if (cpu_red_operator(ex, &j, lam, frame)) {
         j.x = x->r;
         j.y = y ? y->r : NULL;
-        cpu_kernel_runs(j.g, &g, j.nchunks);
+        cpu_kernel_runs(j.nthreads, j.g, &g, j.nchunks);
         return val_real(red_run(&j, t->span));
       }
     }
@@ -399,7 +399,7 @@ static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
       s.gmap = &g;
       s.y = y ? y->r : NULL;
       Array *out = val_new_array_of(t->type->elem, x->len + 1, t->span);
-      cpu_scan(&s, out->r, t->span);
+      cpu_scan(cpu_exec_threads(ex), &s, out->r, t->span);
       return val_array(out);
     }
     a = map_arrays(ex, arg, frame, x, y);
@@ -412,7 +412,7 @@ static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
   const MonoidFns *m = cpu_monoid_loops(ex, lam);
   if (m) {
     CpuScanArg s = scan_arg(lam, right, m, NULL, v.u.r, a->r, n);
-    cpu_scan(&s, out->r, t->span);
+    cpu_scan(cpu_exec_threads(ex), &s, out->r, t->span);
     return val_array(out);
   }
   double coef;
@@ -428,7 +428,7 @@ static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
   CpuKernelRun run;
   if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
     CpuScanArg s = scan_arg(lam, right, NULL, &run, v.u.r, a->r, n);
-    cpu_scan(&s, out->r, t->span);
+    cpu_scan(cpu_exec_threads(ex), &s, out->r, t->span);
     return val_array(out);
   }
   bool sw;

@@ -173,7 +173,7 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
 }
 
 const Exec cpu_exec_default = {
-    .eval = cpu_eval, .array_prim = cpu_array_prim, .monoid = true, .kernel = true, .meter = NULL, .gpu = NULL};
+    .eval = cpu_eval, .array_prim = cpu_array_prim, .monoid = true, .kernel = true, .meter = NULL, .gpu = NULL, .threads = 0};
 
 Value cpu_call(const Def *d, const Value *args) { return cpu_call_in(&cpu_exec_default, d, args); }
 

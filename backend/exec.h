@@ -13,6 +13,7 @@
 #ifndef UNA_EXEC_H
 #define UNA_EXEC_H
 
+#include "parallel.h"
 #include "value.h"
 #include "../frontend/ir/term.h"
 
@@ -35,7 +36,16 @@ struct Exec {
   /* When the array builtins run on the GPU: the loaded kernels of the
      plan being run, by kernel id (cuda/gpu_eval.c); NULL on the CPU. */
   struct GpuLoaded **gpu;
+  /* The threads a parallel loop uses (1 .. CPU_MAX_THREADS), or 0 for the
+     machine's: its cores, or UNA_THREADS (parallel.h). The chunks, and so
+     the bits, never depend on it. */
+  int threads;
 };
+
+/* The threads ex's parallel loops use. */
+static inline int cpu_exec_threads(const Exec *ex) {
+  return ex->threads > 0 ? cpu_clamp_threads(ex->threads) : cpu_threads();
+}
 
 /* The context of a plain evaluation on the CPU: every fast path on, no
    meter, no GPU. A constant. */

@@ -21,6 +21,8 @@ void cpu_chunk_bounds(size_t n, size_t block, int nchunks, int c, size_t *lo, si
 
 static int clamp_threads(long n) { return n < 1 ? 1 : n > CPU_MAX_THREADS ? CPU_MAX_THREADS : (int)n; }
 
+int cpu_clamp_threads(int n) { return clamp_threads(n); }
+
 int cpu_threads(void) {
   if (nthreads == 0) {
     const char *e = getenv("UNA_THREADS");
@@ -30,7 +32,6 @@ int cpu_threads(void) {
   return nthreads;
 }
 
-void cpu_set_threads(int n) { nthreads = clamp_threads(n); }
 
 typedef struct Job {
   CpuChunkFn fn;
@@ -59,13 +60,13 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-void cpu_parallel_chunks(int nchunks, CpuChunkFn fn, void *ctx, Span s) {
+void cpu_parallel_chunks(int nthreads_wanted, int nchunks, CpuChunkFn fn, void *ctx, Span s) {
   Job job;
   job.fn = fn;
   job.ctx = ctx;
   job.nchunks = nchunks;
   atomic_init(&job.next, 0);
-  int nt = cpu_threads();
+  int nt = clamp_threads(nthreads_wanted);
   if (nt > nchunks) nt = nchunks;
   pthread_t tid[CPU_MAX_THREADS];
   Worker w[CPU_MAX_THREADS];

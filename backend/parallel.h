@@ -28,17 +28,20 @@ int cpu_chunks_for(size_t n);
    of block elements, the last chunk taking the remainder. */
 void cpu_chunk_bounds(size_t n, size_t block, int nchunks, int c, size_t *lo, size_t *hi);
 
-/* Threads used (1 .. CPU_MAX_THREADS): the cores online, or UNA_THREADS
-   from the environment, or what cpu_set_threads set. */
+/* The threads a loop uses when its context does not say (exec.h): the
+   cores online, or UNA_THREADS from the environment (1 ..
+   CPU_MAX_THREADS). */
 int cpu_threads(void);
-void cpu_set_threads(int n);
+
+/* n clamped to 1 .. CPU_MAX_THREADS. */
+int cpu_clamp_threads(int n);
 
 /* fn(ctx, thread, chunk) for every chunk 0 .. nchunks-1, on up to
-   cpu_threads() threads (thread is 0 .. cpu_threads()-1, the calling thread
-   being 0; a thread runs its chunks one after another). Returns when all
+   nthreads threads (thread is 0 .. nthreads-1, the calling thread being 0;
+   a thread runs its chunks one after another). Returns when all
    are done; then raises "interrupted" at s if Ctrl-C came meanwhile (chunks
    not yet started are skipped once it has). */
 typedef void (*CpuChunkFn)(void *ctx, int thread, int chunk);
-void cpu_parallel_chunks(int nchunks, CpuChunkFn fn, void *ctx, Span s);
+void cpu_parallel_chunks(int nthreads, int nchunks, CpuChunkFn fn, void *ctx, Span s);
 
 #endif

@@ -64,6 +64,7 @@ typedef struct Job {
   double *o;
   size_t m;
   int nchunks;     /* of the pass that runs */
+  int nthreads;    /* of every pass */
   bool inplace_gmap; /* cpu_scan of a map, chunked: the mapped elements go to out first */
   Span span;
 } Job;
@@ -449,7 +450,7 @@ static void carries(Side *s) {
   }
 }
 
-static void side_init(Side *s, const CpuScanArg *a) {
+static void side_init(int nthreads, Side *s, const CpuScanArg *a) {
   s->a = a;
   s->K = 1;
   s->segtot = NULL;
@@ -465,8 +466,8 @@ static void side_init(Side *s, const CpuScanArg *a) {
   s->lo[s->K] = n;
   s->off = a->shift == CPU_SHIFT1L;
   /* a run for every thread any pass may use */
-  if (!a->m) cpu_kernel_runs(s->op, a->op, CPU_CHUNKS);
-  if (a->gmap) cpu_kernel_runs(s->gm, a->gmap, CPU_CHUNKS);
+  if (!a->m) cpu_kernel_runs(nthreads, s->op, a->op, CPU_CHUNKS);
+  if (a->gmap) cpu_kernel_runs(nthreads, s->gm, a->gmap, CPU_CHUNKS);
   if (s->K > 1) {
     s->seg0[0] = 0;
     for (int c = 0; c < s->K; c++) s->seg0[c + 1] = s->seg0[c] + (s->lo[c + 1] - s->lo[c] + SEG - 1) / SEG;
@@ -484,19 +485,19 @@ static void run_job(Job *j) {
       s2->own_totals = false;
     } else {
       j->nchunks = s2->K;
-      cpu_parallel_chunks(s2->K, pass0_chunk, j, j->span);
+      cpu_parallel_chunks(j->nthreads, s2->K, pass0_chunk, j, j->span);
     }
   }
   j->nchunks = s1->K;
-  cpu_parallel_chunks(s1->K, pass1_chunk, j, j->span);
+  cpu_parallel_chunks(j->nthreads, s1->K, pass1_chunk, j, j->span);
   carries(s1);
   carries(s2);
   if (is_scan(s2)) {
     j->nchunks = s2->K;
-    cpu_parallel_chunks(s2->K, pass2_chunk, j, j->span);
+    cpu_parallel_chunks(j->nthreads, s2->K, pass2_chunk, j, j->span);
   } else if (j->has_g || s1->K > 1) {
     j->nchunks = cpu_chunks_for(j->m);
-    cpu_parallel_chunks(j->nchunks, pass2_out_chunk, j, j->span);
+    cpu_parallel_chunks(j->nthreads, j->nchunks, pass2_out_chunk, j, j->span);
   }
 }
 
@@ -505,8 +506,8 @@ size_t cpu_scan_arg_len(const CpuScanArg *a, size_t m) {
   return a->shift == CPU_NO_SHIFT ? a->n + 1 : a->n;
 }
 
-void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun *g, const MonoidFns *gm,
-                   double *out, size_t m, Span s) {
+void cpu_scan_map2(int nthreads, const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun *g,
+                   const MonoidFns *gm, double *out, size_t m, Span s) {
   ASSERT(a->scan || b->scan);
   ASSERT(cpu_scan_arg_len(a, m) == m && cpu_scan_arg_len(b, m) == m && !a->gmap && !b->gmap);
   /* on the stack: a job on the heap that a stale pointer kept alive would
@@ -514,18 +515,19 @@ void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun 
   Job job;
   memset(&job, 0, sizeof job);
   Job *j = &job;
+  j->nthreads = nthreads;
   /* S1: a scanr where there is one (its pass runs right to left and only
      writes out; the pass that reads and writes out then runs left to
      right, the direction the hardware prefetches best) */
   bool first = a->scan && (!b->scan || a->right || !b->right);
-  side_init(&j->s[0], first ? a : b);
-  side_init(&j->s[1], first ? b : a);
+  side_init(nthreads, &j->s[0], first ? a : b);
+  side_init(nthreads, &j->s[1], first ? b : a);
   j->s1_first = first;
   j->has_g = true;
   j->gm = gm;
   const MonoidFns *m1 = j->s[0].a->m;
   j->one_monoid = b->scan && a->scan && m1 && m1->commutes && a->m == b->m && gm == m1;
-  if (!gm) cpu_kernel_runs(j->g, g, CPU_CHUNKS);
+  if (!gm) cpu_kernel_runs(nthreads, j->g, g, CPU_CHUNKS);
   j->o = out;
   j->m = m;
   j->inplace_gmap = false;
@@ -533,15 +535,16 @@ void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun 
   run_job(j);
 }
 
-void cpu_scan(const CpuScanArg *sa, double *out, Span sp) {
+void cpu_scan(int nthreads, const CpuScanArg *sa, double *out, Span sp) {
   ASSERT(sa->scan && sa->shift == CPU_NO_SHIFT);
   /* on the stack: a job on the heap that a stale pointer kept alive would
      keep the arrays it points to */
   Job job;
   memset(&job, 0, sizeof job);
   Job *j = &job;
-  side_init(&j->s[0], sa);
-  side_init(&j->s[1], NULL);
+  j->nthreads = nthreads;
+  side_init(nthreads, &j->s[0], sa);
+  side_init(nthreads, &j->s[1], NULL);
   j->s1_first = true;
   j->has_g = false;
   j->o = out;
@@ -638,7 +641,7 @@ bool cpu_map2_of_scan(const Exec *ex, const Term *t, Value *frame, Value *result
   cpu_check_map2_lengths(t, la, lb);
   /* from here on nothing can raise but an interrupt */
   Array *out = val_new_real_array(la, t->span);
-  cpu_scan_map2(&a[0], &a[1], &g, cpu_monoid_loops(ex, t->kids[0]), out->r, la, t->span);
+  cpu_scan_map2(cpu_exec_threads(ex), &a[0], &a[1], &g, cpu_monoid_loops(ex, t->kids[0]), out->r, la, t->span);
   *result = val_array(out);
   return true;
 }

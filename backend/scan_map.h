@@ -76,11 +76,12 @@ size_t cpu_scan_arg_len(const CpuScanArg *a, size_t m);
    where there is one), the second computes the other argument's (the
    other scan in its direction, or a plain array) and applies g in place.
    Raises only "interrupted" (at s). */
-void cpu_scan_map2(const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun *g, const MonoidFns *gm,
-                   double *out, size_t m, Span s);
+void cpu_scan_map2(int nthreads, const CpuScanArg *a, const CpuScanArg *b, const CpuKernelRun *g,
+                   const MonoidFns *gm, double *out, size_t m, Span s);
 
-/* The n + 1 elements of the scan s (no shift) into out. */
-void cpu_scan(const CpuScanArg *s, double *out, Span sp);
+/* The n + 1 elements of the scan s (no shift) into out. Both run their
+   passes on nthreads threads (the bits do not depend on it). */
+void cpu_scan(int nthreads, const CpuScanArg *s, double *out, Span sp);
 
 /* Whether the map2 term t may run this way, as far as its terms tell (the
    execution plan's decision, backend/plan/lower.c: its lambdas must have

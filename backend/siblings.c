@@ -211,7 +211,7 @@ typedef struct Group {
   int n;
   Run *r;
   size_t len;
-  int nchunks;
+  int nchunks, nthreads;
   const CpuSiblingPlan *p;
   const double *x, *y;                 /* the merged kernel's arrays */
   CpuKernelRun runs[CPU_MAX_THREADS];  /* ... and its runs (p->k bound) */
@@ -260,13 +260,13 @@ static bool prepare(const Exec *ex, Group *g, const Sibling *s, Value *frame, Ru
     } else if (s->map) {
       j->x = r->x;
       j->y = r->y;
-      cpu_kernel_runs(j->g, &k, j->nchunks);
+      cpu_kernel_runs(j->nthreads, j->g, &k, j->nchunks);
     } else {
       j->r = r->x;
     }
     r->red = j;
   } else {
-    if (!merged) cpu_kernel_runs(r->runs, &k, g->nchunks);
+    if (!merged) cpu_kernel_runs(g->nthreads, r->runs, &k, g->nchunks);
     r->out = val_new_array_of(s->rhs->type->elem, g->len, s->rhs->span);
   }
   return true;
@@ -284,7 +284,7 @@ static bool prepare_merged(const Exec *ex, Group *g, Value *frame) {
   }
   CpuKernelRun run;
   if (!cpu_kernel_bind(ex, p->k, frame, &run)) return false;
-  cpu_kernel_runs(g->runs, &run, g->nchunks);
+  cpu_kernel_runs(g->nthreads, g->runs, &run, g->nchunks);
   return true;
 }
 
@@ -329,12 +329,13 @@ bool cpu_siblings(const Exec *ex, const Term **t, Value *frame, Value *result) {
   if (!a0) return false;
   g.len = a0->len;
   g.nchunks = cpu_chunks_for(g.len);
+  g.nthreads = cpu_exec_threads(ex);
   if (!prepare_merged(ex, &g, frame)) return false;
   if (p->k)
     for (int i = 0; i < CPU_MAX_THREADS; i++) g.dst[i] = NEW_ARRAY(double *, p->n); /* not on the workers */
   for (int m = 0; m < p->n; m++)
     if (!prepare(ex, &g, &p->s[m], frame, &g.r[m])) return false;
-  cpu_parallel_chunks(g.nchunks, group_chunk, &g, p->s[0].rhs->span);
+  cpu_parallel_chunks(g.nthreads, g.nchunks, group_chunk, &g, p->s[0].rhs->span);
   Value *items = p->tuple ? NEW_ARRAY(Value, p->tuple->nkids) : NULL;
   for (int m = 0; m < p->n; m++) {
     const Sibling *s = &p->s[m];

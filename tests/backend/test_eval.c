@@ -389,20 +389,18 @@ START_TEST(threads_same_bits) {
                      "def f (x: R) : R = let t = x * x in t - 2 * x\n"
                      "let c = 3\n",
                      n, n));
-  int saved = cpu_threads();
   for (size_t i = 0; i < sizeof path_cases / sizeof *path_cases; i++) {
     char *text = una_sprintf("let k = 0.25 in %s", path_cases[i].expr);
     Value got[3];
     static const int threads[3] = {1, 2, 5};
     for (int q = 0; q < 3; q++) {
-      cpu_set_threads(threads[q]);
-      got[q] = tl_ev(text);
+      Exec ex = cpu_exec_default;
+      ex.threads = threads[q];
+      got[q] = tl_ev_with(&ex, text);
     }
-    cpu_set_threads(saved);
     ck_assert_msg(tl_same_bits(got[0], got[1], true), "%s: 1 and 2 threads differ", path_cases[i].expr);
     ck_assert_msg(tl_same_bits(got[0], got[2], true), "%s: 1 and 5 threads differ", path_cases[i].expr);
   }
-  cpu_set_threads(saved);
 }
 END_TEST
 

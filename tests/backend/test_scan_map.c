@@ -21,10 +21,7 @@ static void setup(void) {
   tl_setup();
 }
 
-static void teardown(void) {
-  cpu_set_threads(2);
-  tl_teardown();
-}
+static void teardown(void) { tl_teardown(); }
 
 static const char *const cases[] = {
     "map2 (*) (shift1L (scanr (*) 1 A)) (shift1R (scanl (*) 1 A))",
@@ -58,9 +55,9 @@ static void same_as_generic(size_t n, bool threads) {
     ck_assert_msg(tl_same_bits(kern, slow, false), "n=%zu: %s (kernels) differs from the generic path", n,
                   cases[i]);
     for (int th = 1; threads && th <= 3; th += 2) {
-      cpu_set_threads(th);
-      Value other = tl_ev(cases[i]);
-      cpu_set_threads(2);
+      Exec ex = cpu_exec_default;
+      ex.threads = th;
+      Value other = tl_ev_with(&ex, cases[i]);
       ck_assert_msg(tl_same_bits(fast, other, false), "n=%zu: %s differs with %d threads", n, cases[i], th);
     }
   }
@@ -167,10 +164,11 @@ static void against_reference(size_t n) {
   ref_scan(mul, true, 1, x, n, R);
   for (size_t q = 0; q < n; q++) G[q] = R[q + 1] * L[q];
   for (int th = 1; th <= 2; th++) {
-    cpu_set_threads(th);
-    check_array(tl_ev("scanl (*) 1 A"), L, n + 1, "scanl (*) 1 A", n);
-    check_array(tl_ev("scanr (*) 1 A"), R, n + 1, "scanr (*) 1 A", n);
-    check_array(tl_ev("map2 (*) (shift1L (scanr (*) 1 A)) (shift1R (scanl (*) 1 A))"), G, n, "grad prod", n);
+    Exec ex = cpu_exec_default;
+    ex.threads = th;
+    check_array(tl_ev_with(&ex, "scanl (*) 1 A"), L, n + 1, "scanl (*) 1 A", n);
+    check_array(tl_ev_with(&ex, "scanr (*) 1 A"), R, n + 1, "scanr (*) 1 A", n);
+    check_array(tl_ev_with(&ex, "map2 (*) (shift1L (scanr (*) 1 A)) (shift1R (scanl (*) 1 A))"), G, n, "grad prod", n);
   }
   ref_scan(add, false, 0.25, x, n, L);
   ref_scan(add, true, -3, x, n, R);
@@ -179,7 +177,6 @@ static void against_reference(size_t n) {
   for (size_t q = 0; q < n; q++) G[q] = L[q + 1] - R[q];
   check_array(tl_ev("map2 (x, y. x - y) (shift1L (scanl (+) 0.25 A)) (shift1R (scanr (+) (-3) A))"), G, n,
               "map2 of scanl and scanr", n);
-  cpu_set_threads(2);
   free(L);
   free(R);
   free(G);
@@ -222,23 +219,21 @@ START_TEST(descriptors) {
   b.right = false;
   b.shift = CPU_SHIFT1R;
   for (int th = 1; th <= 3; th++) {
-    cpu_set_threads(th);
     memset(out, 0, sizeof(double) * n);
-    cpu_scan_map2(&a, &b, &g, th == 2 ? NULL : m, out, n, fe_nospan);
+    cpu_scan_map2(th, &a, &b, &g, th == 2 ? NULL : m, out, n, fe_nospan);
     for (size_t q = 0; q < n; q++)
       ck_assert_msg(out[q] == R[q + 1] * L[q], "threads %d: element %zu is %.17g, not %.17g", th, q, out[q],
                     R[q + 1] * L[q]);
     /* the same with the arguments swapped */
-    cpu_scan_map2(&b, &a, &g, th == 2 ? m : NULL, out, n, fe_nospan);
+    cpu_scan_map2(th, &b, &a, &g, th == 2 ? m : NULL, out, n, fe_nospan);
     for (size_t q = 0; q < n; q++) ck_assert(out[q] == L[q] * R[q + 1]);
   }
   /* a scan alone */
   double *E = malloc(sizeof(double) * (n + 1));
   CpuScanArg s = {.scan = true, .x = x, .n = n, .v = 1, .m = m, .monoid = true};
-  cpu_scan(&s, E, fe_nospan);
+  cpu_scan(2, &s, E, fe_nospan);
   size_t at = 0;
   ck_assert_msg(same_doubles(E, L, n + 1, &at), "cpu_scan: element %zu", at);
-  cpu_set_threads(2);
   free(x);
   free(L);
   free(R);
