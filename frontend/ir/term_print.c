@@ -66,6 +66,18 @@ static int nbinders(const Term *t) {
   return t->nsyms > 0 ? t->nsyms : t->nnames;
 }
 
+/* "let x" or "let (x, y)": the binders of the let or let-tuple t. */
+static void put_let_head(Buf *b, const Term *t) {
+  puts_(b, "let ");
+  int n = nbinders(t);
+  if (t->kind == T_LETTUP) puts_(b, "(");
+  for (int i = 0; i < n; i++) {
+    if (i) puts_(b, ", ");
+    put_binder(b, t, i);
+  }
+  if (t->kind == T_LETTUP) puts_(b, ")");
+}
+
 static bool is_neg_literal(const Term *t) {
   return t->kind == T_NUM && !isnan(t->num) && signbit(t->num);
 }
@@ -226,14 +238,7 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
     puts_(b, t->global->name);
     break;
   case T_LET: case T_LETTUP: {
-    puts_(b, "let ");
-    int n = nbinders(t);
-    if (t->kind == T_LETTUP) puts_(b, "(");
-    for (int i = 0; i < n; i++) {
-      if (i) puts_(b, ", ");
-      put_binder(b, t, i);
-    }
-    if (t->kind == T_LETTUP) puts_(b, ")");
+    put_let_head(b, t);
     puts_(b, " = ");
     emit(b, t->kids[0], L_LET, true);
     puts_(b, " in ");
@@ -395,14 +400,7 @@ static void newline(Buf *b, int indent) {
 static void emit_block(Buf *b, const Term *t, int indent) {
   while (t->kind == T_LET || t->kind == T_LETTUP) {
     newline(b, indent);
-    puts_(b, "let ");
-    int n = nbinders(t);
-    if (t->kind == T_LETTUP) puts_(b, "(");
-    for (int i = 0; i < n; i++) {
-      if (i) puts_(b, ", ");
-      put_binder(b, t, i);
-    }
-    if (t->kind == T_LETTUP) puts_(b, ")");
+    put_let_head(b, t);
     if (blocky(t->kids[0])) {
       puts_(b, " =");
       emit_block(b, t->kids[0], indent + 2);
