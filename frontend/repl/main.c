@@ -100,10 +100,16 @@ static int parse_args(int argc, char **argv, Job *job) {
       job->device = d;
     } else if (strcmp(a, "--no-prelude") == 0) {
       job->no_prelude = true;
-    } else if (strncmp(a, "--dump-after=", 13) == 0) {
-      if (!opt_find_pass(a + 13) && strcmp(a + 13, "all") != 0 && strcmp(a + 13, "plan") != 0)
-        return bad_usage(una_sprintf("unknown optimizer pass '%s' for --dump-after (a pass name, plan or all)", a + 13));
-      job->dump_after = a + 13;
+    } else if (strcmp(a, "--dump-after") == 0 || strncmp(a, "--dump-after=", 13) == 0) {
+      const char *p = a[12] == '=' ? a + 13 : NULL;
+      if (!p) {
+        if (i + 1 >= argc)
+          return bad_usage("option '--dump-after' needs an argument (a pass name, plan or all)");
+        p = argv[++i];
+      }
+      if (!opt_find_pass(p) && strcmp(p, "all") != 0 && strcmp(p, "plan") != 0)
+        return bad_usage(una_sprintf("unknown optimizer pass '%s' for --dump-after (a pass name, plan or all)", p));
+      job->dump_after = p;
     } else if (strcmp(a, "--check-passes") == 0) {
       job->check_passes = true;
     } else if (strcmp(a, "-O0") == 0) {
