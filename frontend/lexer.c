@@ -288,6 +288,9 @@ FeLexResult fe_lex(const char *file, const char *text, size_t len, int line, int
   lx.len = text ? len : 0;
   lx.line = line > 0 ? line : 1;
   lx.col = col > 0 ? col : 1;
+  /* a UTF-8 byte-order mark at the very start of a text (editors on
+     Windows write one) is not part of the program */
+  if (lx.line == 1 && lx.col == 1 && lx.len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) lx.i = 3;
   bool bol = true;
   while (lx.i < lx.len) {
     int c = peekc(&lx, 0);
