@@ -353,6 +353,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   }
   if (strcmp(name, "show") == 0) return show_command(s, it, file);
   if (strcmp(name, "grad") == 0) {
+    if (!has_arg) fe_error(it->span, "':grad' needs a function name: :grad f, or :grad (grad f wrt p ...)");
     /* :grad f is :show grad f */
     Item show = *it;
     show.arg = una_sprintf("grad %s", arg);
