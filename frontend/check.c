@@ -758,3 +758,13 @@ const Type *fe_check_type_of(Env *env, const Term *e) {
   }
   return fe_check_expr(env, e)->ret;
 }
+
+const char *fe_check_type_text(Env *env, const Term *e) {
+  if (e->kind == T_NAME) {
+    Ck c;
+    ck_init(&c, env, NULL);
+    Res r = resolve(&c, e->str);
+    if (r.kind == RES_PRIM && fe_prim_signature(r.prim)) return fe_prim_signature(r.prim);
+  }
+  return fe_type_str(fe_check_type_of(env, e));
+}

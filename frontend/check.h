@@ -35,6 +35,10 @@ void fe_env_bind_global(Env *env, Global *g);
    is the bare name of a function or "grad f" without arguments. */
 const Type *fe_check_type_of(Env *env, const Term *e);
 
+/* fe_check_type_of as text, and a builtin's own signature when e is the
+   bare name of one ("(S -> T) -> [S] -> [T]" for map). */
+const char *fe_check_type_text(Env *env, const Term *e);
+
 /* Resolves the function and wrt list of an unapplied grad (a T_GRADREF:
    `grad f` or `(grad f wrt p q)`) as the checker does for `grad f args`:
    *f, and its parameter indexes in *wrt (*nwrt of them). Raises the

@@ -124,3 +124,32 @@ const Type *fe_prim_array_result(Prim p, const Type *const *args) {
   default: UNREACHABLE();
   }
 }
+
+const char *fe_prim_signature(Prim p) {
+  switch (fe_prims[p].sig) {
+  case SIG_R_R: return "R -> R";
+  case SIG_RR_R: return "R -> R -> R";
+  case SIG_RR_B: return "R -> R -> B";
+  case SIG_AA_B: return "R -> R -> B, or B -> B -> B";
+  case SIG_BB_B: return "B -> B -> B";
+  case SIG_B_B: return "B -> B";
+  default: break;
+  }
+  switch (p) {
+  case PRIM_MAP: return "(S -> T) -> [S] -> [T]";
+  case PRIM_MAP2: return "(S -> S' -> T) -> [S] -> [S'] -> [T]";
+  case PRIM_REDUCE: return "(T -> T -> T) -> T -> [T] -> T";
+  case PRIM_FOLDL: return "(T -> S -> T) -> T -> [S] -> T";
+  case PRIM_SCANL: return "(T -> S -> T) -> T -> [S] -> [T]";
+  case PRIM_SCANR: return "(S -> T -> T) -> T -> [S] -> [T]";
+  case PRIM_SHIFT1L:
+  case PRIM_SHIFT1R: return "[T] -> [T]";
+  case PRIM_LENGTH: return "[T] -> R";
+  case PRIM_IOTA: return "R -> [R]";
+  case PRIM_REPLICATE: return "R -> T -> [T]";
+  case PRIM_RAND: return "R -> R -> [R]";
+  case PRIM_LOAD: return "\"FILE.npy\" -> [R]";
+  case PRIM_SAVE: return "\"FILE.npy\" -> [R] -> [R]";
+  default: return NULL;
+  }
+}

@@ -47,4 +47,8 @@ int fe_prim_fun_sig(Prim p, const Type *const *args, const Type **pt, const Type
    (args[0] of a combinator: the type of its function's body). */
 const Type *fe_prim_array_result(Prim p, const Type *const *args);
 
+/* p's type as text, for :type: "R -> R" for sin, "(S -> T) -> [S] -> [T]"
+   for map (S and T any types); NULL for a builtin without one. */
+const char *fe_prim_signature(Prim p);
+
 #endif

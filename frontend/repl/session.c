@@ -297,8 +297,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   }
   if (strcmp(name, "type") == 0) {
     Term *e = parse_arg(it, file);
-    const Type *t = fe_check_type_of(s->env, e);
-    fprintf(s->out, "%s\n", fe_type_str(t));
+    fprintf(s->out, "%s\n", fe_check_type_text(s->env, e));
     return true;
   }
   if (strcmp(name, "time") == 0) {
