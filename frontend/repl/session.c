@@ -193,6 +193,17 @@ static char *load_path(const Item *it, const char *a) {
   return una_strdup(a);
 }
 
+/* A relative path named in the script file: beside that script (a
+   script in another folder loads its neighbours wherever it is run from).
+   Typed in the REPL, -e text or standard input, and absolute paths, stay
+   as written (relative to the current directory). */
+static char *beside(const char *file, char *path) {
+  if (!file || path[0] == '/' || file[0] == '<') return path;
+  const char *slash = strrchr(file, '/');
+  if (!slash) return path;
+  return una_sprintf("%.*s/%s", (int)(slash - file), file, path);
+}
+
 /* The stages of :show. */
 static const char *const show_stages[] = {"source", "unf", "dunf", "target", "grad", "direct",
                                           NULL};
@@ -360,7 +371,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     return show_command(s, &show, file);
   }
   if (strcmp(name, "load") == 0) {
-    char *path = load_path(it, arg);
+    char *path = beside(file, load_path(it, arg));
     size_t len = 0;
     char *text = read_file(path, &len);
     if (!text) fe_error(arg_at, "cannot open '%s': %s", path, strerror(errno));
