@@ -333,12 +333,34 @@ static NOINLINE Term *check_array_prim(Ck *c, Span s, Prim p, const char *who, T
   return fe_term_prim(s, fe_prim_array_result(p, ts), p, n, k);
 }
 
+/* " (a call is written f a b, not f(a, b))" when the n arguments of a call
+   that wants want are one tuple of want components: f(1, 2) written as in
+   C or Python; else "". */
+static const char *call_hint(int want, int n, Term *const *args) {
+  if (n == 1 && want > 1 && args[0]->kind == T_TUPLE && args[0]->nkids == want)
+    return " (a call is written f a b, not f(a, b))";
+  return "";
+}
+
+/* Raises a hinted error for `f -2` (f a function): a negative argument
+   written without parentheses, which reads as f minus 2. */
+static void check_minus_slip(Ck *c, const Term *t) {
+  if (t->kind != T_PRIM || t->prim != PRIM_SUB || t->nkids != 2 || t->kids[0]->kind != T_NAME) return;
+  const Term *f = t->kids[0];
+  Res r = resolve(c, f->str);
+  int np = r.kind == RES_DEF ? r.def->nparams : r.kind == RES_PRIM ? fe_prims[r.prim].arity : 0;
+  if (np < 1) return;
+  fe_error(f->span, "'%s' is a function of %s; a negative argument needs parentheses: %s (-x), not %s -x",
+           f->str, count(np, "parameter"), f->str, f->str);
+}
+
 /* Checks builtin p applied to n arguments; who is how the user wrote it
    (an operator symbol when op, else the function name). */
 static NOINLINE Term *check_prim(Ck *c, Span s, Prim p, const char *who, bool op, int n,
                                  Term *const *args) {
   const PrimInfo *pi = &fe_prims[p];
-  if (n != pi->arity) fe_error(s, "'%s' expects %s, found %d", who, count(pi->arity, "argument"), n);
+  if (n != pi->arity)
+    fe_error(s, "'%s' expects %s, found %d%s", who, count(pi->arity, "argument"), n, call_hint(pi->arity, n, args));
   if (pi->cls == P_ARRAY) return check_array_prim(c, s, p, who, args);
   Term *k[2];
   const Type *ts[2];
@@ -513,7 +535,8 @@ static NOINLINE Term *check_apply(Ck *c, const Term *t) {
   case RES_DEF: {
     Def *d = r.def;
     if (n != d->nparams)
-      fe_error(t->span, "'%s' expects %s, found %d", f, count(d->nparams, "argument"), n);
+      fe_error(t->span, "'%s' expects %s, found %d%s", f, count(d->nparams, "argument"), n,
+               call_hint(d->nparams, n, t->kids));
     Term **k = NEW_ARRAY(Term *, n);
     for (int i = 0; i < n; i++) {
       k[i] = check(c, t->kids[i]);
@@ -629,6 +652,7 @@ static Term *check(Ck *c, const Term *t) {
   case T_APPLY: return check_apply(c, t);
   case T_PRIM: {
     const PrimInfo *pi = &fe_prims[t->prim];
+    check_minus_slip(c, t);
     return check_prim(c, t->span, t->prim, pi->sym ? pi->sym : pi->name, pi->sym != NULL,
                       t->nkids, t->kids);
   }

@@ -60,9 +60,22 @@ static const FeToken *next(Parser *p) {
   return t;
 }
 
+/* A hint for a slip from another language that ends at the token t, the
+   token before it being prev: `x ** y` (Python's power), `x -> e` (a
+   lambda's arrow). "" when none. */
+static const char *slip_hint(const FeToken *prev, const FeToken *t) {
+  bool touching = prev && prev->end_line == t->span.line && prev->end_col == t->span.col;
+  if (!touching) return "";
+  if (prev->kind == TK_STAR && t->kind == TK_STAR) return " (a power is written x ^ y, not x ** y)";
+  if (prev->kind == TK_MINUS && t->kind == TK_GT)
+    return " (a lambda is written (x. e) or (x, y. e), not x -> e)";
+  return "";
+}
+
 _Noreturn static void expected(const Parser *p, const char *what) {
   const FeToken *t = cur(p);
-  fe_error(t->span, "expected %s, found %s", what, describe(p, t));
+  const FeToken *prev = p->pos > 0 ? &p->toks[p->pos - 1] : NULL;
+  fe_error(t->span, "expected %s, found %s%s", what, describe(p, t), t == &p->sentinel ? "" : slip_hint(prev, t));
 }
 
 /* Consumes a token of kind k or raises "expected WHAT, found ...". */
