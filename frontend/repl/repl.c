@@ -127,6 +127,14 @@ static bool line_is_command(const char *cmd) {
          (rl_line_buffer[n] == ' ' || rl_line_buffer[n] == '\t');
 }
 
+/* True when the word at start is the first argument of the command cmd
+   (only blanks between them). */
+static bool first_argument(const char *cmd, int start) {
+  for (int i = (int)strlen(cmd); i < start; i++)
+    if (rl_line_buffer[i] != ' ' && rl_line_buffer[i] != '\t') return false;
+  return true;
+}
+
 #define NAME_BREAKS " \t\n\"()[],.+-*/^<>=!&|"
 #define FILE_BREAKS " \t\n\""
 
@@ -136,7 +144,7 @@ static char *word_breaks(void) {
 }
 
 /* readline's completion: commands at the start of a line, file names after
-   :load, devices after :device, otherwise top-level names, builtins and
+   :load, devices after :device, stages after :show, otherwise top-level names, builtins and
    keywords. */
 static char **complete(const char *text, int start, int end) {
   (void)end;
@@ -155,6 +163,11 @@ static char **complete(const char *text, int start, int end) {
   if (line_is_command(":device")) {
     for (int i = 0; devices[i]; i++)
       add_cand(devices[i], NULL);
+    return offer(text);
+  }
+  if (line_is_command(":show") && first_argument(":show", start)) {
+    for (int i = 0; fe_show_stages[i]; i++)
+      add_cand(fe_show_stages[i], NULL);
     return offer(text);
   }
   if (rl_line_buffer[0] == ':' && !line_is_command(":type") && !line_is_command(":time"))

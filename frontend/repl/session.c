@@ -205,7 +205,7 @@ static char *beside(const char *file, char *path) {
 }
 
 /* The stages of :show. */
-static const char *const show_stages[] = {"source", "unf", "dunf", "target", "grad", "direct",
+const char *const fe_show_stages[] = {"source", "unf", "dunf", "target", "grad", "direct",
                                           NULL};
 
 /* The optimizer's options for this session. */
@@ -251,7 +251,7 @@ static bool show_command(Session *s, const Item *it, const char *file) {
     fe_error(it->span, "':show' needs a stage and a function: :show STAGE f (stages: source, unf, "
                        "dunf, target, grad, direct)");
   bool known = false;
-  for (int i = 0; show_stages[i]; i++) known |= strcmp(stage, show_stages[i]) == 0;
+  for (int i = 0; fe_show_stages[i]; i++) known |= strcmp(stage, fe_show_stages[i]) == 0;
   if (!known)
     fe_error(at, "unknown stage '%s' (expected source, unf, dunf, target, grad or direct)", stage);
   const char *rest = a + k;

@@ -57,4 +57,7 @@ typedef struct FeCommandInfo {
 } FeCommandInfo;
 extern const FeCommandInfo fe_commands[];
 
+/* The stages :show prints ("source", "unf", ...), NULL-terminated. */
+extern const char *const fe_show_stages[];
+
 #endif
