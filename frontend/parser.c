@@ -698,5 +698,12 @@ bool fe_input_incomplete(const char *text, size_t len) {
   if (lx.nerrors > 0) return false; /* report it now */
   if (lx.depth > 0) return true;
   if (lx.ntoks < 2) return false;
-  return !fe_tok_can_end(lx.toks[lx.ntoks - 2].kind);
+  if (!fe_tok_can_end(lx.toks[lx.ntoks - 2].kind)) return true;
+  /* the last item stops short: its first error is at the end of the input
+     (a let whose `in` is still to come, an if without its else) */
+  ParseResult r = fe_parse_program("<input>", text, len);
+  if (r.nerrors == 0) return false;
+  const FeToken *last = &lx.toks[lx.ntoks - 2];
+  Span e = r.errors[0].span;
+  return r.nerrors == 1 && e.line == last->end_line && e.col == last->end_col;
 }

@@ -29,8 +29,10 @@ ParseResult fe_parse_program(const char *file, const char *text, size_t len);
 Term *fe_parse_expr(const char *file, const char *text, size_t len, int line, int col);
 
 /* For the REPL: true when text is unfinished and more lines should be read
-   (an open bracket, or the last token is one that
-   cannot end an item: '=', 'in', 'then', 'else', an operator, ','). */
+   (an open bracket; the last token is one that cannot end an item: '=',
+   'in', 'then', 'else', an operator, ','; or the text's only syntax error
+   is that it ends too soon: a let still without its 'in', an if without
+   its 'then' or 'else', a def without its '='). */
 bool fe_input_incomplete(const char *text, size_t len);
 
 #endif

@@ -242,9 +242,12 @@ static bool take_line(const sigset_t *unblocked) {
     run_input(unblocked); /* unfinished: its error says what is missing */
     return !session->quit;
   }
-  if (!input && blank(line)) {
+  if (blank(line)) {
     free(line);
-    return true;
+    /* an empty line ends an unfinished input: it runs, and its error says
+       what is missing */
+    if (input) run_input(unblocked);
+    return !session->quit;
   }
   input = una_sprintf("%s%s\n", input ? input : "", line);
   free(line);

@@ -507,7 +507,17 @@ START_TEST(test_input_incomplete) {
   ck_assert(INC("!"));
   ck_assert(!INC("f x -- trailing comment"));
   ck_assert(!INC(":type"));
-  ck_assert(!INC("def f (x: R)"));
+  /* an item that ends too soon: its only error is at the end */
+  ck_assert(INC("def f (x: R)"));
+  ck_assert(INC("def f (x: R) : R =\n  let y = x * 2"));
+  ck_assert(INC("if a < b"));
+  ck_assert(INC("if a < b then 1"));
+  ck_assert(INC("let x = 1 in let y = 2"));
+  ck_assert(!INC("let x = 1"));           /* a global let */
+  ck_assert(!INC("let x = 1 in x"));
+  ck_assert(!INC("if a then b else c"));
+  ck_assert(!INC("f x = 1"));             /* an error before the end: report it */
+  ck_assert(!INC("def f (x: R) : R = x\nif a"));
   ck_assert(!INC("1 +)"));
   ck_assert(!INC("1 + @"));
   ck_assert(!INC("f x)"));
