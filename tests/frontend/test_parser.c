@@ -517,7 +517,8 @@ START_TEST(test_input_incomplete) {
   ck_assert(!INC("let x = 1 in x"));
   ck_assert(!INC("if a then b else c"));
   ck_assert(!INC("f x = 1"));             /* an error before the end: report it */
-  ck_assert(!INC("def f (x: R) : R = x\nif a"));
+  ck_assert(INC("def f (x: R) : R = x\nif a")); /* the last item stops short */
+  ck_assert(!INC("f x = 1\nif a"));             /* an earlier error: report it now */
   ck_assert(!INC("1 +)"));
   ck_assert(!INC("1 + @"));
   ck_assert(!INC("f x)"));
