@@ -56,6 +56,15 @@ static Prepared *prepared(Plan *p) {
 
 const char *gpu_plan_source(Plan *p) { return prepared(p)->source; }
 
+int gpu_kernel_launches(const PlanKernel *k) {
+  switch (k->kind) {
+  case PK_REDUCE: return 2;
+  case PK_SCAN: return 3;
+  case PK_CHECK: return 0;
+  default: return 1;
+  }
+}
+
 /* Compiles and loads the translation unit of p; records its kernels in
    its Prepared. Errors are located at s. */
 static GpuLoaded **load_plan(Plan *p, Span s) {
@@ -77,7 +86,7 @@ static GpuLoaded **load_plan(Plan *p, Span s) {
     const PlanKernel *k = p->kernels[i];
     GpuLoaded *l = NEW(GpuLoaded);
     l->k = k;
-    int parts = plan_kernel_launches(k);
+    int parts = gpu_kernel_launches(k);
     for (int j = 0; j < parts; j++) {
       const char *name = parts == 1 ? k->name : una_sprintf("%s_%c", k->name, 'a' + j);
       l->f[j] = cuda_function(m, name, s);

@@ -1,6 +1,6 @@
 /* launch.h: how the CUDA backend runs the kernels of an execution plan
    (backend/plan/plan.h): every plan kernel becomes one __global__
-   function, or two or three launched in turn (plan_kernel_launches).
+   function, or two or three launched in turn (gpu_kernel_launches).
 
    Every kernel has the same parameter list (the launch code builds it the
    same way for all):
@@ -17,6 +17,10 @@
 
 /* The CUDA source of p's kernels (emit.h), made once and kept with p. */
 const char *gpu_plan_source(Plan *p);
+
+/* How many launches k takes: the functions <name>_a, _b, ... when more
+   than one, else <name>; none for PK_CHECK. */
+int gpu_kernel_launches(const PlanKernel *k);
 
 /* Threads per block, and elements per thread in a PK_SCAN tile: macros,
    because emit.c writes them into the CUDA source's prelude as text. */

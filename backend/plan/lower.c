@@ -343,12 +343,3 @@ Plan *plan_of_def(const Def *d) {
   if (!d->plan) ((Def *)d)->plan = plan_lower(d);
   return d->plan;
 }
-
-int plan_kernel_launches(const PlanKernel *k) {
-  switch (k->kind) {
-  case PK_REDUCE: return 2;
-  case PK_SCAN: return 3;
-  case PK_CHECK: return 0;
-  default: return 1;
-  }
-}

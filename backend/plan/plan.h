@@ -113,10 +113,6 @@ const Def *plan_runnable(const Def *d);
 /* Builds a new plan of d (d->plan is neither read nor set). */
 Plan *plan_lower(const Def *d);
 
-/* How many launches the GPU makes for k: the functions <name>_a, _b, ...
-   when more than one, else <name>; none for PK_CHECK. */
-int plan_kernel_launches(const PlanKernel *k);
-
 /* The plan as text: each Def of the host program with its array builtins
    named by their kernels, then each kernel. */
 char *plan_str(const Plan *p);
