@@ -531,6 +531,17 @@ Value cpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
     npy_save(file_arg(t), a.u.a, t->span);
     return a;
   }
+  case PRIM_INDEX:
+  case PRIM_SLICE:
+  case PRIM_REDUCE_BY_INDEX: return cpu_index_prim(ex, t, frame);
+  case PRIM_LOOP_FOR:
+  case PRIM_LOOP_WHILE: return cpu_loop_prim(ex, t, frame);
+  case PRIM_TRANSPOSE:
+  case PRIM_CONCAT:
+  case PRIM_ZIP:
+  case PRIM_UNZIP:
+  case PRIM_MAP3:
+  case PRIM_STOPGRAD_ANY: return cpu_shape_prim(ex, t, frame);
   default: break;
   }
   una_internal_error(__FILE__, __LINE__, una_sprintf("'%s' is not an array builtin", fe_prims[t->prim].name));

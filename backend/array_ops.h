@@ -1,7 +1,8 @@
 /* array_ops.h: the array builtins on the CPU: map, map2, reduce, foldl,
    scanl, scanr (each with a dedicated loop for the builtin monoids + * max
    min, the block kernel of kernel.h, and the generic per-element path),
-   shift1L/shift1R (views), length, iota, replicate, rand, load, save.
+   shift1L/shift1R (views), length, iota, replicate, rand, load, save;
+   and, in the files named below, indexing, loops and reshaping.
    What they share with scan_map.c and siblings.c is in array_int.h. */
 #ifndef UNA_ARRAY_OPS_H
 #define UNA_ARRAY_OPS_H
@@ -18,5 +19,17 @@ Value cpu_array_prim(const Exec *ex, const Term *t, Value *frame);
    non-negative integer whose elements of elem_size bytes can be allocated;
    raises the located error otherwise. */
 size_t cpu_size_arg(const Term *t, double n, size_t elem_size);
+
+/* The index i into an array of length len, checked: an integer in
+   0..len-1, else the located error of LANGUAGE.md section 4 at s. */
+size_t cpu_index_arg(Span s, double i, size_t len);
+
+/* The builtins of cpu_array_prim implemented beside array_ops.c:
+   index, slice, reduce_by_index (index_ops.c); the loops (loop_ops.c);
+   transpose, concat, zip, unzip, map3, stop_gradient of a non-R
+   (shape_ops.c). */
+Value cpu_index_prim(const Exec *ex, const Term *t, Value *frame);
+Value cpu_loop_prim(const Exec *ex, const Term *t, Value *frame);
+Value cpu_shape_prim(const Exec *ex, const Term *t, Value *frame);
 
 #endif

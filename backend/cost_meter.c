@@ -45,6 +45,8 @@ void cpu_meter_node(CpuCost *c, const Term *t) {
   case T_NAME:
   case T_APPLY:
   case T_OPREF:
+  case T_LOOP:
+  case T_ASCRIBE:
   case T_GRADREF:
   case T__COUNT: return;
   }

@@ -164,6 +164,8 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
     case T_NAME:
     case T_APPLY:
     case T_OPREF:
+    case T_LOOP:
+    case T_ASCRIBE:
     case T_GRADREF:
     case T__COUNT: break;
     }

@@ -158,7 +158,9 @@ static _Noreturn void arg_mismatch(Span s, int i, const char *who, const char *e
            expected, tystr(found));
 }
 
-static const char *lambda_shape(int np) { return np == 1 ? "(x. e)" : "(x, y. e)"; }
+static const char *lambda_shape(int np) {
+  return np == 1 ? "(x. e)" : np == 2 ? "(x, y. e)" : "(x, y, z. e)";
+}
 
 /* ---- Constructors of checked nodes ---- */
 
@@ -193,6 +195,133 @@ static Term *mk_lam(Span s, int n, Sym **xs, Term *body) {
 }
 
 static Term *check(Ck *c, const Term *t);
+
+/* ---- Patterns ----
+
+   A pattern (p ::= x | (p, ..., p)) binds each of its names to a part of a
+   value. The checker turns it into LETTUPs: a name binds the value
+   itself; a tuple pattern splits its value into one symbol per component
+   (the component's name, or a fresh symbol that a nested LETTUP splits in
+   turn). */
+
+typedef struct PatStep {
+  Sym *src;  /* the symbol split, NULL for the root of a let (its rhs) */
+  int n;
+  Sym **xs;
+  Span span;
+} PatStep;
+
+typedef struct PatBind {
+  PatStep *steps; /* in post-order: a step's inner steps come before it */
+  int nsteps, capsteps;
+  Sym **pushed; /* the names in scope, in push order */
+  int npushed, cappushed;
+} PatBind;
+
+/* "(x, (y, z))" */
+static const char *pattern_str(const Term *q) {
+  if (q->kind == T_NAME) return q->str;
+  const char *s = "(";
+  for (int i = 0; i < q->nkids; i++) s = una_sprintf("%s%s%s", s, i ? ", " : "", pattern_str(q->kids[i]));
+  return una_sprintf("%s)", s);
+}
+
+/* "x_y_z": the name of the symbol that holds a tuple pattern's value. */
+static const char *pattern_sym_name(const Term *q) {
+  if (q->kind == T_NAME) return q->str;
+  const char *s = "";
+  for (int i = 0; i < q->nkids; i++) s = una_sprintf("%s%s%s", s, i ? "_" : "", pattern_sym_name(q->kids[i]));
+  return s;
+}
+
+static void pat_push_sym(PatBind *pb, Sym *x) {
+  if (pb->npushed == pb->cappushed) {
+    int cap = pb->cappushed ? pb->cappushed * 2 : 8;
+    Sym **v = NEW_ARRAY(Sym *, cap);
+    if (pb->npushed) memcpy(v, pb->pushed, sizeof(Sym *) * (size_t)pb->npushed);
+    pb->pushed = v;
+    pb->cappushed = cap;
+  }
+  pb->pushed[pb->npushed++] = x;
+}
+
+/* Raises when a name of q is bound twice in the patterns bound so far. */
+static void pat_check_dup(const PatBind *pb, const Term *q) {
+  for (int i = 0; i < pb->npushed; i++)
+    if (strcmp(pb->pushed[i]->name, q->str) == 0) fe_error(q->span, "duplicate name '%s' in pattern", q->str);
+}
+
+/* A fresh symbol (not a user's name) in the current frame. */
+static Sym *hidden_sym(Ck *c, const char *name, const Type *t, Span s) {
+  Sym *x = fe_sym_new(name, t, s);
+  x->slot = c->nslots++;
+  return x;
+}
+
+/* Binds pattern q to a value of type t held by root (NULL only for the
+   root of a let's tuple pattern, split straight from its rhs). Returns
+   the symbol bound to the whole value: q's name, or root. */
+static Sym *bind_pattern(Ck *c, const Term *q, const Type *t, Sym *root, PatBind *pb) {
+  if (q->kind == T_NAME) {
+    ASSERT(!root);
+    pat_check_dup(pb, q);
+    Sym *x = local_push(c, q->str, t, q->span);
+    pat_push_sym(pb, x);
+    return x;
+  }
+  if (!t || t->kind != TY_TUPLE || t->n != q->nkids)
+    fe_error(q->span, "pattern %s needs a tuple of %d components, found %s", pattern_str(q), q->nkids,
+             tystr(t));
+  Sym **xs = NEW_ARRAY(Sym *, q->nkids);
+  for (int i = 0; i < q->nkids; i++) {
+    const Term *k = q->kids[i];
+    Sym *h = k->kind == T_NAME ? NULL : hidden_sym(c, pattern_sym_name(k), t->elems[i], k->span);
+    xs[i] = bind_pattern(c, k, t->elems[i], h, pb);
+  }
+  if (pb->nsteps == pb->capsteps) {
+    int cap = pb->capsteps ? pb->capsteps * 2 : 4;
+    PatStep *v = NEW_ARRAY(PatStep, cap);
+    if (pb->nsteps) memcpy(v, pb->steps, sizeof(PatStep) * (size_t)pb->nsteps);
+    pb->steps = v;
+    pb->capsteps = cap;
+  }
+  PatStep *st = &pb->steps[pb->nsteps++]; /* after its inner steps: it wraps them */
+  st->src = root;
+  st->n = q->nkids;
+  st->xs = xs;
+  st->span = q->span;
+  return root;
+}
+
+/* Binds the parameter or state pattern q of type t: a name is pushed as
+   it is; a tuple pattern gets a fresh symbol that its LETTUPs split. */
+static Sym *bind_param(Ck *c, const Term *q, const Type *t, PatBind *pb) {
+  if (q->kind == T_NAME) return bind_pattern(c, q, t, NULL, pb);
+  Sym *root = hidden_sym(c, pattern_sym_name(q), t, q->span);
+  return bind_pattern(c, q, t, root, pb);
+}
+
+/* Wraps body in the LETTUPs of pb (the root's, when its src is NULL,
+   splitting rhs). */
+static Term *pat_wrap(const PatBind *pb, Term *rhs, Term *body) {
+  for (int k = 0; k < pb->nsteps; k++) {
+    const PatStep *st = &pb->steps[k];
+    const Type **ts = NEW_ARRAY(const Type *, st->n);
+    for (int i = 0; i < st->n; i++) ts[i] = st->xs[i]->type;
+    Term *src = st->src ? fe_term_var(st->span, st->src) : rhs;
+    ASSERT(src);
+    Term *kids[2] = {src, body};
+    Term *r = fe_term_kids(st->span, T_LETTUP, body->type, 2, kids);
+    r->syms = st->xs;
+    r->nsyms = st->n;
+    body = r;
+  }
+  return body;
+}
+
+static void pat_pop(Ck *c, const PatBind *pb) {
+  for (int i = pb->npushed - 1; i >= 0; i--) local_pop(c, pb->pushed[i]);
+}
 
 /* ---- Builtins ---- */
 
@@ -232,19 +361,28 @@ static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, c
   Term *lam;
   switch (f->kind) {
   case T_LAM: {
-    if (f->nnames != np)
-      fe_error(f->span, "%s's function takes %s, found %d", who, count(np, "parameter"),
-               f->nnames);
-    Sym *xs[2];
-    for (int i = 0; i < np; i++) {
-      Span s = f->name_spans ? f->name_spans[i] : f->span;
-      for (int j = 0; j < i; j++)
-        if (strcmp(f->names[i], f->names[j]) == 0)
-          fe_error(s, "duplicate parameter '%s' in lambda", f->names[i]);
-      xs[i] = local_push(c, f->names[i], pt[i], s);
+    if (f->nnames != np) {
+      bool curry = np == 1 && f->nnames > 1 && pt[0] && pt[0]->kind == TY_TUPLE && pt[0]->n == f->nnames;
+      fe_error(f->span, "%s's function takes %s, found %d%s", who, count(np, "parameter"), f->nnames,
+               curry ? "; to split a tuple element, use a tuple pattern: ((x, y). e)" : "");
     }
-    Term *body = check(c, f->kids[0]);
-    for (int i = np - 1; i >= 0; i--) local_pop(c, xs[i]);
+    for (int i = 0; i < np; i++)
+      for (int j = 0; j < i && f->names[i]; j++)
+        if (f->names[j] && strcmp(f->names[i], f->names[j]) == 0)
+          fe_error(f->name_spans ? f->name_spans[i] : f->span, "duplicate parameter '%s' in lambda", f->names[i]);
+    Sym *xs[3];
+    PatBind pb = {0};
+    for (int i = 0; i < np; i++) {
+      const Term *q = f->pats && f->pats[i] ? f->pats[i] : NULL;
+      if (!q) {
+        Term *nm = fe_term_new(T_NAME, f->name_spans ? f->name_spans[i] : f->span, NULL);
+        nm->str = f->names[i];
+        q = nm;
+      }
+      xs[i] = bind_param(c, q, pt[i], &pb);
+    }
+    Term *body = pat_wrap(&pb, NULL, check(c, f->kids[0]));
+    pat_pop(c, &pb);
     if (ret && !fe_type_eq(body->type, ret))
       fe_error(f->kids[0]->span, "%s's function must return %s, found %s", who, tystr(ret),
                tystr(body->type));
@@ -308,10 +446,26 @@ static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, c
 /* Checks an array builtin applied to its (arity-checked) arguments: the
    arguments in order, the function argument last (its parameter types
    follow from the others), by the rules of prim_type.h. */
-static NOINLINE Term *check_array_prim(Ck *c, Span s, Prim p, const char *who, Term *const *args) {
-  Term *k[3] = {NULL, NULL, NULL};
-  const Type *ts[3] = {NULL, NULL, NULL};
+static NOINLINE Term *check_array_prim(Ck *c, Span s, Prim p, const char *who, Term *const *uargs) {
+  enum { MAXA = 5 };
+  Term *k[MAXA] = {NULL};
+  const Type *ts[MAXA] = {NULL};
+  Term *const *args = uargs;
   int n = fe_prims[p].arity;
+  ASSERT(n <= MAXA);
+  /* reduce_by_index D f v I V keeps its function first: f D v I V; user
+     is the argument's number as the user wrote it */
+  Term *swapped[MAXA];
+  int user[MAXA];
+  for (int i = 0; i < n; i++) user[i] = i;
+  if (p == PRIM_REDUCE_BY_INDEX) {
+    memcpy(swapped, uargs, sizeof(Term *) * (size_t)n);
+    swapped[0] = uargs[1];
+    swapped[1] = uargs[0];
+    user[0] = 1;
+    user[1] = 0;
+    args = swapped;
+  }
   bool fun = false;
   for (int i = 0; i < n; i++) {
     switch (fe_prim_arg_kind(p, i)) {
@@ -322,15 +476,30 @@ static NOINLINE Term *check_array_prim(Ck *c, Span s, Prim p, const char *who, T
     k[i] = check(c, args[i]);
     ts[i] = k[i]->type;
     const char *want = fe_prim_arg_want(p, i, ts);
-    if (want) arg_mismatch(args[i]->span, i, who, want, ts[i]);
+    if (want) arg_mismatch(args[i]->span, user[i], who, want, ts[i]);
   }
   if (fun) {
-    const Type *pt[2], *ret;
+    const Type *pt[3], *ret;
     int np = fe_prim_fun_sig(p, ts, pt, &ret);
     k[0] = check_fun(c, args[0], who, np, pt, ret);
     ts[0] = k[0]->kids[0]->type;
   }
   return fe_term_prim(s, fe_prim_array_result(p, ts), p, n, k);
+}
+
+/* a[i], a[i:j]: the array, then R indices (an index's span is its '['). */
+static NOINLINE Term *check_index(Ck *c, const Term *t) {
+  Term *k[3];
+  k[0] = check(c, t->kids[0]);
+  if (!k[0]->type || k[0]->type->kind != TY_ARRAY)
+    fe_error(t->span, "cannot index a value of type %s: only arrays have elements", tystr(k[0]->type));
+  for (int i = 1; i < t->nkids; i++) {
+    k[i] = check(c, t->kids[i]);
+    if (!is_real(k[i]->type))
+      fe_error(t->kids[i]->span, "an index must be R, found %s", tystr(k[i]->type));
+  }
+  const Type *ty = t->prim == PRIM_INDEX ? k[0]->type->elem : k[0]->type;
+  return fe_term_prim(t->span, ty, t->prim, t->nkids, k);
 }
 
 /* " (a call is written f a b, not f(a, b))" when the n arguments of a call
@@ -361,6 +530,11 @@ static NOINLINE Term *check_prim(Ck *c, Span s, Prim p, const char *who, bool op
   const PrimInfo *pi = &fe_prims[p];
   if (n != pi->arity)
     fe_error(s, "'%s' expects %s, found %d%s", who, count(pi->arity, "argument"), n, call_hint(pi->arity, n, args));
+  if (p == PRIM_STOPGRAD) { /* any type: R has its scalar builtin */
+    Term *a = check(c, args[0]);
+    if (!is_real(a->type)) return fe_term_prim(s, a->type, PRIM_STOPGRAD_ANY, 1, &a);
+    return fe_term_prim(s, a->type, p, 1, &a);
+  }
   if (pi->cls == P_ARRAY) return check_array_prim(c, s, p, who, args);
   Term *k[2];
   const Type *ts[2];
@@ -589,20 +763,97 @@ static void check_pattern(Span s, int n, const char *const *names, const Span *s
              tystr(t));
 }
 
+/* The pattern of a surface LETTUP: pats[0], or the tuple of its names. */
+static const Term *lettup_pattern(const Term *t) {
+  if (t->pats && t->pats[0]) return t->pats[0];
+  Term **ks = NEW_ARRAY(Term *, t->nnames);
+  for (int i = 0; i < t->nnames; i++) {
+    ks[i] = fe_term_new(T_NAME, t->name_spans ? t->name_spans[i] : t->span, NULL);
+    ks[i]->str = t->names[i];
+  }
+  return fe_term_kids(t->span, T_TUPLE, NULL, t->nnames, ks);
+}
+
 static NOINLINE Term *check_lettup(Ck *c, const Term *t) {
   Term *rhs = check(c, t->kids[0]);
-  int n = t->nnames;
-  check_pattern(t->span, n, t->names, t->name_spans, rhs->type);
-  Sym **xs = NEW_ARRAY(Sym *, n);
-  for (int i = 0; i < n; i++)
-    xs[i] = local_push(c, t->names[i], rhs->type->elems[i], t->name_spans ? t->name_spans[i] : t->span);
-  Term *body = check(c, t->kids[1]);
-  for (int i = n - 1; i >= 0; i--) local_pop(c, xs[i]);
-  Term *k[2] = {rhs, body};
-  Term *r = fe_term_kids(t->span, T_LETTUP, body->type, 2, k);
-  r->syms = xs;
-  r->nsyms = n;
-  return r;
+  PatBind pb = {0};
+  bind_pattern(c, lettup_pattern(t), rhs->type, NULL, &pb);
+  Term *body = pat_wrap(&pb, rhs, check(c, t->kids[1]));
+  pat_pop(c, &pb);
+  return body;
+}
+
+/* The function of a loop: (p. e), or (p, i. e) with the index i, where
+   p binds the state of type st; e must be a want (NULL: the state's
+   type), else a located error. */
+static Term *loop_fun(Ck *c, const Term *t, const Type *st, const Term *e, const Type *want) {
+  PatBind pb = {0};
+  Sym *xs[2];
+  xs[0] = bind_param(c, t->pats[0], st, &pb);
+  int n = 1;
+  if (t->index == LOOP_FOR) {
+    xs[1] = local_push(c, t->names[0], fe_ty_real(), t->name_spans[0]);
+    n = 2;
+  }
+  Term *body = check(c, e);
+  if (want && !fe_type_eq(body->type, want))
+    fe_error(e->span, "the condition of a while loop must be B, found %s", tystr(body->type));
+  if (!want && !fe_type_eq(body->type, st))
+    fe_error(e->span, "the loop body has type %s, but the loop's initial value has type %s",
+             tystr(body->type), tystr(st));
+  body = pat_wrap(&pb, NULL, body);
+  if (n == 2) local_pop(c, xs[1]);
+  pat_pop(c, &pb);
+  return mk_lam(e->span, n, xs, body);
+}
+
+/* loop p = e0 for i < n do e: LOOP_FOR (p, i. e) e0 n, at the 'for';
+   loop p = e0 while c do e: LOOP_WHILE (p. e) e0 (p. c), at the 'loop'. */
+static NOINLINE Term *check_loop(Ck *c, const Term *t) {
+  Term *k[3];
+  k[1] = check(c, t->kids[0]);
+  const Type *st = k[1]->type;
+  if (t->index == LOOP_FOR) {
+    k[2] = check(c, t->kids[1]); /* the count: outside the scope of p */
+    if (!is_real(k[2]->type))
+      fe_error(t->kids[1]->span, "the count of a for loop must be R, found %s", tystr(k[2]->type));
+    k[0] = loop_fun(c, t, st, t->kids[2], NULL);
+    return fe_term_prim(t->str_span, st, PRIM_LOOP_FOR, 3, k);
+  }
+  k[2] = loop_fun(c, t, st, t->kids[1], fe_ty_bool());
+  k[0] = loop_fun(c, t, st, t->kids[2], NULL);
+  return fe_term_prim(t->span, st, PRIM_LOOP_WHILE, 3, k);
+}
+
+/* (e : T): e checked as a T. An empty array literal, and arrays and
+   tuples of them, take the ascribed type; load reads a file of T's rank. */
+static NOINLINE Term *check_as(Ck *c, const Term *e, const Type *want, Span s) {
+  fe_stack_check(e->span);
+  if (e->kind == T_ASCRIBE) {
+    Term *inner = check_as(c, e->kids[0], e->type, e->span);
+    if (!fe_type_eq(inner->type, want))
+      fe_error(s, "type ascription mismatch: the expression has type %s, not %s", tystr(inner->type),
+               tystr(want));
+    return inner;
+  }
+  if (e->kind == T_ARRAY && want->kind == TY_ARRAY) {
+    Term **k = NEW_ARRAY(Term *, e->nkids > 0 ? e->nkids : 1);
+    for (int i = 0; i < e->nkids; i++) k[i] = check_as(c, e->kids[i], want->elem, s);
+    return fe_term_kids(e->span, T_ARRAY, want, e->nkids, k);
+  }
+  if (e->kind == T_TUPLE && want->kind == TY_TUPLE && want->n == e->nkids) {
+    Term **k = NEW_ARRAY(Term *, e->nkids);
+    for (int i = 0; i < e->nkids; i++) k[i] = check_as(c, e->kids[i], want->elems[i], s);
+    return fe_term_kids(e->span, T_TUPLE, want, e->nkids, k);
+  }
+  Term *k = check(c, e);
+  if (k->kind == T_PRIM && k->prim == PRIM_LOAD && fe_type_is_real_nested(want)) {
+    k->type = want; /* load reads a file of want's rank (backend/npy.h) */
+    return k;
+  }
+  if (!fe_type_eq(k->type, want))
+    fe_error(s, "type ascription mismatch: the expression has type %s, not %s", tystr(k->type), tystr(want));
+  return k;
 }
 
 static NOINLINE Term *check_if(Ck *c, const Term *t) {
@@ -652,6 +903,7 @@ static Term *check(Ck *c, const Term *t) {
   case T_APPLY: return check_apply(c, t);
   case T_PRIM: {
     const PrimInfo *pi = &fe_prims[t->prim];
+    if (t->prim == PRIM_INDEX || t->prim == PRIM_SLICE) return check_index(c, t);
     check_minus_slip(c, t);
     return check_prim(c, t->span, t->prim, pi->sym ? pi->sym : pi->name, pi->sym != NULL,
                       t->nkids, t->kids);
@@ -659,6 +911,8 @@ static Term *check(Ck *c, const Term *t) {
   case T_LET: return check_let(c, t);
   case T_LETTUP: return check_lettup(c, t);
   case T_IF: return check_if(c, t);
+  case T_LOOP: return check_loop(c, t);
+  case T_ASCRIBE: return check_as(c, t->kids[0], t->type, t->span);
   case T_TUPLE: return check_tuple(c, t);
   case T_PROJ: return mk_proj(t->span, check(c, t->kids[0]), t->index);
   case T_ARRAY: return check_array(c, t);
@@ -737,7 +991,22 @@ Def *fe_check_let(Env *env, const Item *it, Global ***globals) {
   ck_init(&c, env, NULL);
   Term *body = check(&c, it->body);
   int n = it->nnames;
-  if (it->tuple_pattern) check_pattern(it->span, n, it->names, it->name_spans, body->type);
+  if (it->pat && it->pat->kind == T_TUPLE) { /* the value of the <let> Def: the tuple of the names */
+    PatBind pb = {0};
+    bind_pattern(&c, it->pat, body->type, NULL, &pb);
+    Term **vs = NEW_ARRAY(Term *, pb.npushed);
+    const Type **ts = NEW_ARRAY(const Type *, pb.npushed);
+    for (int i = 0; i < pb.npushed; i++) {
+      vs[i] = fe_term_var(it->span, pb.pushed[i]);
+      ts[i] = vs[i]->type;
+    }
+    ASSERT(pb.npushed == n);
+    bool flat = pb.nsteps == 1;
+    if (!flat) body = pat_wrap(&pb, body, fe_term_kids(it->span, T_TUPLE, fe_ty_tuple(n, ts), n, vs));
+    pat_pop(&c, &pb);
+  } else if (it->tuple_pattern) {
+    check_pattern(it->span, n, it->names, it->name_spans, body->type);
+  }
   Global **gs = NEW_ARRAY(Global *, n > 0 ? n : 1);
   for (int i = 0; i < n; i++) {
     Global *g = NEW(Global);

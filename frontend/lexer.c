@@ -13,7 +13,8 @@ static const struct {
 } keywords[] = {
     {"def", TK_DEF},   {"let", TK_LET},   {"in", TK_IN},         {"if", TK_IF},
     {"then", TK_THEN}, {"else", TK_ELSE}, {"true", TK_TRUE},     {"false", TK_FALSE},
-    {"grad", TK_GRAD}, {"wrt", TK_WRT},
+    {"grad", TK_GRAD}, {"wrt", TK_WRT},   {"loop", TK_LOOP},     {"for", TK_FOR},
+    {"while", TK_WHILE}, {"do", TK_DO},
 };
 
 bool fe_tok_can_end(FeTokKind k) {
@@ -30,7 +31,7 @@ bool fe_tok_can_begin(FeTokKind k) {
   switch (k) {
   case TK_NUM: case TK_NAME: case TK_STR: case TK_TRUE: case TK_FALSE:
   case TK_LPAREN: case TK_LBRACK: case TK_MINUS: case TK_BANG: case TK_LET:
-  case TK_IF: case TK_DEF: case TK_GRAD: case TK_CMD: case TK_ERROR:
+  case TK_IF: case TK_DEF: case TK_GRAD: case TK_LOOP: case TK_CMD: case TK_ERROR:
     return true;
   default:
     return false;

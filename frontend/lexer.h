@@ -15,7 +15,8 @@
   TOK(CMD, "command")        /* text: the word after ':'; arg, arg_span */    \
   TOK(DEF, "def") TOK(LET, "let") TOK(IN, "in") TOK(IF, "if")                 \
   TOK(THEN, "then") TOK(ELSE, "else") TOK(TRUE, "true") TOK(FALSE, "false")   \
-  TOK(GRAD, "grad") TOK(WRT, "wrt")                                           \
+  TOK(GRAD, "grad") TOK(WRT, "wrt") TOK(LOOP, "loop") TOK(FOR, "for")         \
+  TOK(WHILE, "while") TOK(DO, "do")                                           \
   TOK(PLUS, "+") TOK(MINUS, "-") TOK(STAR, "*") TOK(SLASH, "/")               \
   TOK(CARET, "^") TOK(EQEQ, "==") TOK(NE, "!=") TOK(LT, "<") TOK(LE, "<=")    \
   TOK(GT, ">") TOK(GE, ">=") TOK(AND, "&&") TOK(OR, "||") TOK(BANG, "!")      \

@@ -200,15 +200,44 @@ static const Type *parse_type(Parser *p) {
   expected(p, "a type (R, B, (T, T) or [T])");
 }
 
+/* The index just after the pattern that starts k tokens ahead
+   (p ::= NAME | '(' p (',' p)* ')'), or 0 when none starts there. A scan,
+   not recursion, and it gives up past PATTERN_DEPTH nested parentheses,
+   so that deeply nested expressions do not cost a scan per level. */
+enum { PATTERN_DEPTH = 32 };
+static int pattern_end(const Parser *p, int k) {
+  int depth = 0;
+  bool want_item = true; /* a NAME or '(' must come next */
+  for (;; k++) {
+    FeTokKind t = ahead(p, k)->kind;
+    if (want_item) {
+      if (t == TK_NAME) {
+        want_item = false;
+        if (depth == 0) return k + 1;
+      } else if (t == TK_LPAREN) {
+        if (++depth > PATTERN_DEPTH) return 0;
+      } else {
+        return 0;
+      }
+    } else if (t == TK_COMMA) {
+      want_item = true;
+    } else if (t == TK_RPAREN) {
+      if (--depth == 0) return k + 1;
+    } else {
+      return 0;
+    }
+  }
+}
+
 /* The number of parameters when the tokens at pos start a lambda:
-   '(' NAME (',' NAME)* '.' where the '.' is not immediately followed by a
-   digit (that would be a projection: (x.1)); else 0. */
+   '(' p (',' p)* '.' where the '.' is not immediately followed by a digit
+   (that would be a projection: (x.1), ((x, y).1)); else 0. */
 static int lambda_params(const Parser *p) {
   int k = 1, n = 0;
   for (;;) {
-    if (ahead(p, k)->kind != TK_NAME) return 0;
+    k = pattern_end(p, k);
+    if (!k) return 0;
     n++;
-    k++;
     const FeToken *t = ahead(p, k);
     if (t->kind == TK_DOT) {
       const FeToken *d = ahead(p, k + 1);
@@ -219,6 +248,29 @@ static int lambda_params(const Parser *p) {
     if (t->kind != TK_COMMA) return 0;
     k++;
   }
+}
+
+/* pattern -> NAME | '(' pattern (',' pattern)* ')'    ((p) is p) */
+static Term *parse_pattern(Parser *p, const char *what) {
+  const FeToken *t = cur(p);
+  fe_stack_check(t->span);
+  if (t->kind == TK_NAME) {
+    next(p);
+    Term *e = fe_term_new(T_NAME, t->span, NULL);
+    e->str = t->text;
+    return e;
+  }
+  if (t->kind != TK_LPAREN) expected(p, what);
+  next(p);
+  TermVec elems = {0};
+  for (;;) {
+    tv_push(&elems, parse_pattern(p, "a name or a tuple pattern"));
+    if (cur(p)->kind != TK_COMMA) break;
+    next(p);
+  }
+  expect_close(p, TK_RPAREN, t);
+  if (elems.n == 1) return elems.v[0];
+  return fe_term_kids(t->span, T_TUPLE, NULL, elems.n, elems.v);
 }
 
 /* The builtin of a section '(' OP ')' (an operator or a name that
@@ -288,17 +340,24 @@ static Term *parse_atom(Parser *p) {
     int nl = lambda_params(p);
     if (nl > 0) {
       next(p);
-      NameVec names = {0};
+      const char **names = NEW_ARRAY(const char *, nl);
+      Span *spans = NEW_ARRAY(Span, nl);
+      Term **pats = NEW_ARRAY(Term *, nl);
+      bool any = false;
       for (int i = 0; i < nl; i++) {
-        nv_push(&names, next(p));
+        Term *q = parse_pattern(p, "a lambda parameter");
+        spans[i] = q->span;
+        if (q->kind == T_NAME) names[i] = q->str;
+        else pats[i] = q, any = true;
         next(p); /* ',' or '.' */
       }
       Term *body = parse_expr(p);
       expect_close(p, TK_RPAREN, t);
       Term *e = fe_term_kids(t->span, T_LAM, NULL, 1, &body);
-      e->names = names.v;
-      e->name_spans = names.spans;
-      e->nnames = names.n;
+      e->names = names;
+      e->name_spans = spans;
+      e->nnames = nl;
+      if (any) e->pats = pats;
       return e;
     }
     if (ahead(p, 1)->kind == TK_GRAD && ahead(p, 2)->kind == TK_NAME &&
@@ -322,6 +381,13 @@ static Term *parse_atom(Parser *p) {
     }
     next(p);
     Term *first = parse_expr(p);
+    if (cur(p)->kind == TK_COLON) { /* (e : T) */
+      next(p);
+      Term *e = fe_term_kids(t->span, T_ASCRIBE, NULL, 1, &first);
+      e->type = parse_type(p);
+      expect_close(p, TK_RPAREN, t);
+      return e;
+    }
     if (cur(p)->kind != TK_COMMA) {
       expect_close(p, TK_RPAREN, t);
       return first;
@@ -331,6 +397,9 @@ static Term *parse_atom(Parser *p) {
     while (cur(p)->kind == TK_COMMA) {
       next(p);
       tv_push(&elems, parse_expr(p));
+      if (cur(p)->kind == TK_COLON)
+        fe_error(cur(p)->span, "a type ascription needs its own parentheses: "
+                               "write (a, (b : T)) or ((a, b) : T)");
     }
     expect_close(p, TK_RPAREN, t);
     return fe_term_kids(t->span, T_TUPLE, NULL, elems.n, elems.v);
@@ -340,10 +409,68 @@ static Term *parse_atom(Parser *p) {
   }
 }
 
-/* postfix -> atom ('.' NUM)*   (a projection's span is its '.') */
+/* True when token t starts right where the token before it ends: the
+   '[' of an index (Futhark's rule: a[i] indexes, a [i] applies). */
+static bool glued(const Parser *p, const FeToken *t) {
+  if (p->pos == 0 || t != &p->toks[p->pos]) return false;
+  const FeToken *b = &p->toks[p->pos - 1];
+  return b->end_line == t->span.line && b->end_col == t->span.col;
+}
+
+/* The tokens ahead: a '[' glued to the token at pos + k - 1. */
+static bool glued_bracket(const Parser *p, int k) {
+  const FeToken *b = ahead(p, k - 1), *t = ahead(p, k);
+  return t->kind == TK_LBRACK && b->end_line == t->span.line && b->end_col == t->span.col;
+}
+
+/* A NUM term at s that the parser made (a slice's omitted bound). */
+static Term *bound_num(Span s, double v) {
+  Term *e = fe_term_num(s, v);
+  e->type = NULL;
+  return e;
+}
+
+/* index -> '[' expr (',' expr)* ']' | '[' expr? ':' expr? ']'   after e,
+   at the '[' (a slice's omitted end is inf: to the end) */
+static Term *parse_index(Parser *p, Term *e) {
+  const FeToken *open = next(p);
+  Span s = open->span;
+  Term *lo = NULL;
+  if (cur(p)->kind != TK_COLON) lo = parse_expr(p);
+  if (cur(p)->kind == TK_COLON) {
+    next(p);
+    Term *hi = cur(p)->kind == TK_RBRACK ? bound_num(s, INFINITY) : parse_expr(p);
+    if (cur(p)->kind == TK_COMMA)
+      fe_error(cur(p)->span, "a slice cannot be combined with other indices; "
+                             "write a[i:j] and index its rows: map (r. r[k]) a[i:j]");
+    expect_close(p, TK_RBRACK, open);
+    Term *k[3] = {e, lo ? lo : bound_num(s, 0), hi};
+    return fe_term_prim(s, NULL, PRIM_SLICE, 3, k);
+  }
+  for (;;) {
+    Term *k[2] = {e, lo};
+    e = fe_term_prim(s, NULL, PRIM_INDEX, 2, k);
+    if (cur(p)->kind != TK_COMMA) break;
+    next(p);
+    lo = parse_expr(p);
+    if (cur(p)->kind == TK_COLON)
+      fe_error(cur(p)->span, "a slice cannot be combined with other indices; "
+                             "write a[i:j] and index its rows: map (r. r[k]) a[i:j]");
+  }
+  expect_close(p, TK_RBRACK, open);
+  return e;
+}
+
+/* postfix -> atom ('.' NUM | index)*   (a projection's span is its '.',
+   an index's its '['; an index's '[' is glued to what it follows) */
 static Term *parse_postfix(Parser *p) {
   Term *e = parse_atom(p);
-  while (cur(p)->kind == TK_DOT) {
+  for (;;) {
+    if (cur(p)->kind == TK_LBRACK && glued(p, cur(p))) {
+      e = parse_index(p, e);
+      continue;
+    }
+    if (cur(p)->kind != TK_DOT) break;
     Span s = next(p)->span;
     const FeToken *n = cur(p);
     if (n->kind != TK_NUM || strspn(n->text, "0123456789") != strlen(n->text))
@@ -371,7 +498,7 @@ static void parse_args(Parser *p, Term *head) {
         | postfix */
 static Term *parse_app(Parser *p) {
   const FeToken *t = cur(p);
-  if (t->kind == TK_NAME && ahead(p, 1)->kind != TK_DOT) {
+  if (t->kind == TK_NAME && ahead(p, 1)->kind != TK_DOT && !glued_bracket(p, 1)) {
     next(p);
     if (!starts_atom(cur(p)->kind)) {
       Term *e = fe_term_new(T_NAME, t->span, NULL);
@@ -414,42 +541,55 @@ static Term *parse_power(Parser *p) {
   return prim2(op->span, prim, base, expo);
 }
 
-/* let -> 'let' NAME '=' expr
-        | 'let' '(' NAME (',' NAME)+ ')' '=' expr
-   (the head of both the let expression and the top-level let) */
-static Term *parse_let_head(Parser *p, NameVec *names, bool *tuple) {
-  next(p); /* 'let' */
-  const FeToken *t = cur(p);
-  *tuple = false;
-  if (t->kind == TK_NAME) {
-    nv_push(names, next(p));
-  } else if (t->kind == TK_LPAREN) {
-    next(p);
-    *tuple = true;
-    nv_push(names, expect(p, TK_NAME, "a name in the tuple pattern"));
-    if (cur(p)->kind != TK_COMMA) expected(p, "',' in the tuple pattern");
-    while (cur(p)->kind == TK_COMMA) {
-      next(p);
-      nv_push(names, expect(p, TK_NAME, "a name in the tuple pattern"));
-    }
-    expect_close(p, TK_RPAREN, t);
-  } else {
-    expected(p, "a name or a tuple pattern after 'let'");
+/* Appends the names of pattern q to names, left to right. */
+static void pattern_leaves(const Term *q, NameVec *names) {
+  if (q->kind == T_NAME) {
+    FeToken t = {.text = q->str, .span = q->span};
+    nv_push(names, &t);
+    return;
   }
+  for (int i = 0; i < q->nkids; i++) pattern_leaves(q->kids[i], names);
+}
+
+/* let -> 'let' pattern '=' expr
+   (the head of both the let expression and the top-level let; *pat is the
+   pattern, names its names left to right) */
+static Term *parse_let_head(Parser *p, NameVec *names, Term **pat) {
+  next(p); /* 'let' */
+  *pat = parse_pattern(p, "a name or a tuple pattern after 'let'");
+  pattern_leaves(*pat, names);
   if (cur(p)->kind != TK_EQ)
-    expected(p, una_sprintf("'=' after 'let %s%s'", names->v[0], *tuple ? ", ...)" : ""));
+    expected(p, una_sprintf("'=' after 'let %s%s'", (*pat)->kind == T_TUPLE ? "(" : "",
+                            (*pat)->kind == T_TUPLE ? una_sprintf("%s, ...)", names->v[0]) : names->v[0]));
   next(p);
   return parse_expr(p);
 }
 
-/* Builds the let expression from its parts: LET or LETTUP. */
-static Term *make_let(Span s, NameVec *names, bool tuple, Term *rhs, Term *body) {
+/* Builds the let expression from its parts: LET for a name, else LETTUP
+   (names: the pattern's top-level components, NULL where one is itself a
+   tuple pattern). */
+static Term *make_let(Span s, Term *pat, Term *rhs, Term *body) {
   Term *kids[2] = {rhs, body};
+  bool tuple = pat->kind == T_TUPLE;
   Term *e = fe_term_kids(s, tuple ? T_LETTUP : T_LET, NULL, 2, kids);
-  e->names = names->v;
-  e->name_spans = names->spans;
-  e->nnames = names->n;
-  if (!tuple) e->str = names->v[0];
+  if (!tuple) {
+    e->str = pat->str;
+    e->names = NEW_ARRAY(const char *, 1);
+    e->names[0] = pat->str;
+    e->name_spans = NEW_ARRAY(Span, 1);
+    e->name_spans[0] = pat->span;
+    e->nnames = 1;
+    return e;
+  }
+  e->nnames = pat->nkids;
+  e->names = NEW_ARRAY(const char *, pat->nkids);
+  e->name_spans = NEW_ARRAY(Span, pat->nkids);
+  for (int i = 0; i < pat->nkids; i++) {
+    e->names[i] = pat->kids[i]->kind == T_NAME ? pat->kids[i]->str : NULL;
+    e->name_spans[i] = pat->kids[i]->span;
+  }
+  e->pats = NEW_ARRAY(Term *, 1);
+  e->pats[0] = pat;
   return e;
 }
 
@@ -457,14 +597,56 @@ static Term *make_let(Span s, NameVec *names, bool tuple, Term *rhs, Term *body)
 static Term *parse_let(Parser *p) {
   const FeToken *t = cur(p);
   NameVec names = {0};
-  bool tuple;
-  Term *rhs = parse_let_head(p, &names, &tuple);
+  Term *pat;
+  Term *rhs = parse_let_head(p, &names, &pat);
   if (cur(p)->kind != TK_IN)
-    expected(p, una_sprintf(tuple ? "'in' after 'let (%s, ...) = ...'" : "'in' after 'let %s = ...'",
+    expected(p, una_sprintf(pat->kind == T_TUPLE ? "'in' after 'let (%s, ...) = ...'" : "'in' after 'let %s = ...'",
                             names.v[0]));
   next(p);
   Term *body = parse_expr(p);
-  return make_let(t->span, &names, tuple, rhs, body);
+  return make_let(t->span, pat, rhs, body);
+}
+
+/* loop -> 'loop' pattern '=' expr 'for' NAME '<' expr 'do' expr
+         | 'loop' pattern '=' expr 'while' expr 'do' expr
+   (surface LOOP: pats[0] the pattern; names[0] the index, for only) */
+static Term *parse_loop(Parser *p) {
+  const FeToken *t = next(p);
+  Term *pat = parse_pattern(p, "a name or a tuple pattern after 'loop'");
+  if (cur(p)->kind != TK_EQ) expected(p, "'=' and the initial value of the loop");
+  next(p);
+  Term *k[3];
+  k[0] = parse_expr(p);
+  Term *e = fe_term_new(T_LOOP, t->span, NULL);
+  if (cur(p)->kind == TK_FOR) {
+    const FeToken *f = next(p);
+    const FeToken *i = expect(p, TK_NAME, "the loop index name after 'for'");
+    if (cur(p)->kind != TK_LT) expected(p, una_sprintf("'<' after 'for %s'", i->text));
+    next(p);
+    k[1] = parse_expr(p);
+    e->index = LOOP_FOR;
+    e->str_span = f->span;
+    e->names = NEW_ARRAY(const char *, 1);
+    e->names[0] = i->text;
+    e->name_spans = NEW_ARRAY(Span, 1);
+    e->name_spans[0] = i->span;
+    e->nnames = 1;
+  } else if (cur(p)->kind == TK_WHILE) {
+    const FeToken *w = next(p);
+    k[1] = parse_expr(p);
+    e->index = LOOP_WHILE;
+    e->str_span = w->span;
+  } else {
+    expected(p, "'for' or 'while' after the loop's initial value");
+  }
+  if (cur(p)->kind != TK_DO)
+    expected(p, una_sprintf("'do' of 'loop' at %d:%d", t->span.line, t->span.col));
+  next(p);
+  k[2] = parse_expr(p);
+  fe_term_set_kids(e, 3, k);
+  e->pats = NEW_ARRAY(Term *, 1);
+  e->pats[0] = pat;
+  return e;
 }
 
 /* if -> 'if' expr 'then' expr 'else' expr */
@@ -484,7 +666,7 @@ static Term *parse_if(Parser *p) {
   return fe_term_kids(t->span, T_IF, NULL, 3, kids);
 }
 
-/* unary -> '-' unary | '!' unary | letexpr | if | power
+/* unary -> '-' unary | '!' unary | letexpr | if | loop | power
    (a '-' applied to a number literal gives a negative literal) */
 static Term *parse_unary(Parser *p) {
   const FeToken *t = cur(p);
@@ -505,6 +687,8 @@ static Term *parse_unary(Parser *p) {
     return parse_let(p);
   case TK_IF:
     return parse_if(p);
+  case TK_LOOP:
+    return parse_loop(p);
   default:
     return parse_power(p);
   }
@@ -596,15 +780,17 @@ static Item *parse_item(Parser *p) {
   }
   case TK_LET: {
     NameVec names = {0};
-    bool tuple;
-    Term *rhs = parse_let_head(p, &names, &tuple);
+    Term *pat;
+    Term *rhs = parse_let_head(p, &names, &pat);
+    bool tuple = pat->kind == T_TUPLE;
     if (cur(p)->kind == TK_IN) {
       next(p);
       Term *body = parse_expr(p);
       it->kind = ITEM_EXPR;
-      it->body = make_let(t->span, &names, tuple, rhs, body);
+      it->body = make_let(t->span, pat, rhs, body);
       return it;
     }
+    it->pat = pat;
     it->kind = ITEM_LET;
     it->names = names.v;
     it->name_spans = names.spans;

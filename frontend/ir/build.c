@@ -96,18 +96,23 @@ Term *fe_mk_app(Span s, Term *f, int n, Term **args) {
    (the function argument a LAM) must fit. */
 static Term *array_prim(Span s, Prim p, int n, Term **args) {
   ASSERT(fe_prims[p].arity == n && fe_prims[p].cls == P_ARRAY);
-  const Type *ts[3] = {NULL, NULL, NULL};
+  const Type *ts[5] = {NULL};
   Term *lam = NULL;
+  ASSERT(n <= 5);
   for (int i = 0; i < n; i++) {
     if (fe_prim_arg_kind(p, i) == ARG_FUN) {
       lam = args[i];
+      continue;
+    }
+    if (fe_prim_arg_kind(p, i) == ARG_COND) {
+      ASSERT(args[i]->kind == T_LAM && args[i]->nsyms == 1 && args[i]->kids[0]->type->kind == TY_BOOL);
       continue;
     }
     ts[i] = args[i]->type;
     ASSERT(!fe_prim_arg_want(p, i, ts));
   }
   if (lam) {
-    const Type *pt[2], *ret;
+    const Type *pt[3], *ret;
     int np = fe_prim_fun_sig(p, ts, pt, &ret);
     ASSERT(lam->kind == T_LAM && lam->nsyms == np);
     for (int i = 0; i < np; i++) ASSERT(fe_type_eq(lam->syms[i]->type, pt[i]));

@@ -32,6 +32,8 @@ typedef struct Item {
   Span *name_spans;
   int nnames;
   bool tuple_pattern;
+  Term *pat; /* LET: the pattern (a NAME, or a TUPLE of patterns, maybe
+                nested; names are its names left to right) */
   Term *body;
   const char *arg;
   Span arg_span;

@@ -60,6 +60,18 @@ PrimArgKind fe_prim_arg_kind(Prim p, int i) {
   case PRIM_REPLICATE: return i == 0 ? ARG_R : ARG_ANY;
   case PRIM_LOAD: return ARG_FILE;
   case PRIM_SAVE: return i == 0 ? ARG_FILE : ARG_R_ARRAY;
+  case PRIM_INDEX:
+  case PRIM_SLICE: return i == 0 ? ARG_ARRAY : ARG_R;
+  case PRIM_MAP3: return i == 0 ? ARG_FUN : ARG_ARRAY;
+  case PRIM_TRANSPOSE: return ARG_NESTED;
+  case PRIM_CONCAT: return i == 0 ? ARG_ARRAY : ARG_LIKE_0;
+  case PRIM_ZIP: return ARG_ARRAY;
+  case PRIM_UNZIP: return ARG_PAIRS;
+  case PRIM_REDUCE_BY_INDEX: /* kids f D v I V */
+    return i == 0 ? ARG_FUN : i == 1 ? ARG_ARRAY : i == 2 ? ARG_ELEM_OF_1 : i == 3 ? ARG_R_ARRAY : ARG_LIKE_1;
+  case PRIM_STOPGRAD_ANY: return ARG_ANY;
+  case PRIM_LOOP_FOR: return i == 0 ? ARG_FUN : i == 1 ? ARG_ANY : ARG_R;
+  case PRIM_LOOP_WHILE: return i == 0 ? ARG_FUN : i == 1 ? ARG_ANY : ARG_COND;
   default: UNREACHABLE();
   }
 }
@@ -68,6 +80,7 @@ const char *fe_prim_arg_want(Prim p, int i, const Type *const *args) {
   const Type *t = args[i];
   switch (fe_prim_arg_kind(p, i)) {
   case ARG_FUN:
+  case ARG_COND:
   case ARG_FILE: return NULL;
   case ARG_ANY: return t ? NULL : "a value";
   case ARG_ARRAY: return is(t, TY_ARRAY) ? NULL : "an array";
@@ -77,6 +90,15 @@ const char *fe_prim_arg_want(Prim p, int i, const Type *const *args) {
     return t && fe_type_eq(t, want) ? NULL : fe_type_str(want);
   }
   case ARG_R_ARRAY: return t && fe_type_is_real_array(t) ? NULL : "[R]";
+  case ARG_NESTED: return is(t, TY_ARRAY) && is(t->elem, TY_ARRAY) ? NULL : "an array of arrays";
+  case ARG_PAIRS:
+    return is(t, TY_ARRAY) && is(t->elem, TY_TUPLE) && t->elem->n == 2 ? NULL : "an array of pairs";
+  case ARG_LIKE_0:
+  case ARG_LIKE_1: {
+    const Type *want = args[fe_prim_arg_kind(p, i) == ARG_LIKE_0 ? 0 : 1];
+    return t && fe_type_eq(t, want) ? NULL : fe_type_str(want);
+  }
+  case ARG_ELEM_OF_1: return t && fe_type_eq(t, args[1]->elem) ? NULL : fe_type_str(args[1]->elem);
   }
   UNREACHABLE();
 }
@@ -101,6 +123,19 @@ int fe_prim_fun_sig(Prim p, const Type *const *args, const Type **pt, const Type
     pt[0] = args[2]->elem;
     pt[1] = *ret = args[1];
     return 2;
+  case PRIM_MAP3:
+    for (int i = 0; i < 3; i++) pt[i] = args[i + 1]->elem;
+    return 3;
+  case PRIM_REDUCE_BY_INDEX:
+    pt[0] = pt[1] = *ret = args[1]->elem;
+    return 2;
+  case PRIM_LOOP_FOR: /* (state, index) */
+    pt[0] = *ret = args[1];
+    pt[1] = R();
+    return 2;
+  case PRIM_LOOP_WHILE:
+    pt[0] = *ret = args[1];
+    return 1;
   default: return 0;
   }
 }
@@ -121,11 +156,24 @@ const Type *fe_prim_array_result(Prim p, const Type *const *args) {
   case PRIM_LOAD: return fe_ty_array(R());
   case PRIM_REPLICATE: return fe_ty_array(args[1]);
   case PRIM_SAVE: return args[1];
+  case PRIM_INDEX: return args[0]->elem;
+  case PRIM_SLICE:
+  case PRIM_TRANSPOSE:
+  case PRIM_CONCAT: return args[0];
+  case PRIM_MAP3: return fe_ty_array(args[0]);
+  case PRIM_ZIP: return fe_ty_array(fe_ty_pair(args[0]->elem, args[1]->elem));
+  case PRIM_UNZIP:
+    return fe_ty_pair(fe_ty_array(args[0]->elem->elems[0]), fe_ty_array(args[0]->elem->elems[1]));
+  case PRIM_REDUCE_BY_INDEX: return args[1];
+  case PRIM_STOPGRAD_ANY: return args[0];
+  case PRIM_LOOP_FOR:
+  case PRIM_LOOP_WHILE: return args[1];
   default: UNREACHABLE();
   }
 }
 
 const char *fe_prim_signature(Prim p) {
+  if (p == PRIM_STOPGRAD) return "T -> T";
   switch (fe_prims[p].sig) {
   case SIG_R_R: return "R -> R";
   case SIG_RR_R: return "R -> R -> R";
@@ -150,6 +198,12 @@ const char *fe_prim_signature(Prim p) {
   case PRIM_RAND: return "R -> R -> [R]";
   case PRIM_LOAD: return "\"FILE.npy\" -> [R]";
   case PRIM_SAVE: return "\"FILE.npy\" -> [R] -> [R]";
+  case PRIM_MAP3: return "(S -> S' -> S'' -> T) -> [S] -> [S'] -> [S''] -> [T]";
+  case PRIM_TRANSPOSE: return "[[T]] -> [[T]]";
+  case PRIM_CONCAT: return "[T] -> [T] -> [T]";
+  case PRIM_ZIP: return "[S] -> [T] -> [(S, T)]";
+  case PRIM_UNZIP: return "[(S, T)] -> ([S], [T])";
+  case PRIM_REDUCE_BY_INDEX: return "[T] -> (T -> T -> T) -> T -> [R] -> [T] -> [T]";
   default: return NULL;
   }
 }

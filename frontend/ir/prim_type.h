@@ -28,7 +28,15 @@ typedef enum {
   ARG_R,          /* R */
   ARG_FILE,       /* a file name (a string literal; no type) */
   ARG_ARRAY_OF_1, /* [T], T the type of argument 1: reduce's array */
-  ARG_R_ARRAY     /* [R]: the array that save writes */
+  ARG_R_ARRAY,    /* [R]: the array that save writes */
+  ARG_NESTED,     /* [[T]]: an array of arrays (transpose) */
+  ARG_PAIRS,      /* [(S, T)]: an array of pairs (unzip) */
+  ARG_LIKE_0,     /* the type of argument 0 (concat's second array) */
+  ARG_LIKE_1,     /* the type of argument 1 (reduce_by_index's values) */
+  ARG_ELEM_OF_1,  /* T, argument 1 a [T] (reduce_by_index's unit) */
+  ARG_COND        /* a second function argument (a LAM (x. c) whose x has
+                     the type of argument 1 and whose c is a B): a while
+                     loop's condition */
 } PrimArgKind;
 
 PrimArgKind fe_prim_arg_kind(Prim p, int i);

@@ -110,14 +110,13 @@ static const Type *Bt(void) { return fe_ty_bool(); }
 /* A combinator's function argument: a LAM with n parameters of the given
    types whose body has type ret (when ret is not NULL). Returns the body
    type. */
-static const Type *check_fun_arg(Rt *r, const Term *t, int n, const Type *p0, const Type *p1,
+static const Type *check_fun_arg(Rt *r, const Term *t, int k, int n, const Type *const *ps,
                                  const Type *ret) {
-  const Term *f = t->kids[0];
+  const Term *f = t->kids[k];
   const char *who = fe_prims[t->prim].name;
   if (f->kind != T_LAM) bad(t, "%s's function must be a lambda, found a '%s' node", who,
                             fe_term_kind_names[f->kind]);
   if (f->nsyms != n) bad(t, "%s's function takes %d parameters, expected %d", who, f->nsyms, n);
-  const Type *ps[2] = {p0, p1};
   for (int i = 0; i < n; i++)
     if (!f->syms || !f->syms[i] || !eq(f->syms[i]->type, ps[i]))
       bad(t, "parameter %d of %s's function must be %s, found %s", i + 1, who, ty(ps[i]),
@@ -139,11 +138,14 @@ static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
 
 /* An array builtin, by the rules of prim_type.h. */
 static void check_array_prim(Rt *r, const Term *t) {
-  const Type *ts[3] = {NULL, NULL, NULL};
+  const Type *ts[5] = {NULL};
   bool fun = false;
+  int cond = -1;
+  ASSERT(t->nkids <= 5);
   for (int i = 0; i < t->nkids; i++) {
     switch (fe_prim_arg_kind(t->prim, i)) {
     case ARG_FUN: fun = true; continue;
+    case ARG_COND: cond = i; continue;
     case ARG_FILE: check_file_arg(t, i); continue;
     default: break;
     }
@@ -151,11 +153,16 @@ static void check_array_prim(Rt *r, const Term *t) {
     const char *want = fe_prim_arg_want(t->prim, i, ts);
     if (want) bad(t, "argument %d of %s must be %s, found %s", i + 1, fe_prims[t->prim].name, want, ty(ts[i]));
   }
-  if (fun) {
-    const Type *pt[2] = {NULL, NULL}, *ret;
-    int np = fe_prim_fun_sig(t->prim, ts, pt, &ret);
-    ts[0] = check_fun_arg(r, t, np, pt[0], pt[1], ret);
+  if (cond >= 0) {
+    const Type *pt[1] = {ts[1]};
+    check_fun_arg(r, t, cond, 1, pt, Bt());
   }
+  if (fun) {
+    const Type *pt[3] = {NULL, NULL, NULL}, *ret;
+    int np = fe_prim_fun_sig(t->prim, ts, pt, &ret);
+    ts[0] = check_fun_arg(r, t, 0, np, pt, ret);
+  }
+  if (t->prim == PRIM_LOAD && fe_type_is_real_nested(t->type)) return; /* its rank: (load f : T) */
   expect_type(t, fe_prim_array_result(t->prim, ts));
 }
 
@@ -358,6 +365,8 @@ static void check(Rt *r, const Term *t) {
   case T_NAME:
   case T_APPLY:
   case T_OPREF:
+  case T_LOOP:
+  case T_ASCRIBE:
   case T_GRADREF:
   case T__COUNT: bad(t, "a surface node in a checked term");
   }

@@ -18,6 +18,13 @@
 #define GRAD_B_B G_CONST
 #define NOUNIT NAN
 #define NODERIV /* none: the rule's name is "" */
+/* Array builtins are called by name, except the ones written otherwise
+   (prims.def). */
+#define ARRAY_WRIT(p)                                                                        \
+  ((p) == PRIM_INDEX || (p) == PRIM_SLICE || (p) == PRIM_STOPGRAD_ANY || (p) == PRIM_LOOP_FOR || \
+           (p) == PRIM_LOOP_WHILE                                                            \
+       ? 0u                                                                                  \
+       : (unsigned)W_CALL)
 #define STR(x) STR_(x)
 #define STR_(x) #x
 
@@ -25,7 +32,7 @@ const PrimInfo fe_prims[PRIM__COUNT] = {
 #define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) \
   {name, sym, arity, SIG_##sig, CLASS_##sig, writ, prec, laws, unit, cost, #c, cuda, STR(deriv), E_PURE, GRAD_##sig, 0, 0, 0},
 #define ARRAY(ID, name, arity, effect, grad, moves_n, moves_1, nlops_n) \
-  {name, NULL, arity, SIG_ARRAY, P_ARRAY, W_CALL, PREC_NONE, 0, NAN, COST_MOVES, NULL, NULL, "", effect, grad, moves_n, moves_1, nlops_n},
+  {name, NULL, arity, SIG_ARRAY, P_ARRAY, ARRAY_WRIT(PRIM_##ID), PREC_NONE, 0, NAN, COST_MOVES, NULL, NULL, "", effect, grad, moves_n, moves_1, nlops_n},
 #include "prims.def"
 #undef SCALAR
 #undef ARRAY

@@ -111,6 +111,9 @@ int fe_prim_by_sym(const char *sym, unsigned writ);
    a name when is_name), or -1. */
 int fe_prim_section(const char *text, bool is_name);
 
+/* A LOOP's form (its index field). */
+enum { LOOP_FOR = 0, LOOP_WHILE = 1 };
+
 typedef enum {
 #define TERM(id, name, surface) T_##id,
 #include "term_kinds.def"
@@ -183,6 +186,11 @@ struct Term {
   int nwrt;
   Term **kids;
   int nkids;
+  /* Surface patterns (p ::= x | (p, ..., p): a NAME, or a TUPLE of
+     patterns): LETTUP and LOOP: pats[0]; LAM: pats[i] for parameter i when
+     it is a tuple pattern (names[i] is then NULL), else NULL. The checker
+     turns patterns into LETTUPs; checked terms have none. */
+  Term **pats;
   /* The execution plan's decisions about this node (backend/plan/plan.h):
      set only on the copy of a Def's body that its plan owns, NULL
      everywhere else. */

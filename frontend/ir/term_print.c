@@ -66,9 +66,15 @@ static int nbinders(const Term *t) {
   return t->nsyms > 0 ? t->nsyms : t->nnames;
 }
 
+static void emit(Buf *b, const Term *t, int ctx, bool tail);
+
 /* "let x" or "let (x, y)": the binders of the let or let-tuple t. */
 static void put_let_head(Buf *b, const Term *t) {
   puts_(b, "let ");
+  if (t->kind == T_LETTUP && t->nsyms == 0 && t->pats && t->pats[0]) { /* a surface pattern */
+    emit(b, t->pats[0], L_LET, true);
+    return;
+  }
   int n = nbinders(t);
   if (t->kind == T_LETTUP) puts_(b, "(");
   for (int i = 0; i < n; i++) {
@@ -97,11 +103,13 @@ static int level_of(const Term *t) {
   switch (t->kind) {
   case T_NUM:
     return is_neg_literal(t) ? L_UNARY : L_ATOM;
-  case T_LET: case T_LETTUP: case T_IF:
+  case T_LET: case T_LETTUP: case T_IF: case T_LOOP:
     return L_LET;
   case T_PROJ:
     return L_POST;
   case T_PRIM:
+    if (t->prim == PRIM_INDEX || t->prim == PRIM_SLICE) return L_POST;
+    if (t->prim == PRIM_LOOP_FOR || t->prim == PRIM_LOOP_WHILE) return L_LET;
     if (is_binary(t)) return binary_level(t->prim);
     if (is_prefix(t)) return L_UNARY;
     return t->nkids > 0 ? L_APP : L_ATOM;
@@ -123,7 +131,6 @@ static bool leading_minus(const Term *t) {
   return is_neg_literal(t) || (is_prefix(t) && fe_prims[t->prim].sym[0] == '-');
 }
 
-static void emit(Buf *b, const Term *t, int ctx, bool tail);
 
 /* The operator of a checked combinator lambda (x, y. x OP y) whose body is
    the builtin +, -, *, /, max or min applied to its two R parameters in
@@ -148,14 +155,53 @@ static void emit_args(Buf *b, const Term *t) {
 }
 
 /* A builtin's arguments; the function argument of a combinator (a LAM) is
-   printed as (x. e), every other LAM as a value. */
+   printed as (x. e), every other LAM as a value. reduce_by_index's
+   function is its second argument as written (kids f D v I V). */
 static void emit_prim_args(Buf *b, const Term *t) {
-  for (int i = 0; i < t->nkids; i++) {
+  for (int j = 0; j < t->nkids; j++) {
+    int i = t->prim == PRIM_REDUCE_BY_INDEX && j < 2 ? 1 - j : j;
     puts_(b, " ");
     if (i == 0 && fe_prims[t->prim].cls == P_ARRAY && t->kids[0]->kind == T_LAM)
       b->comb_arg = t->kids[0];
     emit(b, t->kids[i], L_POST, false);
   }
+}
+
+/* a[i], a[i:j], a[i:] */
+static void emit_index(Buf *b, const Term *t) {
+  emit(b, t->kids[0], L_POST, false);
+  puts_(b, "[");
+  emit(b, t->kids[1], L_LET, true);
+  if (t->prim == PRIM_SLICE) {
+    puts_(b, ":");
+    const Term *j = t->kids[2];
+    if (!(j->kind == T_NUM && j->num == INFINITY)) emit(b, j, L_LET, true);
+  }
+  puts_(b, "]");
+}
+
+/* loop x = e0 for i < n do e;  loop x = e0 while c do e (the condition's
+   own parameter printed as the body's) */
+static void emit_loop(Buf *b, const Term *t, bool tail) {
+  const Term *body = t->kids[0];
+  puts_(b, "loop ");
+  put_sym(b, body->syms[0]);
+  puts_(b, " = ");
+  emit(b, t->kids[1], L_LET, true);
+  if (t->prim == PRIM_LOOP_FOR) {
+    puts_(b, " for ");
+    put_sym(b, body->syms[1]);
+    puts_(b, " < ");
+    emit(b, t->kids[2], L_CMP + 1, true);
+  } else {
+    const Term *cond = t->kids[2];
+    Sym *x = cond->syms[0];
+    Term *v = fe_term_var(cond->span, body->syms[0]);
+    puts_(b, " while ");
+    emit(b, fe_subst(cond->kids[0], 1, &x, &v), L_LET, true);
+  }
+  puts_(b, " do ");
+  emit(b, body->kids[0], L_LET, tail);
 }
 
 /* True when the GRAD's wrt list is the default: every non-B parameter, in
@@ -284,13 +330,34 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
     puts_(b, value ? "fun (" : "(");
     for (int i = 0; i < n; i++) {
       if (i) puts_(b, ", ");
-      put_binder(b, t, i);
+      if (t->nsyms == 0 && t->pats && t->pats[i]) emit(b, t->pats[i], L_LET, true);
+      else put_binder(b, t, i);
     }
     puts_(b, value ? ") -> " : ". ");
     emit(b, t->kids[0], L_LET, value ? tail : true);
     if (!value) puts_(b, ")");
     break;
   }
+  case T_LOOP: /* surface */
+    puts_(b, "loop ");
+    emit(b, t->pats[0], L_LET, true);
+    puts_(b, " = ");
+    emit(b, t->kids[0], L_LET, true);
+    if (t->index == LOOP_FOR) {
+      putf(b, " for %s < ", t->names[0]);
+      emit(b, t->kids[1], L_CMP + 1, true);
+    } else {
+      puts_(b, " while ");
+      emit(b, t->kids[1], L_LET, true);
+    }
+    puts_(b, " do ");
+    emit(b, t->kids[2], L_LET, tail);
+    break;
+  case T_ASCRIBE:
+    puts_(b, "(");
+    emit(b, t->kids[0], L_LET, true);
+    putf(b, " : %s)", fe_type_str(t->type));
+    break;
   case T_APP:
     emit(b, t->kids[0], L_POST, false);
     puts_(b, " (");
@@ -317,6 +384,10 @@ static void emit(Buf *b, const Term *t, int ctx, bool tail) {
       } else {
         emit_chain(b, t, l, tail);
       }
+    } else if (t->prim == PRIM_INDEX || t->prim == PRIM_SLICE) {
+      emit_index(b, t);
+    } else if (t->prim == PRIM_LOOP_FOR || t->prim == PRIM_LOOP_WHILE) {
+      emit_loop(b, t, tail);
     } else if (is_prefix(t)) {
       puts_(b, fe_prims[t->prim].sym);
       const Term *e = t->kids[0];

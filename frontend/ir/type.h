@@ -31,6 +31,7 @@ const Type *fe_ty_fun(int n, const Type **params, const Type *result);
 
 bool fe_type_eq(const Type *a, const Type *b);
 bool fe_type_is_real_array(const Type *t); /* [R] */
+bool fe_type_is_real_nested(const Type *t); /* [R], [[R]], [[[R]]], ... */
 
 /* "R", "[R]", "(R, [R])", "[R] -> [R] -> R" */
 char *fe_type_str(const Type *t);

@@ -245,8 +245,8 @@ START_TEST(test_expressions) {
   err_is("fst", "1:1: 'fst' is a function of 1 parameter; apply it to arguments");
   err_is("def dot (a: [R]) (b: [R]) = 1\ndot + 1",
          "2:1: 'dot' is a function of 2 parameters; apply it to arguments");
-  err_is("let (a, b) = (1, 2, 3) in a", "1:1: pattern (a, b) needs a tuple of 2 components, found (R, R, R)");
-  err_is("let (a, b) = 1 in a", "1:1: pattern (a, b) needs a tuple of 2 components, found R");
+  err_is("let (a, b) = (1, 2, 3) in a", "1:5: pattern (a, b) needs a tuple of 2 components, found (R, R, R)");
+  err_is("let (a, b) = 1 in a", "1:5: pattern (a, b) needs a tuple of 2 components, found R");
   err_is("let (a, a) = (1, 2) in a", "1:9: duplicate name 'a' in pattern");
   err_is("map2 (+) [1] [2] + 1", "1:1: '+' expects R operands, found [R]");
   err_is("1 + (+)", "1:5: an operator section can only be the function argument of map, map2, reduce, foldl, scanl or scanr");
@@ -268,8 +268,8 @@ START_TEST(test_calls_and_defs) {
   err_is("def f (x: R) (x: B) = 1", "1:15: duplicate parameter 'x' of 'f'");
   err_is("def f (x: R) : R = f x",
          "1:20: 'f' cannot call itself: a function may call only functions defined before it");
-  err_is("let (a, b) = 1", "1:1: pattern (a, b) needs a tuple of 2 components, found R");
-  err_is("let (a, b) = (1, 2, 3)", "1:1: pattern (a, b) needs a tuple of 2 components, found (R, R, R)");
+  err_is("let (a, b) = 1", "1:5: pattern (a, b) needs a tuple of 2 components, found R");
+  err_is("let (a, b) = (1, 2, 3)", "1:5: pattern (a, b) needs a tuple of 2 components, found (R, R, R)");
   err_is("def f (x: R) = y", "1:16: unknown name 'y'");
 }
 END_TEST

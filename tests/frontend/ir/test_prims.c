@@ -22,6 +22,13 @@
 
 static bool is_scalar(int p) { return fe_prims[p].cls != P_ARRAY; }
 
+/* Array builtins written by syntax, not by name: a[i], a[i:j], loop, and
+   stop_gradient of a non-R (the checker picks it). */
+static bool by_syntax(int p) {
+  return p == PRIM_INDEX || p == PRIM_SLICE || p == PRIM_LOOP_FOR || p == PRIM_LOOP_WHILE ||
+         p == PRIM_STOPGRAD_ANY;
+}
+
 static bool real_valued(int p) { return fe_prims[p].sig == SIG_R_R || fe_prims[p].sig == SIG_RR_R; }
 
 static int arity_of_sig(PrimSig s) { return s == SIG_R_R || s == SIG_B_B ? 1 : 2; }
@@ -33,8 +40,9 @@ START_TEST(every_row_has_its_columns) {
     const PrimInfo *pi = &fe_prims[p];
     const char *n = pi->name;
     ck_assert_msg(n && n[0], "builtin %d has no name", p);
-    ck_assert_msg(pi->arity >= 1 && pi->arity <= 3, "%s: arity %d", n, pi->arity);
-    ck_assert_msg(pi->writ & (W_CALL | W_INFIX | W_PREFIX), "%s cannot be written", n);
+    ck_assert_msg(pi->arity >= 1 && pi->arity <= (is_scalar(p) ? 2 : 5), "%s: arity %d", n, pi->arity);
+    ck_assert_msg((pi->writ & (W_CALL | W_INFIX | W_PREFIX)) || by_syntax(p), "%s cannot be written", n);
+    ck_assert_msg(!by_syntax(p) || pi->writ == 0, "%s is written by syntax, not by name", n);
     if (pi->writ & (W_INFIX | W_PREFIX))
       ck_assert_msg(pi->sym && pi->sym[0] && pi->prec != PREC_NONE, "%s: operator without symbol or precedence", n);
     if (pi->writ & W_INFIX) ck_assert_msg(pi->arity == 2 && pi->prec != PREC_UNARY, "%s: infix but not binary", n);

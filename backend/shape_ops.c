@@ -1,0 +1,131 @@
+/* shape_ops.c: the builtins that rearrange whole arrays on the CPU:
+   transpose, concat, zip, unzip, map3, and stop_gradient of a value that
+   is not an R (the value itself: it only matters to differentiation).
+
+   transpose of a [[R]] writes one buffer, block by block so that both
+   sides stay in cache, and returns rows that are views into it: the
+   result is contiguous, row after row. */
+#include "array_ops.h"
+#include "array_int.h"
+#include "cost_meter.h"
+
+enum { TILE = 32 };
+
+/* The rows of m, checked to be of one length (returned in *k). */
+static void rows_of(const Term *t, const Array *m, size_t *k) {
+  *k = 0;
+  for (size_t i = 0; i < m->len; i++) {
+    size_t li = m->v[i].u.a->len;
+    if (i == 0) *k = li;
+    else if (li != *k)
+      fe_error(t->span, "transpose: the rows differ in length: row 0 has %zu elements, row %zu has %zu",
+               *k, i, li);
+  }
+}
+
+static Value op_transpose(const Exec *ex, const Term *t, Value *frame) {
+  Array *m = cpu_eval_array(ex, t->kids[0], frame);
+  size_t k;
+  rows_of(t, m, &k);
+  size_t n = m->len;
+  if (ex->meter) cpu_meter_array(ex->meter, t, n * k);
+  const Type *et = t->type->elem->elem;
+  Array *out = val_new_boxed_array(k, t->span);
+  if (n == 0) return val_array(out); /* no rows: no columns either */
+  if (et->kind != TY_REAL) {
+    for (size_t j = 0; j < k; j++) {
+      Array *r = val_new_array_of(et, n, t->span);
+      for (size_t i = 0; i < n; i++) val_array_set(r, i, val_array_get(m->v[i].u.a, j));
+      out->v[j] = val_array(r);
+    }
+    return val_array(out);
+  }
+  if (k > 0 && n > SIZE_MAX / sizeof(double) / k) val_alloc_error((double)n * (double)k, sizeof(double), t->span);
+  Array *flat = val_new_real_array(n * k, t->span);
+  const double **src = NEW_ARRAY(const double *, n);
+  for (size_t i = 0; i < n; i++) {
+    val_host(m->v[i].u.a);
+    src[i] = m->v[i].u.a->r;
+  }
+  for (size_t i0 = 0; i0 < n; i0 += TILE) {
+    fe_poll_interrupt(t->span);
+    size_t i1 = i0 + TILE < n ? i0 + TILE : n;
+    for (size_t j0 = 0; j0 < k; j0 += TILE) {
+      size_t j1 = j0 + TILE < k ? j0 + TILE : k;
+      for (size_t i = i0; i < i1; i++)
+        for (size_t j = j0; j < j1; j++) flat->r[j * n + i] = src[i][j];
+    }
+  }
+  for (size_t j = 0; j < k; j++) out->v[j] = val_array(val_view(flat, j * n, n));
+  return val_array(out);
+}
+
+static Value op_concat(const Exec *ex, const Term *t, Value *frame) {
+  Array *a = cpu_eval_array(ex, t->kids[0], frame);
+  Array *b = cpu_eval_array(ex, t->kids[1], frame);
+  size_t n = a->len + b->len;
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
+  Array *out = val_new_array_of(t->type->elem, n, t->span);
+  if (out->boxed) {
+    if (a->len) memcpy(out->v, a->v, sizeof(Value) * a->len);
+    if (b->len) memcpy(out->v + a->len, b->v, sizeof(Value) * b->len);
+  } else {
+    if (a->len) memcpy(out->r, a->r, sizeof(double) * a->len);
+    if (b->len) memcpy(out->r + a->len, b->r, sizeof(double) * b->len);
+  }
+  return val_array(out);
+}
+
+static Value op_zip(const Exec *ex, const Term *t, Value *frame) {
+  Array *a = cpu_eval_array(ex, t->kids[0], frame);
+  Array *b = cpu_eval_array(ex, t->kids[1], frame);
+  if (a->len != b->len) fe_error(t->span, "zip: lengths %zu and %zu differ", a->len, b->len);
+  if (ex->meter) cpu_meter_array(ex->meter, t, a->len);
+  Array *out = val_new_boxed_array(a->len, t->span);
+  for (size_t i = 0; i < a->len; i++) {
+    Value p[2] = {val_array_get(a, i), val_array_get(b, i)};
+    out->v[i] = val_tuple(2, p);
+  }
+  return val_array(out);
+}
+
+static Value op_unzip(const Exec *ex, const Term *t, Value *frame) {
+  Array *p = cpu_eval_array(ex, t->kids[0], frame);
+  if (ex->meter) cpu_meter_array(ex->meter, t, p->len);
+  Value r[2];
+  for (int c = 0; c < 2; c++) {
+    Array *out = val_new_array_of(t->type->elems[c]->elem, p->len, t->span);
+    for (size_t i = 0; i < p->len; i++) val_array_set(out, i, p->v[i].u.t->items[c]);
+    r[c] = val_array(out);
+  }
+  return val_tuple(2, r);
+}
+
+static Value op_map3(const Exec *ex, const Term *t, Value *frame) {
+  const Term *lam = t->kids[0];
+  Array *a[3];
+  for (int c = 0; c < 3; c++) a[c] = cpu_eval_array(ex, t->kids[c + 1], frame);
+  if (a[0]->len != a[1]->len || a[0]->len != a[2]->len)
+    fe_error(t->span, "map3: lengths %zu, %zu and %zu differ", a[0]->len, a[1]->len, a[2]->len);
+  size_t n = a[0]->len;
+  if (ex->meter) cpu_meter_array(ex->meter, t, n);
+  Array *out = val_new_array_of(t->type->elem, n, t->span);
+  for (size_t i = 0; i < n; i++) {
+    if ((i & 255) == 0) fe_poll_interrupt(t->span);
+    for (int c = 0; c < 3; c++) frame[lam->syms[c]->slot] = val_array_get(a[c], i);
+    val_array_set(out, i, ex->eval(ex, lam->kids[0], frame));
+  }
+  return val_array(out);
+}
+
+Value cpu_shape_prim(const Exec *ex, const Term *t, Value *frame) {
+  switch (t->prim) {
+  case PRIM_TRANSPOSE: return op_transpose(ex, t, frame);
+  case PRIM_CONCAT: return op_concat(ex, t, frame);
+  case PRIM_ZIP: return op_zip(ex, t, frame);
+  case PRIM_UNZIP: return op_unzip(ex, t, frame);
+  case PRIM_MAP3: return op_map3(ex, t, frame);
+  case PRIM_STOPGRAD_ANY: return ex->eval(ex, t->kids[0], frame);
+  default: UNREACHABLE();
+  }
+}
