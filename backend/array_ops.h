@@ -23,6 +23,9 @@ size_t cpu_size_arg(const Term *t, double n, size_t elem_size);
 /* The index i into an array of length len, checked: an integer in
    0..len-1, else the located error of LANGUAGE.md section 4 at s. */
 size_t cpu_index_arg(Span s, double i, size_t len);
+/* Raises that error for the index i into an array of length len (an
+   FeFaultFn: compiled kernels record it with fe_fault). */
+_Noreturn void cpu_bad_index(Span s, double i, double len);
 
 /* The builtins of cpu_array_prim implemented beside array_ops.c:
    index, slice, reduce_by_index (index_ops.c); the loops (loop_ops.c);

@@ -189,5 +189,7 @@ Value cpu_call_in(const Exec *ex, const Def *d, const Value *args) {
     frame = NEW_ARRAY(Value, d->nslots);
   }
   for (int i = 0; i < d->nparams; i++) frame[d->params[i]->slot] = args[i];
-  return cpu_eval(ex, plan_runnable(d)->body, frame);
+  Value v = cpu_eval(ex, plan_runnable(d)->body, frame);
+  fe_poll_interrupt(d->span); /* a kernel's fault (error.h) before v is used */
+  return v;
 }

@@ -7,15 +7,15 @@
 #include "array_int.h"
 #include "cost_meter.h"
 
-static _Noreturn void bad_index(Span s, double i, size_t len) {
+void cpu_bad_index(Span s, double i, double len) {
   char b[40];
   una_format_real(b, sizeof b, i);
   if (i != floor(i) || isinf(i)) fe_error(s, "index %s is not an integer", b);
-  fe_error(s, "index %s out of bounds for an array of length %zu", b, len);
+  fe_error(s, "index %s out of bounds for an array of length %.0f", b, len);
 }
 
 size_t cpu_index_arg(Span s, double i, size_t len) {
-  if (__builtin_expect(!(i >= 0 && i < (double)len && i == floor(i)), 0)) bad_index(s, i, len);
+  if (__builtin_expect(!(i >= 0 && i < (double)len && i == floor(i)), 0)) cpu_bad_index(s, i, (double)len);
   return (size_t)i;
 }
 

@@ -47,6 +47,7 @@ typedef struct Compiler {
   int nsteps, capsteps;
   double *init;
   char *vkind;
+  const Term **vterm;
   int nvregs, capv;
   int *ctx_nslots;
   int nctx, capctx;
@@ -55,6 +56,7 @@ typedef struct Compiler {
   int capvn;
   int depth;
   long visits;
+  int branch; /* > 0 inside an if's branch or the right operand of && || */
 } Compiler;
 
 /* A compilation context: the lambda's body, or one inlined call. */
@@ -64,6 +66,7 @@ typedef struct Ctx {
   PMap dep;    /* Sym* -> 1: variables that depend on the parameters */
   PMap memo;   /* Term* -> 1 independent, 2 dependent */
   PMap inputs; /* Sym* -> vreg: variables read from the frame */
+  PtrMap tuples; /* Sym* -> int[]: a loop state's tuple, one vreg per component */
 } Ctx;
 
 #define GROW(arr, n, cap, T)                                   \
@@ -82,12 +85,15 @@ static int new_vreg(Compiler *c, int kind, double init) {
     int nc = c->capv ? c->capv * 2 : 16;
     double *ni = una_alloc(sizeof(double) * (size_t)nc);
     char *nk = una_alloc((size_t)nc);
+    const Term **nt = una_alloc(sizeof(Term *) * (size_t)nc);
     if (c->nvregs) {
       memcpy(ni, c->init, sizeof(double) * (size_t)c->nvregs);
       memcpy(nk, c->vkind, (size_t)c->nvregs);
+      memcpy(nt, c->vterm, sizeof(Term *) * (size_t)c->nvregs);
     }
     c->init = ni;
     c->vkind = nk;
+    c->vterm = nt;
     c->capv = nc;
   }
   c->init[c->nvregs] = init;
@@ -211,6 +217,7 @@ static bool depends(Ctx *x, const Term *t) {
 }
 
 static int compile(Compiler *c, Ctx *x, const Term *t);
+static bool compile_binding(Compiler *c, Ctx *x, const Term *t);
 
 static int compile_call(Compiler *c, Ctx *x, const Term *t) {
   const Def *d = t->def;
@@ -247,6 +254,60 @@ static int compile_var(Compiler *c, Ctx *x, const Sym *s) {
   return v;
 }
 
+/* Compiles the binding of the LET or LETTUP t (not its body): a part that
+   does not depend on the parameters is evaluated when binding; a tuple
+   split must be a tuple written out or a loop state's tuple. */
+static bool compile_binding(Compiler *c, Ctx *x, const Term *t) {
+  const Term *rhs = t->kids[0];
+  if (t->kind == T_LET) {
+    if (!depends(x, rhs)) {
+      int v = scalar_type(rhs->type) ? new_vreg(c, VK_INPUT, 0) : -1;
+      if (t->sym->slot < 0) return false;
+      add_step(c, step(B_LET, x->id, v, t->sym->slot, rhs));
+      if (v >= 0) pmap_put(&x->env, t->sym, v);
+      return true;
+    }
+    int r = compile(c, x, rhs);
+    if (r < 0) return false;
+    pmap_put(&x->env, t->sym, r);
+    return true;
+  }
+  if (!depends(x, rhs)) {
+    for (int i = 0; i < t->nsyms; i++)
+      if (t->syms[i]->slot < 0) return false;
+    add_step(c, step(B_LETTUP, x->id, -1, -1, t));
+    return true;
+  }
+  if (rhs->kind == T_TUPLE && rhs->nkids == t->nsyms) {
+    for (int i = 0; i < t->nsyms; i++) {
+      int r = compile(c, x, rhs->kids[i]);
+      if (r < 0) return false;
+      pmap_put(&x->env, t->syms[i], r);
+    }
+    return true;
+  }
+  const int *parts = rhs->kind == T_VAR ? ptrmap_get(&x->tuples, rhs->sym) : NULL;
+  if (!parts) return false;
+  for (int i = 0; i < t->nsyms; i++) pmap_put(&x->env, t->syms[i], parts[i]);
+  return true;
+}
+
+/* a[i] with a an array of reals that does not depend on the parameters
+   (bound once, as a hoisted part) and i that does: a gather. */
+static int compile_gather(Compiler *c, Ctx *x, const Term *t) {
+  const Term *a = t->kids[0];
+  /* a branch is computed whether taken or not (K_SELECT), and a gather
+     there could fault for an element that never reads it */
+  if (c->branch > 0 || !fe_type_is_real_array(a->type) || depends(x, a)) return -1;
+  int av = new_vreg(c, VK_ARRAY, 0);
+  add_step(c, step(B_ARRAY, x->id, av, -1, a));
+  int i = compile(c, x, t->kids[1]);
+  if (i < 0) return -1;
+  int d = emit(c, K_GATHER, av, i, -1);
+  if (!c->vterm[d]) c->vterm[d] = t;
+  return d;
+}
+
 /* Compiles t (of type R or B) in context x; returns its vreg or -1 when t
    cannot be compiled. */
 static int compile(Compiler *c, Ctx *x, const Term *t) {
@@ -274,45 +335,21 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
     return v;
   }
   switch (t->kind) {
-  case T_LET: {
-    const Term *rhs = t->kids[0];
-    if (!depends(x, rhs)) {
-      int v = scalar_type(rhs->type) ? new_vreg(c, VK_INPUT, 0) : -1;
-      if (t->sym->slot < 0) return -1;
-      add_step(c, step(B_LET, x->id, v, t->sym->slot, rhs));
-      if (v >= 0) pmap_put(&x->env, t->sym, v);
-    } else {
-      int r = compile(c, x, rhs);
-      if (r < 0) return -1;
-      pmap_put(&x->env, t->sym, r);
-    }
+  case T_LET:
+  case T_LETTUP:
+    if (!compile_binding(c, x, t)) return -1;
     return compile(c, x, t->kids[1]);
-  }
-  case T_LETTUP: {
-    const Term *rhs = t->kids[0];
-    if (!depends(x, rhs)) {
-      for (int i = 0; i < t->nsyms; i++)
-        if (t->syms[i]->slot < 0) return -1;
-      add_step(c, step(B_LETTUP, x->id, -1, -1, t));
-    } else if (rhs->kind == T_TUPLE && rhs->nkids == t->nsyms) {
-      for (int i = 0; i < t->nsyms; i++) {
-        int r = compile(c, x, rhs->kids[i]);
-        if (r < 0) return -1;
-        pmap_put(&x->env, t->syms[i], r);
-      }
-    } else {
-      return -1;
-    }
-    return compile(c, x, t->kids[1]);
-  }
   case T_IF: {
     int k = compile(c, x, t->kids[0]);
+    c->branch++;
     int a = k < 0 ? -1 : compile(c, x, t->kids[1]);
     int b = a < 0 ? -1 : compile(c, x, t->kids[2]);
+    c->branch--;
     return b < 0 ? -1 : emit(c, K_SELECT, a, b, k);
   }
   case T_PRIM: {
     PrimClass cls = fe_prims[t->prim].cls;
+    if (t->prim == PRIM_INDEX) return compile_gather(c, x, t);
     if (cls == P_SCALAR1 || cls == P_NOT) {
       int a = compile(c, x, t->kids[0]);
       if (t->prim == PRIM_STOPGRAD) return a; /* the identity */
@@ -320,7 +357,9 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
     }
     if (cls == P_SCALAR2 || cls == P_CMP || cls == P_LOGIC) {
       int a = compile(c, x, t->kids[0]);
+      if (cls == P_LOGIC) c->branch++; /* && and || evaluate their right side when needed */
       int b = a < 0 ? -1 : compile(c, x, t->kids[1]);
+      if (cls == P_LOGIC) c->branch--;
       if (b >= 0 && t->prim == PRIM_POW && c->vkind[b] == VK_CONST && c->init[b] == 2)
         return emit(c, PRIM_MUL, a, a, -1); /* as cpu_pow */
       return b < 0 ? -1 : emit(c, (int)t->prim, a, b, -1);
@@ -384,6 +423,7 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
   k->results = results;
   k->init = c->init;
   k->vkind = c->vkind;
+  k->vterm = c->vterm;
   k->steps = c->steps;
   k->nsteps = c->nsteps;
   k->nctx = c->nctx;
@@ -394,7 +434,7 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
   bool *keep = una_alloc(sizeof(bool) * (size_t)(c->ninstr + 1));
   for (int i = c->ninstr - 1; i >= 0; i--) {
     const KInstr *in = &c->code[i];
-    if (!live[in->dst]) continue;
+    if (!live[in->dst] && in->op != K_GATHER) continue; /* a gather may raise: kept */
     keep[i] = true;
     live[in->a] = 1;
     if (in->b >= 0) live[in->b] = 1;
@@ -503,12 +543,96 @@ const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const 
   return compile_bodies(n, lams, params, false);
 }
 
+/* ---- loop steps ---- */
+
+int cpu_state_width(const Type *t) {
+  if (t->kind == TY_REAL) return 1;
+  if (t->kind != TY_TUPLE || t->n > CPU_MAX_STATE) return 0;
+  for (int i = 0; i < t->n; i++)
+    if (t->elems[i]->kind != TY_REAL) return 0;
+  return t->n;
+}
+
+/* Compiles t, a value of a loop state's type (n reals), into out[0..n). */
+static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
+  fe_stack_check(t->span);
+  if (scalar_type(t->type)) return n == 1 && (out[0] = compile(c, x, t)) >= 0;
+  switch (t->kind) {
+  case T_TUPLE:
+    for (int i = 0; i < n; i++)
+      if ((out[i] = compile(c, x, t->kids[i])) < 0) return false;
+    return true;
+  case T_VAR: {
+    const int *parts = ptrmap_get(&x->tuples, t->sym);
+    if (!parts) return false;
+    memcpy(out, parts, sizeof(int) * (size_t)n);
+    return true;
+  }
+  case T_LET:
+  case T_LETTUP: return compile_binding(c, x, t) && compile_parts(c, x, t->kids[1], n, out);
+  case T_IF: {
+    int k = compile(c, x, t->kids[0]);
+    if (k < 0) return false;
+    int a[CPU_MAX_STATE], b[CPU_MAX_STATE];
+    c->branch++;
+    bool ok = compile_parts(c, x, t->kids[1], n, a) && compile_parts(c, x, t->kids[2], n, b);
+    c->branch--;
+    if (!ok) return false;
+    for (int i = 0; i < n; i++) out[i] = emit(c, K_SELECT, a[i], b[i], k);
+    return true;
+  }
+  default: return false;
+  }
+}
+
+const CpuKernel *cpu_kernel_compile_step(const Term *lam) {
+  if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || has_closure(lam->kids[0])) return NULL;
+  const Sym *st = lam->syms[0];
+  int n = st->type ? cpu_state_width(st->type) : 0;
+  if (n == 0 || (lam->nsyms == 2 && lam->syms[1]->type->kind != TY_REAL)) return NULL;
+  const Type *rt = lam->kids[0]->type;
+  bool cond = rt->kind == TY_BOOL;
+  if (!cond && !fe_type_eq(rt, st->type)) return NULL;
+  Compiler c = {0};
+  GROW(c.ctx_nslots, c.nctx, c.capctx, int);
+  c.ctx_nslots[c.nctx++] = 0;
+  Ctx x = {0};
+  int *parts = NEW_ARRAY(int, n);
+  for (int i = 0; i < n; i++) parts[i] = new_vreg(&c, VK_PARAM, 0);
+  if (n == 1) pmap_put(&x.env, st, parts[0]);
+  else ptrmap_put(&x.tuples, st, parts);
+  pmap_put(&x.dep, st, 1);
+  int np = n;
+  if (lam->nsyms == 2) {
+    pmap_put(&x.env, lam->syms[1], new_vreg(&c, VK_PARAM, 0));
+    pmap_put(&x.dep, lam->syms[1], 1);
+    np++;
+  }
+  depends(&x, lam->kids[0]);
+  int nr = cond ? 1 : n;
+  int *r = NEW_ARRAY(int, nr);
+  if (!compile_parts(&c, &x, lam->kids[0], nr, r)) return NULL;
+  return finish(&c, np, cond, nr, r);
+}
+
 /* ---- the kernel of a lambda ---- */
 
 const CpuKernel *cpu_kernel_compile_guarded(const Term *lam) {
   FeTry t;
   if (fe_try(&t)) {
     const CpuKernel *k = cpu_kernel_compile(lam);
+    fe_untry(&t);
+    return k;
+  }
+  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
+  return NULL;
+}
+
+const CpuKernel *cpu_step_kernel_for(const Term *lam) {
+  if (lam->note) return lam->note->step;
+  FeTry t;
+  if (fe_try(&t)) {
+    const CpuKernel *k = cpu_kernel_compile_step(lam);
     fe_untry(&t);
     return k;
   }
@@ -534,4 +658,10 @@ int cpu_kernel_result(const CpuKernel *k) { return k->result; }
 int cpu_kernel_nresults(const CpuKernel *k) { return k->nresults; }
 CpuVregKind cpu_kernel_vreg_kind(const CpuKernel *k, int v) { return (CpuVregKind)k->vkind[v]; }
 double cpu_kernel_const(const CpuKernel *k, int v) { return k->init[v]; }
+const Term *cpu_kernel_index_term(const CpuKernel *k, int v) { return k->vterm[v]; }
+bool cpu_kernel_gathers(const CpuKernel *k) {
+  for (int i = 0; i < k->ninstr; i++)
+    if (k->code[i].op == K_GATHER) return true;
+  return false;
+}
 

@@ -62,20 +62,28 @@ int cpu_kernel_block_size(const CpuKernel *k);
    Virtual registers: 0 and 1 the parameters (1 unused with one parameter),
    then constants (value: cpu_kernel_const), inputs (bound by
    cpu_kernel_bind: run->sregs[v]) and temporaries, each the dst of one
-   instruction (SSA). An instruction's op is a scalar Prim applied to a (and
-   b), or CPU_K_SELECT: dst = c != 0 ? a : b. Booleans are 0.0 / 1.0. */
+   instruction (SSA), and arrays (a [R] that does not depend on the
+   parameters, bound by cpu_kernel_bind: CPU_VR_ARRAY). An instruction's
+   op is a scalar Prim applied to a (and b), CPU_K_SELECT: dst = c != 0 ?
+   a : b, or CPU_K_GATHER: dst = a[b], a an array vreg and b an index,
+   checked (an index that is not an integer in bounds is recorded with
+   fe_fault and raised at the INDEX term cpu_kernel_index_term(k, dst)
+   by the next poll; the element is then nan). Booleans are 0.0 / 1.0. */
 typedef struct CpuKInstr {
   int op;
   int dst, a, b, c; /* vregs; b and c are -1 when unused */
 } CpuKInstr;
-enum { CPU_K_SELECT = PRIM__COUNT };
-typedef enum { CPU_VR_PARAM, CPU_VR_CONST, CPU_VR_INPUT, CPU_VR_TEMP } CpuVregKind;
+enum { CPU_K_SELECT = PRIM__COUNT, CPU_K_GATHER = PRIM__COUNT + 2 };
+typedef enum { CPU_VR_PARAM, CPU_VR_CONST, CPU_VR_INPUT, CPU_VR_TEMP, CPU_VR_ARRAY } CpuVregKind;
 const CpuKInstr *cpu_kernel_code(const CpuKernel *k); /* cpu_kernel_size entries */
 int cpu_kernel_nparams(const CpuKernel *k);
 int cpu_kernel_nvregs(const CpuKernel *k);
 int cpu_kernel_result(const CpuKernel *k);
 CpuVregKind cpu_kernel_vreg_kind(const CpuKernel *k, int v);
 double cpu_kernel_const(const CpuKernel *k, int v);
+const struct Term *cpu_kernel_index_term(const CpuKernel *k, int v);
+/* Whether k's code reads an array (CPU_K_GATHER). */
+bool cpu_kernel_gathers(const CpuKernel *k);
 
 /* A kernel bound to a frame: the values of its free variables and hoisted
    parts, and its block buffers. Lives on the caller's stack. */
@@ -86,6 +94,7 @@ typedef struct CpuKernelRun {
   double *scratch; /* temporaries, CPU_BLOCK doubles each */
   double *pad;     /* two padded parameter blocks for partial blocks */
   double **ptr;    /* per virtual register: its block */
+  const Array **arr; /* per virtual register: the bound array (CPU_VR_ARRAY) */
 } CpuKernelRun;
 
 /* Binds k to frame (the enclosing Def's frame): reads its free variables and
@@ -127,5 +136,21 @@ int cpu_kernel_nresults(const CpuKernel *k);
 
 /* Runs the kernel on one element (y is ignored for one parameter). */
 double cpu_kernel_call1(CpuKernelRun *run, double x, double y);
+
+/* Loop steps. A loop's state of up to CPU_MAX_STATE reals: an R, or a
+   tuple of Rs; cpu_state_width is the number of reals of a state of type
+   t, or 0 for any other type. cpu_kernel_compile_step compiles a loop's
+   function (x. e) or (x, i. e) (LOOP_FOR and LOOP_WHILE, prims.def) whose
+   x is such a state over parameters that are the state's reals, then i:
+   the body (e of x's type: one result per real) or a while loop's
+   condition (e a B: one result). NULL when it does not qualify.
+   cpu_kernel_step runs it once: params in, results out. */
+enum { CPU_MAX_STATE = 16 };
+int cpu_state_width(const Type *t);
+const CpuKernel *cpu_kernel_compile_step(const Term *lam);
+void cpu_kernel_step(CpuKernelRun *run, const double *params, double *results);
+/* The step program of a loop's function lam: the one its plan compiled
+   (plan/note.h), or, outside any plan, compiled now; NULL when none. */
+const CpuKernel *cpu_step_kernel_for(const Term *lam);
 
 #endif

@@ -55,6 +55,7 @@ static int canon(const CpuKernel *k, Table *t, int *id, int first, int second) {
       break;
     }
     case CPU_VR_INPUT:
+    case CPU_VR_ARRAY:
       x.op = LEAF_INPUT;
       x.a = v;
       break;

@@ -5,8 +5,9 @@
 
 #include "kernel.h"
 
-enum { K_SELECT = CPU_K_SELECT }; /* opcodes: the Prim of a scalar builtin, or this */
-enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT, VK_TEMP = CPU_VR_TEMP };
+enum { K_SELECT = CPU_K_SELECT, K_GATHER = CPU_K_GATHER }; /* opcodes: the Prim of a scalar builtin, or these */
+enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT, VK_TEMP = CPU_VR_TEMP,
+       VK_ARRAY = CPU_VR_ARRAY };
 
 typedef CpuKInstr KInstr;
 
@@ -15,8 +16,9 @@ typedef CpuKInstr KInstr;
    B_GLOBAL  vals[vreg] = *global->value
    B_EXPR    vals[vreg] = eval(term)            (a hoisted subterm)
    B_LET     frame[slot] = eval(term); vals[vreg] = it when vreg >= 0
-   B_LETTUP  term is a LETTUP: frame[sym_i->slot] = component i of eval(rhs) */
-typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP } BindKind;
+   B_LETTUP  term is a LETTUP: frame[sym_i->slot] = component i of eval(rhs)
+   B_ARRAY   arr[vreg] = eval(term), an array of reals (on the host) */
+typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP, B_ARRAY } BindKind;
 
 typedef struct BindStep {
   BindKind kind;
@@ -44,6 +46,7 @@ struct CpuKernel {
   int *ctx_nslots;
   double *init;  /* per vreg: constants' values, else 0 */
   char *vkind;   /* per vreg: VK_* */
+  const Term **vterm; /* per vreg: the INDEX term a gather's dst computes, else NULL */
   int ninputs;
   int *inputs;   /* the vregs of kind VK_CONST or VK_INPUT */
   int nphys;     /* block buffers for temporaries */

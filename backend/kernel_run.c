@@ -3,13 +3,14 @@
    AVX2 and the baseline) or on one element (see kernel.h). */
 #include "kernel.h"
 #include "kernel_int.h"
+#include "array_ops.h" /* cpu_bad_index */
 #include "scalar.h"
 
 /* ---- binding ---- */
 
 static double scalar_of(Value v) { return v.kind == V_BOOL ? (v.u.b ? 1.0 : 0.0) : v.u.r; }
 
-static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double *vals) {
+static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double *vals, const Array **arr) {
   for (int i = 0; i < k->nsteps; i++) {
     const BindStep *s = &k->steps[i];
     Value *f = frames[s->ctx];
@@ -31,6 +32,12 @@ static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double
       for (int j = 0; j < s->term->nsyms; j++) f[s->term->syms[j]->slot] = v.u.t->items[j];
       break;
     }
+    case B_ARRAY: {
+      Value v = ex->eval(ex, s->term, f);
+      val_host(v.u.a);
+      arr[s->vreg] = v.u.a;
+      break;
+    }
     }
   }
 }
@@ -41,13 +48,14 @@ bool cpu_kernel_bind(const Exec *ex, const CpuKernel *k, Value *frame, CpuKernel
   run->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)k->nvregs);
   if (!run->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
   memcpy(run->sregs, k->init, sizeof(double) * (size_t)k->nvregs);
+  run->arr = NEW_ARRAY(const Array *, k->nvregs);
   if (k->nsteps == 0) return true;
   Value **frames = NEW_ARRAY(Value *, k->nctx);
   frames[0] = frame;
   for (int i = 1; i < k->nctx; i++) frames[i] = NEW_ARRAY(Value, k->ctx_nslots[i] > 0 ? k->ctx_nslots[i] : 1);
   FeTry t;
   if (fe_try(&t)) {
-    run_steps(ex, k, frames, run->sregs);
+    run_steps(ex, k, frames, run->sregs, run->arr);
     fe_untry(&t);
     return true;
   }
@@ -128,7 +136,29 @@ static const PairFn pair_fns[2][4][4] = {
     {PAIR_ROW(ADD, l), PAIR_ROW(SUB, l), PAIR_ROW(MUL, l), PAIR_ROW(DIV, l)},
 };
 
-static void exec_block(const CpuKernel *k, double **p) {
+/* The element a[i] of a gather, or nan with the fault recorded (error.h)
+   when i is not an index of a. */
+static inline double gather1(const CpuKernel *k, const Array *a, double i, int dst) {
+  if (__builtin_expect(i >= 0 && i < (double)a->len && i == floor(i), 1)) return a->r[(size_t)i];
+  fe_fault(cpu_kernel_index_term(k, dst)->span, cpu_bad_index, i, (double)a->len);
+  return NAN;
+}
+
+/* d[j] = a[idx[j]] for the n valid elements of a block (the lanes past n
+   hold padding, whose indices mean nothing). */
+static void gather_block(const CpuKernel *k, double *restrict d, const Array *a, const double *restrict idx,
+                         size_t n, int dst) {
+  const double *r = a->r;
+  double len = (double)a->len;
+  for (size_t j = 0; j < n; j++) {
+    double i = idx[j];
+    d[j] = i >= 0 && i < len && i == floor(i) ? r[(size_t)i] : gather1(k, a, i, dst);
+  }
+  for (size_t j = n; j < B; j++) d[j] = 0;
+}
+
+static void exec_block(const CpuKernelRun *run, size_t n, double **p) {
+  const CpuKernel *k = run->k;
   for (int pc = 0; pc < k->nexec; pc++) {
     const XInstr *in = &k->exec[pc];
     double *d = p[in->dst];
@@ -142,6 +172,7 @@ static void exec_block(const CpuKernel *k, double **p) {
     case PRIM_LOG: cpu_log_block(d, a, B); break;
     case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
     case K_SELECT: k_select(d, a, b, p[in->c]); break;
+    case K_GATHER: gather_block(k, d, run->arr[in->a], b, n, in->dst); break;
     default:
       ASSERT(in->op >= 0 && in->op < PRIM__COUNT && block_fns[in->op]);
       block_fns[in->op](d, a, b);
@@ -211,7 +242,7 @@ void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, 
     }
   }
   if (!outs) {
-    exec_block(k, p);
+    exec_block(run, n, p);
     return;
   }
   /* a whole block: a computed result (not a parameter, input or constant)
@@ -222,7 +253,7 @@ void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, 
       int r = k->results[i];
       if (outs[i] && k->phys[r] >= 0 && outs[i] != x && outs[i] != y && p[r] == home(run, r)) p[r] = outs[i];
     }
-  exec_block(k, p);
+  exec_block(run, n, p);
   for (int i = 0; i < k->nresults; i++)
     if (outs[i] && p[k->results[i]] != outs[i]) memcpy(outs[i], p[k->results[i]], sizeof(double) * n);
 }
@@ -232,19 +263,33 @@ void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_
   cpu_kernel_block_into(run, x, y, n, outs);
 }
 
-double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
+/* Runs the code on the registers r (the parameters set). */
+static inline void run_code(CpuKernelRun *run, double *r) {
   const CpuKernel *k = run->k;
-  double *r = run->sregs;
-  r[0] = x;
-  r[1] = y;
   const KInstr *in = k->code, *end = k->code + k->ninstr;
   for (; in < end; in++) {
     double a = r[in->a];
     double b = in->b >= 0 ? r[in->b] : 0;
     double v;
     if (in->op == K_SELECT) v = r[in->c] != 0 ? a : b;
+    else if (in->op == K_GATHER) v = gather1(k, run->arr[in->a], b, in->dst);
     else v = cpu_scalar((Prim)in->op, a, b);
     r[in->dst] = v;
   }
-  return r[k->result];
+}
+
+double cpu_kernel_call1(CpuKernelRun *run, double x, double y) {
+  double *r = run->sregs;
+  r[0] = x;
+  r[1] = y;
+  run_code(run, r);
+  return r[run->k->result];
+}
+
+void cpu_kernel_step(CpuKernelRun *run, const double *params, double *results) {
+  const CpuKernel *k = run->k;
+  double *r = run->sregs;
+  for (int i = 0; i < k->nparams; i++) r[i] = params[i];
+  run_code(run, r);
+  for (int i = 0; i < k->nresults; i++) results[i] = r[k->results[i]];
 }

@@ -3,10 +3,51 @@
    else a run-time error at the 'for'), then the body applied n times;
    `loop x = e0 while c do e` is LOOP_WHILE (x. e) e0 (x. c). The body's
    parameters live in their own frame slots, as a combinator's do. Ctrl-C
-   interrupts either loop between iterations. */
+   interrupts either loop between iterations.
+
+   A state of a few reals (an R or a tuple of Rs) whose body (and
+   condition) compiled into step programs (kernel.h, decided by the plan)
+   runs without the tree evaluator: the state lives in a small array of
+   doubles and each iteration is one run of the step program. */
 #include "array_ops.h"
 #include "array_int.h"
 #include "cost_meter.h"
+
+enum { POLL = 4095 }; /* the compiled loops poll every POLL + 1 iterations */
+
+/* The state's reals from the value x (width n), and back. */
+static void state_in(Value x, int n, double *s) {
+  if (n == 1) s[0] = x.u.r;
+  else
+    for (int i = 0; i < n; i++) s[i] = x.u.t->items[i].u.r;
+}
+static Value state_out(const double *s, int n) {
+  if (n == 1) return val_real(s[0]);
+  Value items[CPU_MAX_STATE];
+  for (int i = 0; i < n; i++) items[i] = val_real(s[i]);
+  return val_tuple(n, items);
+}
+
+/* Binds the step program of the loop function lam, if the fast paths are
+   on and it has one. */
+static bool step_of(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun *run) {
+  if (!ex->kernel || ex->meter) return false;
+  const CpuKernel *k = cpu_step_kernel_for(lam);
+  return k && cpu_kernel_bind(ex, k, frame, run);
+}
+
+static Value for_compiled(const Term *t, CpuKernelRun *body, Value x, double n) {
+  int w = cpu_state_width(t->type);
+  double s[CPU_MAX_STATE + 1];
+  state_in(x, w, s);
+  for (double i = 0; i < n; i++) {
+    if (((long long)i & POLL) == 0) fe_poll_interrupt(t->span);
+    s[w] = i;
+    cpu_kernel_step(body, s, s);
+  }
+  fe_poll_interrupt(t->span);
+  return state_out(s, w);
+}
 
 static Value op_for(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
@@ -19,6 +60,8 @@ static Value op_for(const Exec *ex, const Term *t, Value *frame) {
     fe_error(t->span, "loop count %s is negative", b);
   }
   if (ex->meter) cpu_meter_array(ex->meter, t, 1);
+  CpuKernelRun body;
+  if (n > 0 && step_of(ex, lam, frame, &body)) return for_compiled(t, &body, x, n);
   int xs = lam->syms[0]->slot, is = lam->syms[1]->slot;
   for (double i = 0; i < n; i++) {
     fe_poll_interrupt(t->span);
@@ -29,10 +72,26 @@ static Value op_for(const Exec *ex, const Term *t, Value *frame) {
   return x;
 }
 
+static Value while_compiled(const Term *t, CpuKernelRun *body, CpuKernelRun *cond, Value x) {
+  int w = cpu_state_width(t->type);
+  double s[CPU_MAX_STATE], c;
+  state_in(x, w, s);
+  for (unsigned long long i = 0;; i++) {
+    if ((i & POLL) == 0) fe_poll_interrupt(t->span);
+    cpu_kernel_step(cond, s, &c);
+    if (c == 0) break;
+    cpu_kernel_step(body, s, s);
+  }
+  fe_poll_interrupt(t->span);
+  return state_out(s, w);
+}
+
 static Value op_while(const Exec *ex, const Term *t, Value *frame) {
   const Term *body = t->kids[0], *cond = t->kids[2];
   Value x = ex->eval(ex, t->kids[1], frame);
   if (ex->meter) cpu_meter_array(ex->meter, t, 1);
+  CpuKernelRun bk, ck;
+  if (step_of(ex, body, frame, &bk) && step_of(ex, cond, frame, &ck)) return while_compiled(t, &bk, &ck, x);
   for (;;) {
     fe_poll_interrupt(t->span);
     frame[cond->syms[0]->slot] = x;

@@ -103,7 +103,9 @@ static void put_vreg(StrBuf *b, const CpuKernel *k, int v) {
   case CPU_VR_CONST: put_real(b, cpu_kernel_const(k, v)); return;
   case CPU_VR_INPUT: sb_printf(b, "i%d", v); return;
   case CPU_VR_TEMP: sb_printf(b, "r%d", v); return;
+  case CPU_VR_ARRAY: break; /* the plan gives no gathering function to the GPU (lower.c: fn_of) */
   }
+  UNREACHABLE();
 }
 
 static void put_instr(StrBuf *b, const CpuKernel *k, const CpuKInstr *in) {

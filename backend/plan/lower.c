@@ -116,13 +116,15 @@ static const CpuKernel *lam_kernel(Term *lam) {
 }
 
 /* The kernel function of lam, made on first use; NULL when lam has no
-   scalar program or its result is not R. */
+   scalar program, its result is not R, or it reads an array (a[i]: the
+   CUDA backend does not emit gathers yet, so such a lambda runs alone on
+   the CPU, by its scalar program; docs/gpu.md). */
 static const PlanFn *fn_of(Lowering *lw, Term *lam) {
   if (!lam || lam->kind != T_LAM) return NULL;
   PlanFn *f = ptrmap_get(&lw->fns, lam);
   if (f) return f;
   const CpuKernel *k = lam_kernel(lam);
-  if (!k || cpu_kernel_returns_bool(k)) return NULL;
+  if (!k || cpu_kernel_returns_bool(k) || cpu_kernel_gathers(k)) return NULL;
   f = NEW(PlanFn);
   f->lam = lam;
   f->k = k;
@@ -232,6 +234,16 @@ static void plan_builtin(Lowering *lw, Term *t) {
     k->right = t->prim == PRIM_SCANR;
     k->ordered = kind == PK_REDUCE && !cpu_kernel_commutes(op->k);
     plan_src(lw, k, t->kids[2], op, false);
+    return;
+  }
+  case PRIM_LOOP_WHILE: { /* the condition too */
+    const CpuKernel *c = cpu_step_kernel_for(t->kids[2]);
+    note_of(t->kids[2])->step = c;
+  }
+    /* fall through */
+  case PRIM_LOOP_FOR: {
+    const CpuKernel *b = cpu_step_kernel_for(t->kids[0]);
+    note_of(t->kids[0])->step = b;
     return;
   }
   case PRIM_IOTA: add_kernel(lw, PK_IOTA, t); return;

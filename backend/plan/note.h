@@ -15,6 +15,10 @@ struct CpuSiblingPlan; /* backend/siblings.h */
 /* The decisions about one node of the host program. */
 typedef struct PlanNote {
   const struct CpuKernel *k;          /* T_LAM: its scalar program, or NULL */
+  const struct CpuKernel *step;       /* T_LAM of a loop (LOOP_FOR, LOOP_WHILE):
+                                         its program over the state's reals
+                                         (kernel.h: cpu_kernel_compile_step),
+                                         or NULL */
   const struct PlanKernel *kernel;    /* array T_PRIM: its kernel, or NULL */
   bool fused;                         /* map/map2 T_PRIM: computed inside
                                          the kernel that reads it */

@@ -2,6 +2,7 @@
    interrupt flag. */
 #include "error.h"
 #include <stdarg.h>
+#include <stdatomic.h>
 
 const Span fe_nospan = {NULL, 0, 0};
 volatile sig_atomic_t fe_interrupted = 0;
@@ -66,9 +67,40 @@ void fe_stack_check(Span s) {
     fe_error(s, "expression nested too deeply");
 }
 
+/* The pending fault: 0 none, 1 being recorded, 2 recorded. The first
+   fault wins; the others are dropped. */
+static atomic_int fault_state;
+static struct {
+  Span span;
+  FeFaultFn raise;
+  double a, b;
+} fault;
+
+void fe_fault(Span s, FeFaultFn raise, double a, double b) {
+  int none = 0;
+  if (!atomic_compare_exchange_strong(&fault_state, &none, 1)) return;
+  fault.span = s;
+  fault.raise = raise;
+  fault.a = a;
+  fault.b = b;
+  atomic_store(&fault_state, 2);
+  fe_interrupted = 1;
+}
+
+void fe_fault_clear(void) { atomic_store(&fault_state, 0); }
+
 void fe_poll_interrupt(Span s) {
   if (fe_interrupted) {
     fe_interrupted = 0;
+    if (atomic_load(&fault_state) != 0) {
+      while (atomic_load(&fault_state) != 2) {
+      }
+      Span fs = fault.span;
+      FeFaultFn raise = fault.raise;
+      double a = fault.a, b = fault.b;
+      atomic_store(&fault_state, 0);
+      raise(fs, a, b);
+    }
     fe_error(s, "interrupted");
   }
 }

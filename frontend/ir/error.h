@@ -60,4 +60,15 @@ void fe_stack_check(Span s);
 extern volatile sig_atomic_t fe_interrupted;
 void fe_poll_interrupt(Span s);
 
+/* A run-time error found where raising is not possible (a compiled kernel,
+   maybe on a worker thread): recorded (the first one only, without
+   allocating) and raised by the next fe_poll_interrupt, which calls
+   raise(s, a, b) instead of raising "interrupted". Every parallel loop
+   polls when it ends and cpu_call_in when a call returns, so a fault is
+   raised before the value it spoiled is used. fe_fault_clear forgets a
+   fault left over from an evaluation that failed otherwise. */
+typedef void (*FeFaultFn)(Span s, double a, double b);
+void fe_fault(Span s, FeFaultFn raise, double a, double b);
+void fe_fault_clear(void);
+
 #endif

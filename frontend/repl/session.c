@@ -429,6 +429,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
 /* Runs one item under an error handler; prints its error. */
 static bool run_item_guarded(Session *s, const Item *it, const char *file) {
   FeTry t;
+  fe_fault_clear();
   if (fe_try(&t)) {
     bool ok = run_item(s, it, file);
     fe_untry(&t);

@@ -497,6 +497,31 @@ START_TEST(reference_values) {
 }
 END_TEST
 
+
+/* Loops whose state is a few reals run as step programs (loop_ops.c);
+   they give the bits of the tree evaluator, gathers and branches included. */
+START_TEST(compiled_loops) {
+  tl_run("let A = map (x. 2 * x - 1) (rand 1000 3)\n");
+  static const char *const cases[] = {
+      "loop x = 0 for i < 1000 do x + A[i] * i",
+      "loop (s, p) = (0, 1) for i < 50 do (s + A[i], p * (1 + A[i]))",
+      "loop (x, k) = (2, 0) while k < 40 do ((x + 2 / x) / 2, k + 1)",
+      "loop (a, b, c) = (1, 0, 0) for i < 300 do if A[i] > 0 then (b, c, a + A[i]) else (c + 1, a, b)",
+      "loop x = 1 while x < 1e6 && x > -1e6 do x * (2 + A[min 999 (floor (abs x))])",
+      "map (y. loop (t, u) = (y, 0) for i < 20 do (t * 0.5 + u, u + y)) A",
+      "loop x = 3 for i < 0 do x + 1",
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Value got[2];
+    for (int path = 0; path < 2; path++) {
+      Exec ex = tl_exec_paths(true, path == 0);
+      got[path] = tl_ev_with(&ex, cases[i]);
+    }
+    ck_assert_msg(tl_same_bits(got[0], got[1], true), "%s: compiled loop differs from the tree evaluator", cases[i]);
+  }
+}
+END_TEST
+
 Suite *suite_eval(void) {
   Suite *s = suite_create("eval");
   TCase *tc = tcase_create("eval");
@@ -515,6 +540,7 @@ Suite *suite_eval(void) {
   tcase_add_test(tc, paths_255);
   tcase_add_test(tc, paths_256);
   tcase_add_test(tc, paths_257);
+  tcase_add_test(tc, compiled_loops);
   tcase_add_test(tc, paths_100000);
   tcase_add_test(tc, paths_chunked);
   tcase_add_test(tc, threads_same_bits);

@@ -403,6 +403,49 @@ START_TEST(hoisting) {
 }
 END_TEST
 
+
+/* a[i] with a free array: a gather in the compiled code, block by block
+   and element by element; not under if; a bad index is a fault (error.h)
+   that the next poll raises at the index's span. */
+START_TEST(gathers) {
+  const Type *RA = fe_ty_array(fe_ty_real());
+  Sym *x = sym("x", 0), *a = sym_t("a", RA, 2);
+  Term *idx = fe_term_prim(sp, fe_ty_real(), PRIM_INDEX, 2, (Term *[]){var(a), var(x)});
+  const CpuKernel *k = cpu_kernel_compile(lam(1, x, NULL, p2(PRIM_MUL, idx, num(2))));
+  ck_assert_ptr_nonnull(k);
+  ck_assert(cpu_kernel_gathers(k));
+  Array *arr = val_new_real_array(5, sp);
+  for (int i = 0; i < 5; i++) arr->r[i] = 10 * i;
+  Value frame[4];
+  memset(frame, 0, sizeof frame);
+  frame[2] = val_array(arr);
+  CpuKernelRun run;
+  ck_assert(cpu_kernel_bind(&cpu_exec_default, k, frame, &run));
+  double xs[3] = {4, 0, 2}, out[3];
+  cpu_kernel_block(&run, xs, NULL, 3, out);
+  ck_assert(out[0] == 80 && out[1] == 0 && out[2] == 40);
+  ck_assert(cpu_kernel_call1(&run, 3, 0) == 60);
+  fe_fault_clear();
+  fe_interrupted = 0;
+  xs[1] = 5;
+  cpu_kernel_block(&run, xs, NULL, 3, out);
+  ck_assert(isnan(out[1]));
+  FeTry t;
+  if (fe_try(&t)) {
+    fe_poll_interrupt(sp);
+    fe_untry(&t);
+    ck_abort_msg("the fault was not raised");
+  }
+  ck_assert_str_eq(t.err.msg, "index 5 out of bounds for an array of length 5");
+  fe_poll_interrupt(sp); /* raised once */
+  /* under an if, the element may never read it: no kernel */
+  Sym *y = sym("y", 1);
+  Term *guarded = iff(p2(PRIM_LT, var(y), num(5)),
+                      fe_term_prim(sp, fe_ty_real(), PRIM_INDEX, 2, (Term *[]){var(a), var(y)}), num(0));
+  ck_assert_ptr_null(cpu_kernel_compile(lam(1, y, NULL, guarded)));
+}
+END_TEST
+
 Suite *suite_kernel(void) {
   Suite *s = suite_create("kernel");
   TCase *tc = tcase_create("kernel");
@@ -416,6 +459,7 @@ Suite *suite_kernel(void) {
   tcase_add_test(tc, long_chains);
   tcase_add_test(tc, hoisting);
   tcase_add_test(tc, commutes);
+  tcase_add_test(tc, gathers);
   suite_add_tcase(s, tc);
   return s;
 }
