@@ -76,7 +76,7 @@ const char *fe_prim_arg_want(Prim p, int i, const Type *const *args) {
     const Type *want = fe_ty_array(args[1]);
     return t && fe_type_eq(t, want) ? NULL : fe_type_str(want);
   }
-  case ARG_R_ARRAY: return t && fe_type_is_real_array(t) ? NULL : "[R]";
+  case ARG_R_ARRAY: return t && fe_type_real_rank(t) >= 1 ? NULL : "an array of reals ([R], [[R]], ...)";
   }
   UNREACHABLE();
 }
@@ -148,8 +148,8 @@ const char *fe_prim_signature(Prim p) {
   case PRIM_IOTA: return "R -> [R]";
   case PRIM_REPLICATE: return "R -> T -> [T]";
   case PRIM_RAND: return "R -> R -> [R]";
-  case PRIM_LOAD: return "\"FILE.npy\" -> [R]";
-  case PRIM_SAVE: return "\"FILE.npy\" -> [R] -> [R]";
+  case PRIM_LOAD: return "\"FILE.npy\" -> [R] (or [[R]], ... as ascribed)";
+  case PRIM_SAVE: return "\"FILE.npy\" -> A -> A (A: [R], [[R]], ...)";
   default: return NULL;
   }
 }

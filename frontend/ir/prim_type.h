@@ -28,7 +28,7 @@ typedef enum {
   ARG_R,          /* R */
   ARG_FILE,       /* a file name (a string literal; no type) */
   ARG_ARRAY_OF_1, /* [T], T the type of argument 1: reduce's array */
-  ARG_R_ARRAY     /* [R]: the array that save writes */
+  ARG_R_ARRAY     /* [R], [[R]], ...: the array of reals that save writes */
 } PrimArgKind;
 
 PrimArgKind fe_prim_arg_kind(Prim p, int i);

@@ -60,6 +60,12 @@ bool fe_type_is_real_array(const Type *t) {
   return t->kind == TY_ARRAY && t->elem->kind == TY_REAL;
 }
 
+int fe_type_real_rank(const Type *t) {
+  int k = 0;
+  for (; t && t->kind == TY_ARRAY; t = t->elem) k++;
+  return t && t->kind == TY_REAL ? k : 0;
+}
+
 static void put(char **buf, size_t *len, size_t *cap, const char *s) {
   size_t n = strlen(s);
   if (*len + n + 1 > *cap) {
