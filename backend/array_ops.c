@@ -497,6 +497,23 @@ static const char *file_arg(const Term *t) {
   return t->kids[0]->str;
 }
 
+/* The rank of the array that load or save t reads or writes: its type,
+   [R] or nested deeper (checked: fe_type_real_rank). */
+static int file_rank(const Term *t) {
+  int k = fe_type_real_rank(t->type);
+  ASSERT(k >= 1);
+  return k;
+}
+
+/* The number of reals in a, an array of reals nested rank deep: what load
+   and save move, for the cost meter. */
+static size_t count_reals(const Array *a, int rank) {
+  if (rank == 1) return a->len;
+  size_t n = 0;
+  for (size_t i = 0; i < a->len; i++) n += count_reals(a->v[i].u.a, rank - 1);
+  return n;
+}
+
 Value cpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   switch (t->prim) {
   case PRIM_MAP: return op_map(ex, t, frame);
@@ -521,14 +538,16 @@ Value cpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   case PRIM_REPLICATE: return op_replicate(ex, t, frame);
   case PRIM_RAND: return op_rand(ex, t, frame);
   case PRIM_LOAD: {
-    Array *a = npy_load(file_arg(t), t->span);
-    if (ex->meter) cpu_meter_array(ex->meter, t, a->len);
+    int rank = file_rank(t);
+    Array *a = npy_load(file_arg(t), rank, t->span);
+    if (ex->meter) cpu_meter_array(ex->meter, t, count_reals(a, rank));
     return val_array(a);
   }
   case PRIM_SAVE: {
+    int rank = file_rank(t);
     Value a = ex->eval(ex, t->kids[1], frame);
-    if (ex->meter) cpu_meter_array(ex->meter, t, a.u.a->len);
-    npy_save(file_arg(t), a.u.a, t->span);
+    if (ex->meter) cpu_meter_array(ex->meter, t, count_reals(a.u.a, rank));
+    npy_save(file_arg(t), a.u.a, rank, t->span);
     return a;
   }
   case PRIM_INDEX:

@@ -104,9 +104,27 @@ static inline void val_array_set(Array *a, size_t i, Value v) {
 }
 
 /* Value printing as LANGUAGE.md section 7: reals shortest round-trip,
-   true/false, [1, 2, 3], (1, [2, 3]); a closure prints as <function>. */
+   true/false, [1, 2, 3], (1, [2, 3]); a closure prints as <function>.
+   val_print and val_to_string print every element (text that reads back,
+   for tests and generated programs). */
 void val_print(FILE *out, Value v);
 char *val_to_string(Value v);
+
+/* How a value is shown to a user. With all false (the default, zeroed),
+   an array of more than VAL_PRINT_LIMIT scalars in all (counting every
+   level; an empty array inside counts as one; each array in a tuple is
+   judged by itself) is summarised as NumPy does: at each of its levels of
+   more than 2 * VAL_PRINT_EDGE elements, the first and last VAL_PRINT_EDGE
+   with "..." between: [0, 1, 2, ..., 9998, 9999, 10000]. all (--print-all)
+   prints everything. */
+typedef struct ValPrintOpts {
+  bool all;
+} ValPrintOpts;
+#define VAL_PRINT_LIMIT 10000
+#define VAL_PRINT_EDGE 3
+
+void val_print_opts(FILE *out, Value v, ValPrintOpts o);
+char *val_to_string_opts(Value v, ValPrintOpts o);
 
 /* Deep equality (reals compared with ==, so nan != nan; closures are equal
    when they are the same LAM term in the same frame). */

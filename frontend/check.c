@@ -847,7 +847,7 @@ static NOINLINE Term *check_as(Ck *c, const Term *e, const Type *want, Span s) {
     return fe_term_kids(e->span, T_TUPLE, want, e->nkids, k);
   }
   Term *k = check(c, e);
-  if (k->kind == T_PRIM && k->prim == PRIM_LOAD && fe_type_is_real_nested(want)) {
+  if (k->kind == T_PRIM && k->prim == PRIM_LOAD && fe_type_real_rank(want) >= 1) {
     k->type = want; /* load reads a file of want's rank (backend/npy.h) */
     return k;
   }

@@ -11,7 +11,8 @@
    short-circuited `&&`, and the lambda of an array builtin applied to
    zero elements cost nothing. n below is the length of the array argument
    (for map2 the common length; for iota, replicate, rand and load the
-   length of the result). Rules marked [fig 11] are the paper's; the others
+   length of the result; for load and save of [[R]] and deeper, the number
+   of reals in the array). Rules marked [fig 11] are the paper's; the others
    extend them to the rest of Una in the same spirit (a binding or a read
    moves one value; an operator moves its operands in and its result out).
 

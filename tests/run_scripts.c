@@ -52,13 +52,20 @@ static void str_add(Str *s, const char *p, size_t n) {
   s->buf[s->len] = '\0';
 }
 
+/* Appends printf's text, however long (an expected line may be long). */
 static void str_addf(Str *s, const char *fmt, ...) {
-  char tmp[8192];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  str_add(s, tmp, n < (int)sizeof tmp ? (size_t)n : sizeof tmp - 1);
+  ck_assert(n >= 0);
+  char *tmp = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(tmp);
+  va_start(ap, fmt);
+  vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  str_add(s, tmp, (size_t)n);
+  free(tmp);
 }
 
 static char *read_file(const char *path, size_t *len) {

@@ -11,7 +11,8 @@
         error where the element that needs it is evaluated;
      3. its launches, with the parameters of launch.h, on device arrays.
    Shifts are views of device arrays; length reads no elements; load
-   copies the file's array to the device. Everything else runs on the CPU
+   copies the file's array to the device (a nested array, [[R]] or
+   deeper, stays on the host). Everything else runs on the CPU
    (array_ops.c), which fetches the device arrays it reads. */
 #include "gpu_array.h"
 #include "gpu_eval.h"
@@ -206,6 +207,7 @@ Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   case PRIM_LENGTH: return val_real((double)ex->eval(ex, t->kids[0], frame).u.a->len);
   case PRIM_LOAD: {
     Value v = cpu_array_prim(ex, t, frame);
+    if (v.u.a->boxed) return v; /* a nested array ([[R]], ...) stays on the host */
     gpu_array_ptr(v.u.a, t->span);
     gpu_drop_host(v.u.a);
     return v;

@@ -68,7 +68,7 @@ PrimArgKind fe_prim_arg_kind(Prim p, int i) {
   case PRIM_ZIP: return ARG_ARRAY;
   case PRIM_UNZIP: return ARG_PAIRS;
   case PRIM_REDUCE_BY_INDEX: /* kids f D v I V */
-    return i == 0 ? ARG_FUN : i == 1 ? ARG_ARRAY : i == 2 ? ARG_ELEM_OF_1 : i == 3 ? ARG_R_ARRAY : ARG_LIKE_1;
+    return i == 0 ? ARG_FUN : i == 1 ? ARG_ARRAY : i == 2 ? ARG_ELEM_OF_1 : i == 3 ? ARG_INDICES : ARG_LIKE_1;
   case PRIM_STOPGRAD_ANY: return ARG_ANY;
   case PRIM_LOOP_FOR: return i == 0 ? ARG_FUN : i == 1 ? ARG_ANY : ARG_R;
   case PRIM_LOOP_WHILE: return i == 0 ? ARG_FUN : i == 1 ? ARG_ANY : ARG_COND;
@@ -89,7 +89,8 @@ const char *fe_prim_arg_want(Prim p, int i, const Type *const *args) {
     const Type *want = fe_ty_array(args[1]);
     return t && fe_type_eq(t, want) ? NULL : fe_type_str(want);
   }
-  case ARG_R_ARRAY: return t && fe_type_is_real_array(t) ? NULL : "[R]";
+  case ARG_R_ARRAY: return t && fe_type_real_rank(t) >= 1 ? NULL : "an array of reals ([R], [[R]], ...)";
+  case ARG_INDICES: return t && fe_type_is_real_array(t) ? NULL : "[R]";
   case ARG_NESTED: return is(t, TY_ARRAY) && is(t->elem, TY_ARRAY) ? NULL : "an array of arrays";
   case ARG_PAIRS:
     return is(t, TY_ARRAY) && is(t->elem, TY_TUPLE) && t->elem->n == 2 ? NULL : "an array of pairs";
@@ -196,8 +197,8 @@ const char *fe_prim_signature(Prim p) {
   case PRIM_IOTA: return "R -> [R]";
   case PRIM_REPLICATE: return "R -> T -> [T]";
   case PRIM_RAND: return "R -> R -> [R]";
-  case PRIM_LOAD: return "\"FILE.npy\" -> [R]";
-  case PRIM_SAVE: return "\"FILE.npy\" -> [R] -> [R]";
+  case PRIM_LOAD: return "\"FILE.npy\" -> [R] (or [[R]], ... as ascribed)";
+  case PRIM_SAVE: return "\"FILE.npy\" -> A -> A (A: [R], [[R]], ...)";
   case PRIM_MAP3: return "(S -> S' -> S'' -> T) -> [S] -> [S'] -> [S''] -> [T]";
   case PRIM_TRANSPOSE: return "[[T]] -> [[T]]";
   case PRIM_CONCAT: return "[T] -> [T] -> [T]";

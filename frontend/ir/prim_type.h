@@ -28,7 +28,8 @@ typedef enum {
   ARG_R,          /* R */
   ARG_FILE,       /* a file name (a string literal; no type) */
   ARG_ARRAY_OF_1, /* [T], T the type of argument 1: reduce's array */
-  ARG_R_ARRAY,    /* [R]: the array that save writes */
+  ARG_R_ARRAY,    /* [R], [[R]], ...: the array of reals that save writes */
+  ARG_INDICES,    /* [R]: reduce_by_index's indices */
   ARG_NESTED,     /* [[T]]: an array of arrays (transpose) */
   ARG_PAIRS,      /* [(S, T)]: an array of pairs (unzip) */
   ARG_LIKE_0,     /* the type of argument 0 (concat's second array) */

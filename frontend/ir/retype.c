@@ -162,7 +162,10 @@ static void check_array_prim(Rt *r, const Term *t) {
     int np = fe_prim_fun_sig(t->prim, ts, pt, &ret);
     ts[0] = check_fun_arg(r, t, 0, np, pt, ret);
   }
-  if (t->prim == PRIM_LOAD && fe_type_is_real_nested(t->type)) return; /* its rank: (load f : T) */
+  if (t->prim == PRIM_LOAD) { /* [R], or deeper when ascribed: (load "m.npy" : [[R]]) */
+    if (!t->type || fe_type_real_rank(t->type) < 1) bad(t, "load of type %s", ty(t->type));
+    return;
+  }
   expect_type(t, fe_prim_array_result(t->prim, ts));
 }
 

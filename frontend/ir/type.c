@@ -56,14 +56,14 @@ bool fe_type_eq(const Type *a, const Type *b) {
   UNREACHABLE();
 }
 
-bool fe_type_is_real_nested(const Type *t) {
-  if (!t || t->kind != TY_ARRAY) return false;
-  while (t->kind == TY_ARRAY) t = t->elem;
-  return t->kind == TY_REAL;
-}
-
 bool fe_type_is_real_array(const Type *t) {
   return t->kind == TY_ARRAY && t->elem->kind == TY_REAL;
+}
+
+int fe_type_real_rank(const Type *t) {
+  int k = 0;
+  for (; t && t->kind == TY_ARRAY; t = t->elem) k++;
+  return t && t->kind == TY_REAL ? k : 0;
 }
 
 static void put(char **buf, size_t *len, size_t *cap, const char *s) {

@@ -31,7 +31,9 @@ const Type *fe_ty_fun(int n, const Type **params, const Type *result);
 
 bool fe_type_eq(const Type *a, const Type *b);
 bool fe_type_is_real_array(const Type *t); /* [R] */
-bool fe_type_is_real_nested(const Type *t); /* [R], [[R]], [[[R]]], ... */
+/* k when t is an array of reals nested k >= 1 deep ([R]: 1, [[R]]: 2, ...),
+   else 0: the types that load and save read and write. */
+int fe_type_real_rank(const Type *t);
 
 /* "R", "[R]", "(R, [R])", "[R] -> [R] -> R" */
 char *fe_type_str(const Type *t);

@@ -28,6 +28,7 @@ typedef struct Job {
   bool no_optimize;
   const char *dump_after;
   bool check_passes;
+  bool print_all;
   int status;
 } Job;
 
@@ -48,6 +49,9 @@ static void usage(FILE *out) {
         "  --check-passes         re-check the program's types after every\n"
         "                         optimizer pass (an internal error names the\n"
         "                         pass that broke it)\n"
+        "  --print-all            print arrays in full, however long (else an\n"
+        "                         array of more than 10,000 numbers shows only\n"
+        "                         its first and last three at each level)\n"
         "  --help                 print this help and exit\n"
         "  --version              print the version and exit\n"
         "  -                      (as FILE) read a script from standard input\n"
@@ -112,6 +116,8 @@ static int parse_args(int argc, char **argv, Job *job) {
       job->dump_after = p;
     } else if (strcmp(a, "--check-passes") == 0) {
       job->check_passes = true;
+    } else if (strcmp(a, "--print-all") == 0) {
+      job->print_all = true;
     } else if (strcmp(a, "-O0") == 0) {
       job->no_optimize = true;
     } else if (strcmp(a, "-O") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
@@ -164,6 +170,7 @@ static void run_job(Job *job) {
   s->optimize = !job->no_optimize;
   s->dump_after = job->dump_after;
   s->check_passes = job->check_passes;
+  s->print_all = job->print_all;
   if (job->device) fe_session_set_device(s, job->device, "una: ");
   if (!job->no_prelude && !fe_session_load_prelude(s)) {
     job->status = 1;

@@ -142,10 +142,11 @@ static char *def_type_str(const Def *d) {
   return fe_type_str(fe_ty_fun(d->nparams, ps, d->ret));
 }
 
-/* Prints a value on its own line. (s->out is flushed before any error
-   and at the end of each run, so that output and errors keep their order.) */
+/* Prints a value on its own line, a large array summarised unless
+   s->print_all. (s->out is flushed before any error and at the end of each
+   run, so that output and errors keep their order.) */
 static void print_value(Session *s, Value v) {
-  val_print(s->out, v);
+  val_print_opts(s->out, v, (ValPrintOpts){.all = s->print_all});
   fputc('\n', s->out);
 }
 

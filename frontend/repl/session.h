@@ -14,6 +14,7 @@ typedef struct Session {
   bool optimize;    /* false under -O0 */
   const char *dump_after; /* --dump-after=PASS: an optimizer pass name, "all" or NULL */
   bool check_passes; /* --check-passes: re-check types after every optimizer pass (on in the tests) */
+  bool print_all;   /* --print-all: print large arrays in full (else summarised: value.h) */
   bool interactive; /* REPL: a def or let echoes its name and type */
   FILE *out;        /* values and command output (stdout by default) */
   FILE *err;        /* errors and notes (stderr by default) */

@@ -1,7 +1,9 @@
-/* test_value.c: value constructors, printing (LANGUAGE.md section 7),
-   deep equality, views and checked allocation. */
+/* test_value.c: value constructors, printing (LANGUAGE.md section 7,
+   large arrays summarised too), deep equality, views and checked
+   allocation. */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 #include "../../backend/value.h"
 #include "../suites.h"
@@ -96,6 +98,96 @@ START_TEST(print_to_file) {
 }
 END_TEST
 
+/* [base, base + 1, ..., base + n - 1] */
+static Value iota_from(size_t n, double base) {
+  Array *a = val_new_real_array(n, fe_nospan);
+  for (size_t i = 0; i < n; i++) a->r[i] = base + (double)i;
+  return val_array(a);
+}
+
+/* rows arrays of cols reals: row i is [i * cols, ..., i * cols + cols - 1]. */
+static Value matrix(size_t rows, size_t cols) {
+  Array *m = val_new_boxed_array(rows, fe_nospan);
+  for (size_t i = 0; i < rows; i++) m->v[i] = iota_from(cols, (double)(i * cols));
+  return val_array(m);
+}
+
+static Value fill(size_t n, Value x) {
+  Array *a = val_new_boxed_array(n, fe_nospan);
+  for (size_t i = 0; i < n; i++) a->v[i] = x;
+  return val_array(a);
+}
+
+/* As the REPL and scripts print: summarised, and with --print-all. */
+static const char *shown(Value v) { return val_to_string_opts(v, (ValPrintOpts){0}); }
+static const char *shown_all(Value v) { return val_to_string_opts(v, (ValPrintOpts){.all = true}); }
+
+START_TEST(print_summarised) {
+  /* more than 10,000 scalars: the first and last three, as NumPy */
+  ck_assert_str_eq(shown(iota_from(10001, 0)), "[0, 1, 2, ..., 9998, 9999, 10000]");
+  ck_assert_str_eq(shown(iota_from(20000, 0.5)), "[0.5, 1.5, 2.5, ..., 19997.5, 19998.5, 19999.5]");
+  /* 10,000 exactly: in full; --print-all: always in full */
+  const char *full = val_to_string(iota_from(10000, 0));
+  ck_assert_str_eq(shown(iota_from(10000, 0)), full);
+  ck_assert_ptr_null(strstr(full, "..."));
+  ck_assert_uint_eq(strlen(full), 58890);
+  ck_assert_str_eq(shown_all(iota_from(10001, 0)), val_to_string(iota_from(10001, 0)));
+  ck_assert_str_eq(shown_all(matrix(200, 100)), val_to_string(matrix(200, 100)));
+  /* small arrays print as always */
+  double xs[] = {1, 2, 3};
+  ck_assert_str_eq(shown(reals(3, xs)), "[1, 2, 3]");
+  ck_assert_str_eq(shown(val_real(0.5)), "0.5");
+  /* 200 x 100: every level of more than 6 elements is cut */
+  ck_assert_str_eq(shown(matrix(200, 100)),
+                   "[[0, 1, 2, ..., 97, 98, 99], [100, 101, 102, ..., 197, 198, 199], "
+                   "[200, 201, 202, ..., 297, 298, 299], ..., "
+                   "[19700, 19701, 19702, ..., 19797, 19798, 19799], "
+                   "[19800, 19801, 19802, ..., 19897, 19898, 19899], "
+                   "[19900, 19901, 19902, ..., 19997, 19998, 19999]]");
+  /* rows of 5 are printed whole; 2 rows of 5001 both shown, each cut */
+  ck_assert_str_eq(shown(matrix(2001, 5)),
+                   "[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], ..., "
+                   "[9990, 9991, 9992, 9993, 9994], [9995, 9996, 9997, 9998, 9999], "
+                   "[10000, 10001, 10002, 10003, 10004]]");
+  ck_assert_str_eq(shown(matrix(2, 5001)),
+                   "[[0, 1, 2, ..., 4998, 4999, 5000], [5001, 5002, 5003, ..., 9999, 10000, 10001]]");
+  /* every level counts: 10,001 rows of one, or 7 elements at the top */
+  ck_assert_str_eq(shown(matrix(10001, 1)), "[[0], [1], [2], ..., [9998], [9999], [10000]]");
+  ck_assert_str_eq(shown(matrix(7, 1429)),
+                   "[[0, 1, 2, ..., 1426, 1427, 1428], [1429, 1430, 1431, ..., 2855, 2856, 2857], "
+                   "[2858, 2859, 2860, ..., 4284, 4285, 4286], ..., "
+                   "[5716, 5717, 5718, ..., 7142, 7143, 7144], [7145, 7146, 7147, ..., 8571, 8572, 8573], "
+                   "[8574, 8575, 8576, ..., 10000, 10001, 10002]]");
+  ck_assert_str_eq(shown(matrix(100, 100)), val_to_string(matrix(100, 100))); /* 10,000 */
+  /* each array inside a tuple is judged by itself */
+  Value two[] = {iota_from(6000, 0), iota_from(6000, 0)};
+  ck_assert_str_eq(shown(val_tuple(2, two)), val_to_string(val_tuple(2, two)));
+  Value big_small[] = {iota_from(10001, 0), iota_from(7, 0)};
+  ck_assert_str_eq(shown(val_tuple(2, big_small)), "([0, 1, 2, ..., 9998, 9999, 10000], [0, 1, 2, 3, 4, 5, 6])");
+  /* ... but an array of tuples counts all of them */
+  Value pair = val_tuple(2, two);
+  ck_assert_str_eq(shown(fill(1, pair)),
+                   "[([0, 1, 2, ..., 5997, 5998, 5999], [0, 1, 2, ..., 5997, 5998, 5999])]");
+  ck_assert_str_eq(shown(fill(5001, val_tuple(2, (Value[]){val_real(1), val_bool(true)}))),
+                   "[(1, true), (1, true), (1, true), ..., (1, true), (1, true), (1, true)]");
+  /* booleans count, and an empty array counts as one */
+  ck_assert_str_eq(shown(fill(10001, val_bool(false))),
+                   "[false, false, false, ..., false, false, false]");
+  ck_assert_str_eq(shown(fill(10001, reals(0, xs))), "[[], [], [], ..., [], [], []]");
+  ck_assert_str_eq(shown(fill(10000, reals(0, xs))), val_to_string(fill(10000, reals(0, xs))));
+  /* to a FILE as to a string */
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  val_print_opts(f, matrix(10001, 1), (ValPrintOpts){0});
+  fflush(f);
+  rewind(f);
+  char buf[128] = {0};
+  ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+  ck_assert_str_eq(buf, "[[0], [1], [2], ..., [9998], [9999], [10000]]");
+  fclose(f);
+}
+END_TEST
+
 START_TEST(equality) {
   double xs[] = {1, 2, 3}, ys[] = {1, 2, 4};
   ck_assert(val_equal(val_real(1), val_real(1)));
@@ -175,6 +267,7 @@ Suite *suite_value(void) {
   tcase_add_test(tc, print_bools);
   tcase_add_test(tc, print_arrays_and_tuples);
   tcase_add_test(tc, print_to_file);
+  tcase_add_test(tc, print_summarised);
   tcase_add_test(tc, equality);
   tcase_add_test(tc, views);
   tcase_add_test(tc, helpers);

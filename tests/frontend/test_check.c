@@ -164,6 +164,8 @@ START_TEST(test_array_builtins) {
   type_is("rand 3 1", "[R]");
   type_is("load \"a.npy\"", "[R]");
   type_is("save \"a.npy\" [1]", "[R]");
+  type_is("save \"a.npy\" [[1]]", "[[R]]");
+  type_is("save \"a.npy\" [[[1]]]", "[[[R]]]");
   type_is("[]", "[R]");
   type_is("[[], [1]]", "[[R]]");
   type_is("map exp [1]", "[R]");
@@ -209,7 +211,11 @@ START_TEST(test_array_builtins) {
   err_is("rand 1 true", "1:8: type mismatch in argument 2 of 'rand': expected R, found B");
   err_is("load 1", "1:6: load expects a file name in double quotes");
   err_is("save 1 [1]", "1:6: save expects a file name in double quotes");
-  err_is("save \"a\" [true]", "1:10: type mismatch in argument 2 of 'save': expected [R], found [B]");
+  err_is("save \"a\" [true]",
+         "1:10: type mismatch in argument 2 of 'save': expected an array of reals ([R], [[R]], ...), found [B]");
+  err_is("save \"a\" 1", "1:10: type mismatch in argument 2 of 'save': expected an array of reals ([R], [[R]], ...), found R");
+  err_is("save \"a\" [[(1, 2)]]",
+         "1:10: type mismatch in argument 2 of 'save': expected an array of reals ([R], [[R]], ...), found [[(R, R)]]");
   err_is("map (x. x) [1] [2]", "1:1: 'map' expects 2 arguments, found 3");
   err_is("\"a\"", "1:1: a string can only be the file name argument of load or save");
   err_is("1 + (x. x)", "1:5: a lambda can only be the function argument of map, map2, reduce, foldl, scanl or scanr");

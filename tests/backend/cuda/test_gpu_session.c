@@ -16,6 +16,7 @@
 #include "../../testlib.h"
 #include "../../suites.h"
 #include "cuda_testlib.h"
+#include "../../../backend/cuda/gpu_eval.h"
 
 /* A session with the prelude and a fresh, private kernel cache. */
 static Session *gpu_session(void) {
@@ -86,6 +87,34 @@ START_TEST(on_the_fake_device) {
 }
 END_TEST
 
+/* A load of [[R]] (as (load "f" : [[R]]) types it) gives the host's
+   nested array on the GPU path; a load of [R] goes to the device. */
+START_TEST(nested_load_stays_on_the_host) {
+  use_fake("");
+  Session *s = gpu_session();
+  char *dir = una_strdup("/tmp/una_gpu_npy_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  const char *m = una_sprintf("%s/m.npy", dir), *v = una_sprintf("%s/v.npy", dir);
+  TlRun r = tl_capture(s, una_sprintf(":device gpu\n:device\nsave \"%s\" [[1, 2], [3, 4]]\n"
+                                      "length (save \"%s\" [5, 6, 7])\nlength (load \"%s\")\n", m, v, v),
+                       true);
+  ck_assert_msg(r.ok && strcmp(r.out, "gpu\n[[1, 2], [3, 4]]\n3\n3\n") == 0, "%s%s", r.out, r.err);
+  Def *d = tl_check_in(s, una_sprintf("load \"%s\"", m));
+  ck_assert(d->body->kind == T_PRIM && d->body->prim == PRIM_LOAD);
+  d->body->type = d->ret = fe_ty_array(fe_ty_array(fe_ty_real()));
+  FeTry t;
+  if (fe_try(&t)) {
+    Value x = gpu_call(d, NULL);
+    fe_untry(&t);
+    ck_assert(x.kind == V_ARRAY && x.u.a->boxed && !x.u.a->dev);
+    ck_assert_str_eq(val_to_string(x), "[[1, 2], [3, 4]]");
+  } else {
+    ck_abort_msg("%s", fe_error_text(t.err));
+  }
+  ck_assert_int_eq(system(una_sprintf("rm -rf '%s'", dir)), 0);
+}
+END_TEST
+
 START_TEST(out_of_memory) {
   use_fake("");
   setenv("FAKE_CUDA_MEM", "1048576", 1);
@@ -123,6 +152,7 @@ Suite *suite_gpu_session(void) {
   tcase_add_test(tc, no_device);
   tcase_add_test(tc, auto_says_once);
   tcase_add_test(tc, on_the_fake_device);
+  tcase_add_test(tc, nested_load_stays_on_the_host);
   tcase_add_test(tc, out_of_memory);
   tcase_add_test(tc, kernel_failure);
   suite_add_tcase(s, tc);

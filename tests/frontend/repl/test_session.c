@@ -248,6 +248,25 @@ START_TEST(command_time) {
 }
 END_TEST
 
+START_TEST(large_arrays_are_summarised) {
+  /* values, :time and :cost alike; each array of a tuple by itself */
+  TlRun r = tl_capture(bare(), "iota 20000\n(iota 10001, iota 3)\n:cost iota 10001\n", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+  ck_assert_str_eq(r.out, "[0, 1, 2, ..., 19997, 19998, 19999]\n"
+                          "([0, 1, 2, ..., 9998, 9999, 10000], [0, 1, 2])\n"
+                          "[0, 1, 2, ..., 9998, 9999, 10000]\n"
+                          "cost: MOVES 10002, ADDS 0, MULTS 0, NLOPS 0 (total 10002)\n");
+  /* --print-all (Session.print_all): everything */
+  Session *s = bare();
+  s->print_all = true;
+  r = tl_capture(s, "iota 20000\n", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+  Value v = tl_ev_in(s, "iota 20000");
+  ck_assert_str_eq(r.out, una_sprintf("%s\n", val_to_string(v)));
+  ck_assert_uint_eq(strlen(r.out), 128891);
+}
+END_TEST
+
 START_TEST(command_device) {
   EXPECT_OUT(":device\n", "cpu\n");
   EXPECT_OUT(":device cpu\n:device\n", "cpu\n");
@@ -319,6 +338,7 @@ Suite *suite_session(void) {
   tcase_add_test(tc, command_arguments_may_end_in_comments);
   tcase_add_test(tc, command_time);
   tcase_add_test(tc, command_device);
+  tcase_add_test(tc, large_arrays_are_summarised);
   tcase_add_test(tc, unknown_commands);
   tcase_add_test(tc, prelude_names_can_be_replaced);
   tcase_add_test(tc, run_file_reports_unreadable_files);
