@@ -261,6 +261,16 @@ START_TEST(errors) {
     ck_assert_str_eq(err(longs[i]), "t.una:1:1: error: interrupted");
     ck_assert_int_eq(fe_interrupted, 0);
   }
+  /* loops that do not end: compiled (a state of reals) and not */
+  const char *endless[][2] = {{"loop x = 0 while true do x + 1", "1:1"},
+                              {"loop x = (0, [1]) while true do (x.1 + 1, x.2)", "1:1"},
+                              {"loop x = 0 for i < 1e15 do x + 1", "1:12"},
+                              {"loop x = [0] for i < 1e15 do map (y. y + 1) x", "1:14"}};
+  for (size_t i = 0; i < sizeof endless / sizeof *endless; i++) {
+    fe_interrupted = 1;
+    ck_assert_str_eq(err(endless[i][0]), una_sprintf("t.una:%s: error: interrupted", endless[i][1]));
+    ck_assert_int_eq(fe_interrupted, 0);
+  }
 }
 END_TEST
 
@@ -522,6 +532,45 @@ START_TEST(compiled_loops) {
 }
 END_TEST
 
+
+/* Indexing, slices, loops and the reshaping builtins against programs
+   written with map, foldl and iota that compute the same thing, on random
+   arrays of random lengths: equal bit for bit (the same operations in the
+   same order). */
+START_TEST(v2_properties) {
+  static const char *const pairs[][2] = {
+      {"loop s = 0 for i < length a do s + a[i]", "foldl (+) 0 a"},
+      {"map (i. a[i]) (iota (length a))", "a"},
+      {"a[lo:hi]", "map (k. a[k + lo]) (iota (hi - lo))"},
+      {"a[lo:]", "map (k. a[k + lo]) (iota (length a - lo))"},
+      {"concat a[:lo] a[lo:]", "a"},
+      {"transpose (transpose m)", "m"},
+      {"map (j. map (i. (transpose m)[j][i]) (iota (length m))) (iota 3)", "map (j. map (r. r[j]) m) (iota 3)"},
+      {"unzip (zip a b)", "(a, b)"},
+      {"map3 (x, y, z. x * y + z) a b a", "map2 (+) (map2 (*) a b) a"},
+      {"map ((x, y). x - y) (zip a b)", "map2 (-) a b"},
+      {"reduce_by_index (replicate 5 0) (+) 0 idx a",
+       "map (j. foldl (s, k. if idx[k] == j then s + a[k] else s) 0 (iota (length a))) (iota 5)"},
+      {"loop v = a for i < 3 do map (x. x * 0.5 + 1) v", "map (x. ((x * 0.5 + 1) * 0.5 + 1) * 0.5 + 1) a"},
+  };
+  for (int trial = 0; trial < 12; trial++) {
+    int n = 1 + trial * 37 % 300;
+    tl_run(una_sprintf("let a = map (x. 2 * x - 1) (rand %d %d)\n"
+                       "let b = rand %d %d\n"
+                       "let lo = floor (%d / 3)\n"
+                       "let hi = lo + floor (%d / 2)\n"
+                       "let m = map (i. map (j. a[(i * 3 + j) - %d * floor ((i * 3 + j) / %d)]) (iota 3)) (iota 4)\n"
+                       "let idx = map (x. floor (x * 5)) (rand %d %d)\n",
+                       n, trial, n, trial + 100, n, n, n, n, n, trial + 200));
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+      Value x = tl_ev(pairs[i][0]), y = tl_ev(pairs[i][1]);
+      ck_assert_msg(tl_same_bits(x, y, false), "n=%d: %s differs from %s: %s vs %s", n, pairs[i][0], pairs[i][1],
+                    val_to_string(x), val_to_string(y));
+    }
+  }
+}
+END_TEST
+
 Suite *suite_eval(void) {
   Suite *s = suite_create("eval");
   TCase *tc = tcase_create("eval");
@@ -541,6 +590,7 @@ Suite *suite_eval(void) {
   tcase_add_test(tc, paths_256);
   tcase_add_test(tc, paths_257);
   tcase_add_test(tc, compiled_loops);
+  tcase_add_test(tc, v2_properties);
   tcase_add_test(tc, paths_100000);
   tcase_add_test(tc, paths_chunked);
   tcase_add_test(tc, threads_same_bits);
