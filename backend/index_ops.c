@@ -6,6 +6,7 @@
 #include "array_ops.h"
 #include "array_int.h"
 #include "cost_meter.h"
+#include "plan/note.h"
 
 void cpu_bad_index(Span s, double i, double len) {
   char b[40];
@@ -51,8 +52,11 @@ static Value op_slice(const Exec *ex, const Term *t, Value *frame) {
   return val_array(val_view(a, (size_t)i, (size_t)(j - i)));
 }
 
-/* reduce_by_index D f v I V (kids f D v I V): a copy of D with each V[k]
-   combined into position I[k], in order of k. */
+/* reduce_by_index D f v I V (kids f D v I V): D with each V[k] combined
+   into position I[k], in order of k: D itself when the plan found it fresh
+   (plan/note.h: in_place; O(length I)), else a copy. A fresh D from the
+   GPU has a device copy that a write on the host would leave stale: it is
+   copied too. */
 static Value op_reduce_by_index(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
   Array *d = cpu_eval_array(ex, t->kids[1], frame);
@@ -62,9 +66,12 @@ static Value op_reduce_by_index(const Exec *ex, const Term *t, Value *frame) {
   if (is->len != vs->len)
     fe_error(t->span, "reduce_by_index: %zu indices but %zu values", is->len, vs->len);
   if (ex->meter) cpu_meter_array(ex->meter, t, is->len);
-  Array *out = val_new_array_of(t->type->elem, d->len, t->span);
-  if (d->boxed) memcpy(out->v, d->v, sizeof(Value) * d->len);
-  else memcpy(out->r, d->r, sizeof(double) * d->len);
+  Array *out = d;
+  if (!(t->note && t->note->in_place && !d->dev)) {
+    out = val_new_array_of(t->type->elem, d->len, t->span);
+    if (d->boxed) memcpy(out->v, d->v, sizeof(Value) * d->len);
+    else memcpy(out->r, d->r, sizeof(double) * d->len);
+  }
   const MonoidFns *m = d->boxed ? NULL : cpu_monoid_loops(ex, lam);
   for (size_t k = 0; k < is->len; k++) {
     if ((k & 4095) == 0) fe_poll_interrupt(t->span);

@@ -205,6 +205,29 @@ static void plan_src(Lowering *lw, PlanKernel *k, Term *arr, const PlanFn *op, b
   k->nfns = b.nfns;
 }
 
+/* Whether the array term t, written as an argument, is a new array that
+   only its reader sees: an array literal, or a builtin that allocates its
+   result (not a view, a variable or a call, which may share it). The
+   ownership rule of docs/cpu.md lets that reader write into it. */
+static bool fresh_array(const Term *t) {
+  if (t->kind == T_ARRAY) return true;
+  if (t->kind != T_PRIM) return false;
+  switch (t->prim) {
+  case PRIM_MAP:
+  case PRIM_MAP2:
+  case PRIM_MAP3:
+  case PRIM_SCANL:
+  case PRIM_SCANR:
+  case PRIM_IOTA:
+  case PRIM_REPLICATE:
+  case PRIM_RAND:
+  case PRIM_CONCAT:
+  case PRIM_ZIP:
+  case PRIM_REDUCE_BY_INDEX: return true;
+  default: return false;
+  }
+}
+
 /* The kernel of the array builtin t, if it qualifies. */
 static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
@@ -246,6 +269,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
     note_of(t->kids[0])->step = b;
     return;
   }
+  case PRIM_REDUCE_BY_INDEX: note_of(t)->in_place = fresh_array(t->kids[1]); return;
   case PRIM_IOTA: add_kernel(lw, PK_IOTA, t); return;
   case PRIM_RAND: add_kernel(lw, PK_RAND, t); return;
   case PRIM_REPLICATE:

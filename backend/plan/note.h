@@ -26,6 +26,10 @@ typedef struct PlanNote {
                                          (or a shifted one) computed into
                                          the result */
   const struct CpuSiblingPlan *group; /* T_LET: the sibling group it starts */
+  bool in_place;                      /* reduce_by_index T_PRIM: its
+                                         destination is a fresh array
+                                         that nothing else reads, so it
+                                         is updated in place */
 } PlanNote;
 
 #endif
