@@ -28,6 +28,18 @@ const char gpu_emit_prelude[] =
     "  double m = a <= b ? a : b;\n"
     "  return a != a ? a : m;\n"
     "}\n"
+    "/* a[i] of a gather (backend/kernel.h): an index that is not an integer\n"
+    "   in bounds records the first fault (launch.h) and reads nan */\n"
+    "__device__ __forceinline__ double una_gather(const double *a, long long n, double i, long long site,\n"
+    "                                             unsigned long long *fault) {\n"
+    "  if (i >= 0.0 && i < (double)n && i == floor(i)) return a[(long long)i];\n"
+    "  if (atomicCAS(&fault[0], 0ull, 1ull) == 0ull) {\n"
+    "    fault[1] = (unsigned long long)__double_as_longlong(i);\n"
+    "    fault[2] = (unsigned long long)n;\n"
+    "    fault[3] = (unsigned long long)site;\n"
+    "  }\n"
+    "  return __longlong_as_double(0x7ff8000000000000ll);\n"
+    "}\n"
     "__device__ __forceinline__ double una_sigmoid(double x) {\n"
     "  if (x >= 0) return 1.0 / (1.0 + exp(-x));\n"
     "  double e = exp(x);\n"
@@ -103,13 +115,19 @@ static void put_vreg(StrBuf *b, const CpuKernel *k, int v) {
   case CPU_VR_CONST: put_real(b, cpu_kernel_const(k, v)); return;
   case CPU_VR_INPUT: sb_printf(b, "i%d", v); return;
   case CPU_VR_TEMP: sb_printf(b, "r%d", v); return;
-  case CPU_VR_ARRAY: break; /* the plan gives no gathering function to the GPU (lower.c: fn_of) */
+  case CPU_VR_ARRAY: sb_printf(b, "a%d", v); return;
   }
-  UNREACHABLE();
 }
 
-static void put_instr(StrBuf *b, const CpuKernel *k, const CpuKInstr *in) {
+static void put_instr(StrBuf *b, const PlanFn *f, const CpuKInstr *in) {
+  const CpuKernel *k = f->k;
   sb_printf(b, "  double r%d = ", in->dst);
+  if (in->op == CPU_K_GATHER) {
+    sb_printf(b, "una_gather(a%d, n%d, ", in->a, in->a);
+    put_vreg(b, k, in->b);
+    sb_printf(b, ", %lldll, una_fault);\n", (long long)f->id * GPU_SITES + in->dst);
+    return;
+  }
   if (in->op == CPU_K_SELECT) {
     sb_printf(b, "(");
     put_vreg(b, k, in->c);
@@ -150,9 +168,11 @@ static void emit_fn(StrBuf *b, const PlanFn *f) {
   put_where(b, f->lam);
   sb_printf(b, " */\n__device__ __forceinline__ double una_f%d(double p0, double p1", f->id);
   for (int i = 0; i < f->ninputs; i++) sb_printf(b, ", double i%d", f->inputs[i]);
+  for (int i = 0; i < f->narrays; i++) sb_printf(b, ", const double *__restrict__ a%d, long long n%d", f->arrays[i], f->arrays[i]);
+  if (f->narrays > 0) sb_printf(b, ", unsigned long long *una_fault");
   sb_printf(b, ") {\n");
   const CpuKInstr *code = cpu_kernel_code(k);
-  for (int i = 0; i < cpu_kernel_size(k); i++) put_instr(b, k, &code[i]);
+  for (int i = 0; i < cpu_kernel_size(k); i++) put_instr(b, f, &code[i]);
   sb_printf(b, "  return ");
   put_vreg(b, k, cpu_kernel_result(k));
   sb_printf(b, ";\n}\n");
@@ -161,6 +181,8 @@ static void emit_fn(StrBuf *b, const PlanFn *f) {
 /* A function's input arguments: the kernel parameters f<id>_i<vreg>. */
 static void put_inputs(StrBuf *b, const PlanFn *f) {
   for (int i = 0; i < f->ninputs; i++) sb_printf(b, ", f%d_i%d", f->id, f->inputs[i]);
+  for (int i = 0; i < f->narrays; i++) sb_printf(b, ", f%d_a%d, f%d_n%d", f->id, f->arrays[i], f->id, f->arrays[i]);
+  if (f->narrays > 0) sb_printf(b, ", fault");
 }
 
 static void put_src(StrBuf *b, const PlanSrc *s) {
@@ -182,6 +204,11 @@ static void put_params(StrBuf *b, const PlanKernel *k) {
   for (int i = 0; i < k->nleaves; i++) sb_printf(b, ",\n    const double *__restrict__ L%d", i);
   for (int i = 0; i < k->nfns; i++)
     for (int j = 0; j < k->fns[i]->ninputs; j++) sb_printf(b, ", double f%d_i%d", k->fns[i]->id, k->fns[i]->inputs[j]);
+  for (int i = 0; i < k->nfns; i++)
+    for (int j = 0; j < k->fns[i]->narrays; j++)
+      sb_printf(b, ",\n    const double *__restrict__ f%d_a%d, long long f%d_n%d", k->fns[i]->id, k->fns[i]->arrays[j],
+                k->fns[i]->id, k->fns[i]->arrays[j]);
+  if (gpu_kernel_gathers(k)) sb_printf(b, ",\n    unsigned long long *__restrict__ fault");
   sb_printf(b, ")");
 }
 

@@ -56,6 +56,12 @@ static Prepared *prepared(Plan *p) {
 
 const char *gpu_plan_source(Plan *p) { return prepared(p)->source; }
 
+bool gpu_kernel_gathers(const PlanKernel *k) {
+  for (int i = 0; i < k->nfns; i++)
+    if (k->fns[i]->narrays > 0) return true;
+  return false;
+}
+
 int gpu_kernel_launches(const PlanKernel *k) {
   switch (k->kind) {
   case PK_REDUCE: return 2;

@@ -29,10 +29,15 @@ typedef struct Launch {
   CudaPtr *leaves;
   int ninputs;
   double *inputs;
+  int narrays; /* the gathers' arrays (launch.h): device data and lengths */
+  CudaPtr *arrays;
+  long long *lengths;
+  bool gathers;
+  CudaPtr fault; /* 4 words, zeroed before the first launch (launch.h) */
 } Launch;
 
 static void launch(const Launch *l, CudaFunction *f, unsigned grid, unsigned block, Span s) {
-  void **args = NEW_ARRAY(void *, 4 + l->nleaves + l->ninputs);
+  void **args = NEW_ARRAY(void *, 5 + l->nleaves + l->ninputs + 2 * l->narrays);
   int k = 0;
   args[k++] = (void *)&l->out;
   args[k++] = (void *)&l->aux;
@@ -40,6 +45,11 @@ static void launch(const Launch *l, CudaFunction *f, unsigned grid, unsigned blo
   args[k++] = (void *)&l->v;
   for (int i = 0; i < l->nleaves; i++) args[k++] = &l->leaves[i];
   for (int i = 0; i < l->ninputs; i++) args[k++] = &l->inputs[i];
+  for (int i = 0; i < l->narrays; i++) {
+    args[k++] = &l->arrays[i];
+    args[k++] = &l->lengths[i];
+  }
+  if (l->gathers) args[k++] = (void *)&l->fault;
   cuda_launch(f, grid, block, 0, args, s);
 }
 
@@ -72,19 +82,51 @@ static size_t eval_src(const Exec *ex, const PlanSrc *src, Value *frame, Launch 
 
 /* Binds the kernel's functions into l->inputs; false when a hoisted part
    raised (the caller then leaves the builtin to the CPU). */
-static bool bind_inputs(const Exec *ex, const PlanKernel *k, Value *frame, Launch *l) {
-  int total = 0;
-  for (int i = 0; i < k->nfns; i++) total += k->fns[i]->ninputs;
+static bool bind_inputs(const Exec *ex, const PlanKernel *k, Value *frame, Launch *l, Span s) {
+  int total = 0, totala = 0;
+  for (int i = 0; i < k->nfns; i++) {
+    total += k->fns[i]->ninputs;
+    totala += k->fns[i]->narrays;
+  }
   l->inputs = una_alloc(sizeof(double) * (size_t)(total + 1));
-  l->ninputs = 0;
+  l->arrays = una_alloc(sizeof(CudaPtr) * (size_t)(totala + 1));
+  l->lengths = una_alloc(sizeof(long long) * (size_t)(totala + 1));
+  l->ninputs = l->narrays = 0;
+  const Array **arrs = una_alloc(sizeof(Array *) * (size_t)(totala + 1));
   for (int i = 0; i < k->nfns; i++) {
     const PlanFn *f = k->fns[i];
-    if (f->ninputs == 0) continue;
+    if (f->ninputs == 0 && f->narrays == 0) continue;
     CpuKernelRun run;
     if (!cpu_kernel_bind(ex, f->k, frame, &run)) return false;
     for (int j = 0; j < f->ninputs; j++) l->inputs[l->ninputs++] = run.sregs[f->inputs[j]];
+    for (int j = 0; j < f->narrays; j++) arrs[l->narrays++] = run.arr[f->arrays[j]];
+  }
+  /* the arrays on the device, once every function is bound */
+  for (int i = 0; i < l->narrays; i++) {
+    l->arrays[i] = gpu_array_ptr((Array *)arrs[i], s);
+    l->lengths[i] = (long long)arrs[i]->len;
+  }
+  l->gathers = gpu_kernel_gathers(k);
+  if (l->gathers) {
+    unsigned long long zero[4] = {0, 0, 0, 0};
+    l->fault = cuda_devbuf_new(sizeof zero, s)->ptr;
+    cuda_upload(l->fault, zero, sizeof zero, s);
   }
   return true;
+}
+
+/* Raises the first fault of k's gathers (launch.h), if any. */
+static void check_fault(const PlanKernel *k, const Launch *l, Span s) {
+  if (!l->gathers) return;
+  unsigned long long f[4];
+  cuda_download(f, l->fault, sizeof f, s);
+  if (f[0] == 0) return;
+  double i;
+  memcpy(&i, &f[1], sizeof i);
+  long long id = (long long)(f[3] / GPU_SITES), v = (long long)(f[3] % GPU_SITES);
+  for (int j = 0; j < k->nfns; j++)
+    if (k->fns[j]->id == id) cpu_bad_index(cpu_kernel_index_term(k->fns[j]->k, (int)v)->span, i, (double)f[2]);
+  una_internal_error(__FILE__, __LINE__, "a gather's fault names no function of its kernel");
 }
 
 static CudaPtr scratch(size_t n, Span s) { return cuda_devbuf_new(n * sizeof(double), s)->ptr; }
@@ -94,6 +136,8 @@ static double download1(CudaPtr p, Span s) {
   cuda_download(&x, p, sizeof x, s);
   return x;
 }
+
+static Value launch_elements(const GpuLoaded *g, Launch *lp, size_t n, Span s);
 
 /* map, map2, reduce, foldl, scanl, scanr with a kernel. */
 static Value run_elements(const Exec *ex, const GpuLoaded *g, const Term *t, Value *frame) {
@@ -106,8 +150,17 @@ static Value run_elements(const Exec *ex, const GpuLoaded *g, const Term *t, Val
   l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
   size_t n = eval_src(ex, k->src, frame, &l);
   l.n = (long long)n;
-  if (!bind_inputs(ex, k, frame, &l)) return cpu_array_prim(ex, t, frame);
+  if (!bind_inputs(ex, k, frame, &l, s)) return cpu_array_prim(ex, t, frame);
   fe_poll_interrupt(s); /* kernels cannot be interrupted: check before launching */
+  Value r = launch_elements(g, &l, n, s);
+  check_fault(k, &l, s);
+  return r;
+}
+
+/* The launches of run_elements, the parameters bound in *lp. */
+static Value launch_elements(const GpuLoaded *g, Launch *lp, size_t n, Span s) {
+  const PlanKernel *k = g->k;
+  Launch l = *lp;
   switch (k->kind) {
   case PK_CHECK: {
     /* never read (plan.h): an array of the right length with no payload */

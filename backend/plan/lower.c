@@ -105,8 +105,11 @@ static void fn_inputs(PlanFn *f) {
   }
   used[cpu_kernel_result(k)] = 1;
   f->inputs = una_alloc(sizeof(int) * ((size_t)nv + 1));
-  for (int v = 0; v < nv; v++)
+  f->arrays = una_alloc(sizeof(int) * ((size_t)nv + 1));
+  for (int v = 0; v < nv; v++) {
     if (used[v] && cpu_kernel_vreg_kind(k, v) == CPU_VR_INPUT) f->inputs[f->ninputs++] = v;
+    if (used[v] && cpu_kernel_vreg_kind(k, v) == CPU_VR_ARRAY) f->arrays[f->narrays++] = v;
+  }
 }
 
 /* The scalar program of the lambda lam (a copy), compiled once. */
@@ -116,15 +119,13 @@ static const CpuKernel *lam_kernel(Term *lam) {
 }
 
 /* The kernel function of lam, made on first use; NULL when lam has no
-   scalar program, its result is not R, or it reads an array (a[i]: the
-   CUDA backend does not emit gathers yet, so such a lambda runs alone on
-   the CPU, by its scalar program; docs/gpu.md). */
+   scalar program or its result is not R. */
 static const PlanFn *fn_of(Lowering *lw, Term *lam) {
   if (!lam || lam->kind != T_LAM) return NULL;
   PlanFn *f = ptrmap_get(&lw->fns, lam);
   if (f) return f;
   const CpuKernel *k = lam_kernel(lam);
-  if (!k || cpu_kernel_returns_bool(k) || cpu_kernel_gathers(k)) return NULL;
+  if (!k || cpu_kernel_returns_bool(k)) return NULL;
   f = NEW(PlanFn);
   f->lam = lam;
   f->k = k;

@@ -55,6 +55,9 @@ typedef struct PlanFn {
   int ninputs;
   int *inputs; /* the input vregs (free variables, hoisted parts) its code
                   reads, in increasing order */
+  int narrays;
+  int *arrays; /* the array vregs its gathers read (a[i], CPU_VR_ARRAY), in
+                  increasing order */
 } PlanFn;
 
 /* The elements of a kernel: inner nodes are maps and map2s written inline

@@ -247,6 +247,28 @@ START_TEST(session) {
 }
 END_TEST
 
+/* a[i] in a kernel: a gather on the device, its faults raised at the [ */
+START_TEST(gathers) {
+  Session *s = tl_session_with("");
+  TlRun r = tl_capture(s, ":device gpu\nlet a = map (x. x * 10) (iota 1000)\n"
+                          "sum (map (i. a[i]) (iota 1000))\n"
+                          "map (i. a[i] + a[999 - i]) [0, 1, 998]\n"
+                          "reduce (+) 0 (map (i. a[i] * 2) (iota 1000))\n"
+                          "let w = [0.5, 0.25]\nmap (i. w[i] * a[i]) [0, 1]\n",
+                       true);
+  ck_assert_msg(r.ok && strcmp(r.out, "4995000\n[9990, 9990, 9990]\n9990000\n[0, 2.5]\n") == 0, "%s%s", r.out, r.err);
+  r = tl_capture(s, "sum (map (i. a[i]) (map (x. x + 1) (iota 1000)))\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "t.una:1:15: error: index 1000 out of bounds for an array of length 1000") != NULL,
+                "%s", r.err);
+  r = tl_capture(s, "map (i. a[i]) [0.5]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "t.una:1:10: error: index 0.5 is not an integer") != NULL, "%s", r.err);
+  r = tl_capture(s, "a[3]\n:cuda map (i. a[i]) [1]\n", true);
+  ck_assert_msg(r.ok && strncmp(r.out, "30\n", 3) == 0 && strstr(r.out, "una_gather(") != NULL, "%s%s", r.out, r.err);
+}
+END_TEST
+
 START_TEST(cache) {
   const char *src = "extern \"C\" __global__ void una_cache_probe(double *o) { o[0] = 1; }\n";
   size_t n1 = 0, n2 = 0;
@@ -288,6 +310,7 @@ int main(void) {
   tcase_set_timeout(tc, 0);
   tcase_add_test(tc, session);
   tcase_add_test(tc, cache);
+  tcase_add_test(tc, gathers);
   tcase_add_test(tc, corpus);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

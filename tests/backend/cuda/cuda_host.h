@@ -50,6 +50,13 @@ UnaHostRt una_host_rt;
 
 static inline void __syncthreads(void) { una_host_rt.syncthreads(); }
 static inline void __threadfence(void) {}
+/* threads switch only at __syncthreads and shuffles: a compare-and-swap
+   cannot be interrupted */
+static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long cmp, unsigned long long v) {
+  unsigned long long old = *p;
+  if (old == cmp) *p = v;
+  return old;
+}
 
 static inline double __longlong_as_double(long long x) {
   double d;
