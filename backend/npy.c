@@ -59,9 +59,25 @@ static bool count_reals(const NpyHeader *h, size_t *n, double *approx) {
   return true;
 }
 
+/* The rows x cols matrix stored column by column at in, row by row into
+   out, in 32 x 32 tiles (so that both sides stay in cache). */
+static void transpose2(double *out, const double *in, size_t rows, size_t cols) {
+  enum { T = 32 };
+  for (size_t ib = 0; ib < rows; ib += T)
+    for (size_t jb = 0; jb < cols; jb += T) {
+      size_t ie = ib + T < rows ? ib + T : rows, je = jb + T < cols ? jb + T : cols;
+      for (size_t i = ib; i < ie; i++)
+        for (size_t j = jb; j < je; j++) out[i * cols + j] = in[i + j * rows];
+    }
+}
+
 /* out[] gets the n reals of in[], stored in Fortran order (first index
    fastest), in C order (last index fastest). */
 static void from_fortran(double *out, const double *in, int k, const uint64_t *d, size_t n) {
+  if (k == 2) {
+    transpose2(out, in, (size_t)d[0], (size_t)d[1]);
+    return;
+  }
   size_t stride[NPY_MAX_DIMS], idx[NPY_MAX_DIMS];
   stride[0] = 1;
   for (int j = 1; j < k; j++) stride[j] = stride[j - 1] * (size_t)d[j - 1];

@@ -389,6 +389,14 @@ START_TEST(fortran_order) {
       for (int k = 0; k < 4; k++) f3[i + 2 * j + 6 * k] = 100 * i + 10 * j + k;
   p = write_npy("f3.npy", 2, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3, 4), }", f3, sizeof f3);
   ck_assert(val_equal(val_array(load_ok_rank(p, 3)), val_array(cube(2, 3, 4))));
+  /* larger than the transpose's 32 x 32 tiles, in both directions */
+  size_t r = 70, c = 45;
+  double *big = GC_MALLOC_ATOMIC(r * c * sizeof(double));
+  for (size_t i = 0; i < r; i++)
+    for (size_t j = 0; j < c; j++) big[i + j * r] = 10.0 * (double)i + (double)j + 0.5;
+  p = write_npy("fbig.npy", 1, "{'descr': '<f8', 'fortran_order': True, 'shape': (70, 45), }", big,
+                r * c * sizeof(double));
+  ck_assert(val_equal(val_array(load_ok_rank(p, 2)), val_array(mat(r, c))));
   /* one row or one column: the same data either way */
   p = write_npy("row.npy", 1, "{'descr': '<f8', 'fortran_order': True, 'shape': (1, 3), }", f2, 24);
   ck_assert_str_eq(val_to_string(val_array(load_ok_rank(p, 2))), "[[1, 4, 2]]");
