@@ -38,6 +38,38 @@ static void pmap_put(PMap *m, const void *k, int v) {
   ptrmap_put(m, k, (void *)((intptr_t)v + 1));
 }
 
+/* ---- operands ---- */
+
+static int loop_operands(const CpuKLoop *l, int *out, int max) {
+  int n = 0;
+  if (n < max) out[n] = l->count;
+  n++;
+  for (int i = 0; i < l->n; i++, n++)
+    if (n < max) out[n] = l->init[i];
+  for (int i = 0; i < l->nuses; i++, n++)
+    if (n < max) out[n] = l->uses[i];
+  return n;
+}
+
+static int operands_in(const CpuKLoop *loops, const KInstr *in, int *out, int max) {
+  if (in->op == K_LOOP) return loop_operands(&loops[in->c], out, max);
+  int n = 0;
+  int ops[3] = {in->a, in->b, in->op == K_SELECT ? in->c : -1};
+  for (int i = 0; i < 3; i++)
+    if (ops[i] >= 0) {
+      if (n < max) out[n] = ops[i];
+      n++;
+    }
+  return n;
+}
+
+int cpu_kinstr_operands(const CpuKernel *k, const CpuKInstr *in, int *out, int max) {
+  return operands_in(k->loops, in, out, max);
+}
+
+int cpu_kernel_nloops(const CpuKernel *k) { return k->nloops; }
+const CpuKLoop *cpu_kernel_loop(const CpuKernel *k, int id) { return &k->loops[id]; }
+
 /* ---- compilation ---- */
 
 typedef struct Compiler {
@@ -57,6 +89,9 @@ typedef struct Compiler {
   int depth;
   long visits;
   int branch; /* > 0 inside an if's branch or the right operand of && || */
+  CpuKLoop *loops;
+  int nloops, caploops;
+  int body_instrs; /* instructions moved into loops' bodies (MAX_INSTR counts them) */
 } Compiler;
 
 /* A compilation context: the lambda's body, or one inlined call. */
@@ -172,7 +207,7 @@ static void vn_reserve(Compiler *c) {
 static int emit(Compiler *c, int op, int a, int b, int cc) {
   int prev = vn_find(c, op, a, b, cc);
   if (prev >= 0) return prev;
-  if (c->ninstr >= MAX_INSTR) return -1;
+  if (c->ninstr + c->body_instrs >= MAX_INSTR) return -1;
   int d = new_vreg(c, VK_TEMP, 0);
   GROW(c->code, c->ninstr, c->capinstr, KInstr);
   KInstr in = {op, d, a, b, cc};
@@ -218,6 +253,7 @@ static bool depends(Ctx *x, const Term *t) {
 
 static int compile(Compiler *c, Ctx *x, const Term *t);
 static bool compile_binding(Compiler *c, Ctx *x, const Term *t);
+static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out);
 
 static int compile_call(Compiler *c, Ctx *x, const Term *t) {
   const Def *d = t->def;
@@ -286,9 +322,82 @@ static bool compile_binding(Compiler *c, Ctx *x, const Term *t) {
     }
     return true;
   }
-  const int *parts = rhs->kind == T_VAR ? ptrmap_get(&x->tuples, rhs->sym) : NULL;
-  if (!parts) return false;
+  int w = cpu_state_width(rhs->type), parts[CPU_MAX_STATE];
+  if (w != t->nsyms || !compile_parts(c, x, rhs, w, parts)) return false;
   for (int i = 0; i < t->nsyms; i++) pmap_put(&x->env, t->syms[i], parts[i]);
+  return true;
+}
+
+/* Forgets what depends() found for t and below (a loop's body, before
+   its state and index are marked as depending on the parameters). */
+static void forget(Ctx *x, const Term *t) {
+  fe_stack_check(t->span);
+  pmap_put(&x->memo, t, -1);
+  for (int i = 0; i < t->nkids; i++) forget(x, t->kids[i]);
+}
+
+/* LOOP_FOR (s, i. e) e0 n in a body, its state n reals (a CpuKLoop): n
+   must not depend on the parameters (every element runs the body as many
+   times); the state's registers into out. */
+static bool compile_loop(Compiler *c, Ctx *x, const Term *t, int *out) {
+  const Term *lam = t->kids[0];
+  int n = cpu_state_width(t->type);
+  if (!n || t->prim != PRIM_LOOP_FOR || lam->nsyms != 2 || depends(x, t->kids[2])) return false;
+  int count = compile(c, x, t->kids[2]);
+  int *init = NEW_ARRAY(int, n);
+  if (count < 0 || !compile_parts(c, x, t->kids[1], n, init)) return false;
+  int *state = NEW_ARRAY(int, n);
+  for (int i = 0; i < n; i++) state[i] = new_vreg(c, VK_TEMP, 0);
+  int index = new_vreg(c, VK_TEMP, 0);
+  const Sym *st = lam->syms[0], *iv = lam->syms[1];
+  if (n == 1) pmap_put(&x->env, st, state[0]);
+  else ptrmap_put(&x->tuples, st, state);
+  pmap_put(&x->env, iv, index);
+  pmap_put(&x->dep, st, 1);
+  pmap_put(&x->dep, iv, 1);
+  forget(x, lam->kids[0]);
+  depends(x, lam->kids[0]);
+  int start = c->ninstr, *next = NEW_ARRAY(int, n);
+  if (!compile_parts(c, x, lam->kids[0], n, next)) return false;
+  /* the body's instructions leave the main program for the loop's */
+  int nbody = c->ninstr - start;
+  KInstr *body = NEW_ARRAY(KInstr, nbody + 1);
+  memcpy(body, c->code + start, sizeof(KInstr) * (size_t)nbody);
+  c->ninstr = start;
+  c->body_instrs += nbody;
+  for (int i = 0; i < c->capvn; i++) c->vn[i] = -1; /* no later instruction reuses the body's */
+  for (int i = 0; i < c->ninstr; i++) vn_insert(c, i);
+  /* the registers the body reads and does not define */
+  char *defined = una_alloc((size_t)c->nvregs + 1);
+  for (int i = 0; i < n; i++) defined[state[i]] = 1;
+  defined[index] = 1;
+  for (int i = 0; i < nbody; i++) {
+    defined[body[i].dst] = 1;
+    if (body[i].op == K_LOOP) {
+      const CpuKLoop *inner = &c->loops[body[i].c];
+      for (int j = 0; j < inner->n; j++) defined[inner->state[j]] = 1;
+    }
+  }
+  char *seen = una_alloc((size_t)c->nvregs + 1);
+  int *uses = NEW_ARRAY(int, c->nvregs + 1), nuses = 0;
+  int *ops = NEW_ARRAY(int, c->nvregs + 8);
+  for (int i = 0; i <= nbody; i++) {
+    int m = i < nbody ? operands_in(c->loops, &body[i], ops, c->nvregs + 8) : n;
+    if (i == nbody) memcpy(ops, next, sizeof(int) * (size_t)n);
+    for (int j = 0; j < m; j++)
+      if (!defined[ops[j]] && !seen[ops[j]]) {
+        seen[ops[j]] = 1;
+        uses[nuses++] = ops[j];
+      }
+  }
+  GROW(c->loops, c->nloops, c->caploops, CpuKLoop);
+  int id = c->nloops++;
+  c->loops[id] = (CpuKLoop){t, count, index, n, init, state, next, nbody, body, nuses, uses};
+  if (c->ninstr + c->body_instrs >= MAX_INSTR) return false;
+  GROW(c->code, c->ninstr, c->capinstr, KInstr);
+  c->code[c->ninstr++] = (KInstr){K_LOOP, state[0], count, -1, id};
+  vn_reserve(c);
+  memcpy(out, state, sizeof(int) * (size_t)n);
   return true;
 }
 
@@ -350,6 +459,10 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
   case T_PRIM: {
     PrimClass cls = fe_prims[t->prim].cls;
     if (t->prim == PRIM_INDEX) return compile_gather(c, x, t);
+    if (t->prim == PRIM_LOOP_FOR) {
+      int r;
+      return compile_loop(c, x, t, &r) ? r : -1;
+    }
     if (cls == P_SCALAR1 || cls == P_NOT) {
       int a = compile(c, x, t->kids[0]);
       if (t->prim == PRIM_STOPGRAD) return a; /* the identity */
@@ -367,6 +480,11 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
     return -1;
   }
   case T_CALL: return compile_call(c, x, t);
+  case T_PROJ: { /* a component of a loop's state */
+    int w = cpu_state_width(t->kids[0]->type), parts[CPU_MAX_STATE];
+    if (w < 2 || !compile_parts(c, x, t->kids[0], w, parts)) return -1;
+    return parts[t->index];
+  }
   default: return -1;
   }
 }
@@ -384,12 +502,12 @@ static void fuse_pairs(CpuKernel *k) {
   int n = k->ninstr, nv = k->nvregs;
   int *uses = una_alloc(sizeof(int) * (size_t)(nv + 1)), *def = una_alloc(sizeof(int) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) def[v] = -1;
+  int *ops = NEW_ARRAY(int, nv + 8);
   for (int i = 0; i < n; i++) {
     const KInstr *in = &k->code[i];
     def[in->dst] = i;
-    uses[in->a]++;
-    if (in->b >= 0) uses[in->b]++;
-    if (in->c >= 0) uses[in->c]++;
+    int m = operands_in(k->loops, in, ops, nv + 8);
+    for (int j = 0; j < m; j++) uses[ops[j]]++;
   }
   for (int i = 0; i < k->nresults; i++) uses[k->results[i]] += 2; /* never folded away */
   bool *gone = una_alloc(sizeof(bool) * (size_t)(n + 1)), *fused = una_alloc(sizeof(bool) * (size_t)(n + 1));
@@ -412,6 +530,28 @@ static void fuse_pairs(CpuKernel *k) {
     if (!gone[i]) k->exec[k->nexec++] = x[i];
 }
 
+/* The registers an instruction of the block program reads. */
+static int xinstr_operands(const CpuKernel *k, const XInstr *in, int *out, int max) {
+  if (in->op == K_LOOP) return loop_operands(&k->loops[in->c], out, max);
+  int n = 0;
+  int v[3] = {in->a, in->b, in->op == K_GATHER ? -1 : in->c};
+  for (int i = 0; i < 3; i++)
+    if (v[i] >= 0 && n < max) out[n++] = v[i];
+  return n;
+}
+
+/* Buffers of their own for the registers of loop l: its state, its index
+   and what its body defines (its inner loops' too). */
+static void loop_buffers(CpuKernel *k, const CpuKLoop *l) {
+  for (int i = 0; i < l->n; i++) k->phys[l->state[i]] = k->nphys++;
+  k->phys[l->index] = k->nphys++;
+  for (int i = 0; i < l->nbody; i++) {
+    const KInstr *in = &l->body[i];
+    if (in->op == K_LOOP) loop_buffers(k, &k->loops[in->c]);
+    else if (k->phys[in->dst] < 0) k->phys[in->dst] = k->nphys++;
+  }
+}
+
 /* Drops dead instructions, numbers inputs, packs temporaries into buffers. */
 static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresults, int *results) {
   CpuKernel *k = NEW(CpuKernel);
@@ -429,16 +569,19 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
   k->nctx = c->nctx;
   k->ctx_nslots = c->ctx_nslots;
 
+  k->loops = c->loops;
+  k->nloops = c->nloops;
+  int *ops = NEW_ARRAY(int, c->nvregs + 8), maxops = c->nvregs + 8;
   char *live = una_alloc((size_t)c->nvregs + 1);
   for (int i = 0; i < nresults; i++) live[results[i]] = 1;
   bool *keep = una_alloc(sizeof(bool) * (size_t)(c->ninstr + 1));
   for (int i = c->ninstr - 1; i >= 0; i--) {
     const KInstr *in = &c->code[i];
-    if (!live[in->dst] && in->op != K_GATHER) continue; /* a gather may raise: kept */
+    /* a gather, or a loop (whose body may gather), may raise: kept */
+    if (!live[in->dst] && in->op != K_GATHER && in->op != K_LOOP) continue;
     keep[i] = true;
-    live[in->a] = 1;
-    if (in->b >= 0) live[in->b] = 1;
-    if (in->c >= 0) live[in->c] = 1;
+    int m = operands_in(c->loops, in, ops, maxops);
+    for (int j = 0; j < m; j++) live[ops[j]] = 1;
   }
   k->code = NEW_ARRAY(KInstr, c->ninstr + 1);
   for (int i = 0; i < c->ninstr; i++)
@@ -451,29 +594,29 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
 
   /* Live ranges (in the block program): a temporary's buffer is free after
      its last use; the destination never shares a buffer with an operand of
-     its instruction. */
+     its instruction. A loop's registers (state, index, body) get buffers
+     of their own, never shared. */
   int *last = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   for (int v = 0; v < c->nvregs; v++) last[v] = -1;
   for (int i = 0; i < k->nexec; i++) {
-    const XInstr *in = &k->exec[i];
-    last[in->a] = i;
-    if (in->b >= 0) last[in->b] = i;
-    if (in->c >= 0) last[in->c] = i;
+    int m = xinstr_operands(k, &k->exec[i], ops, maxops);
+    for (int j = 0; j < m; j++) last[ops[j]] = i;
   }
   for (int i = 0; i < nresults; i++) last[results[i]] = k->nexec;
   k->phys = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   for (int v = 0; v < c->nvregs; v++) k->phys[v] = -1;
-  int *freelist = una_alloc(sizeof(int) * (size_t)(k->nexec + 1));
+  int *freelist = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   int nfree = 0;
   for (int i = 0; i < k->nexec; i++) {
     const XInstr *in = &k->exec[i];
-    k->phys[in->dst] = nfree ? freelist[--nfree] : k->nphys++;
-    int srcs[3] = {in->a, in->b, in->c};
-    for (int j = 0; j < 3; j++) {
-      int v = srcs[j];
-      if (v < 0 || c->vkind[v] != VK_TEMP || last[v] != i) continue;
+    if (in->op == K_LOOP) loop_buffers(k, &k->loops[in->c]);
+    else k->phys[in->dst] = nfree ? freelist[--nfree] : k->nphys++;
+    int m = xinstr_operands(k, in, ops, maxops);
+    for (int j = 0; j < m; j++) {
+      int v = ops[j];
+      if (v < 0 || c->vkind[v] != VK_TEMP || last[v] != i || k->phys[v] < 0) continue;
       bool dup = false;
-      for (int q = 0; q < j; q++) dup = dup || srcs[q] == v;
+      for (int q = 0; q < j; q++) dup = dup || ops[q] == v;
       if (!dup) freelist[nfree++] = k->phys[v];
     }
   }
@@ -570,6 +713,7 @@ static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
   }
   case T_LET:
   case T_LETTUP: return compile_binding(c, x, t) && compile_parts(c, x, t->kids[1], n, out);
+  case T_PRIM: return t->prim == PRIM_LOOP_FOR && compile_loop(c, x, t, out);
   case T_IF: {
     int k = compile(c, x, t->kids[0]);
     if (k < 0) return false;

@@ -68,12 +68,14 @@ int cpu_kernel_block_size(const CpuKernel *k);
    a : b, or CPU_K_GATHER: dst = a[b], a an array vreg and b an index,
    checked (an index that is not an integer in bounds is recorded with
    fe_fault and raised at the INDEX term cpu_kernel_index_term(k, dst)
-   by the next poll; the element is then nan). Booleans are 0.0 / 1.0. */
+   by the next poll; the element is then nan), or CPU_K_LOOP: the loop
+   cpu_kernel_loop(k, c) (dst is its first state register). Booleans are
+   0.0 / 1.0. */
 typedef struct CpuKInstr {
   int op;
   int dst, a, b, c; /* vregs; b and c are -1 when unused */
 } CpuKInstr;
-enum { CPU_K_SELECT = PRIM__COUNT, CPU_K_GATHER = PRIM__COUNT + 2 };
+enum { CPU_K_SELECT = PRIM__COUNT, CPU_K_GATHER = PRIM__COUNT + 2, CPU_K_LOOP = PRIM__COUNT + 3 };
 typedef enum { CPU_VR_PARAM, CPU_VR_CONST, CPU_VR_INPUT, CPU_VR_TEMP, CPU_VR_ARRAY } CpuVregKind;
 const CpuKInstr *cpu_kernel_code(const CpuKernel *k); /* cpu_kernel_size entries */
 int cpu_kernel_nparams(const CpuKernel *k);
@@ -82,6 +84,32 @@ int cpu_kernel_result(const CpuKernel *k);
 CpuVregKind cpu_kernel_vreg_kind(const CpuKernel *k, int v);
 double cpu_kernel_const(const CpuKernel *k, int v);
 const struct Term *cpu_kernel_index_term(const CpuKernel *k, int v);
+
+/* A for loop in a kernel (`loop p = e0 for i < n do e` in a body, its state
+   an R or a tuple of Rs, n the same for every element): the state
+   registers start as init, then n times the body (its own instructions,
+   which may hold loops in turn) runs with the index register set to the
+   iteration and the state registers are set to next (all at once). Every
+   register of a loop's body and state is defined there and nowhere else;
+   uses are the registers the body reads that it does not define. The
+   count is an input or a constant, checked when the kernel is bound (an
+   integer >= 0, else the binding fails and the generic path raises the
+   error). */
+typedef struct CpuKLoop {
+  const struct Term *term; /* the LOOP_FOR */
+  int count, index, n;
+  int *init, *state, *next;
+  int nbody;
+  const CpuKInstr *body;
+  int nuses;
+  int *uses;
+} CpuKLoop;
+int cpu_kernel_nloops(const CpuKernel *k);
+const CpuKLoop *cpu_kernel_loop(const CpuKernel *k, int id);
+/* The registers the instruction in reads: a, b and c as its op has them,
+   or a loop's count, initial values and uses. Returns how many (at most
+   max are written). */
+int cpu_kinstr_operands(const CpuKernel *k, const CpuKInstr *in, int *out, int max);
 /* Whether k's code reads an array (CPU_K_GATHER). */
 bool cpu_kernel_gathers(const CpuKernel *k);
 
@@ -95,6 +123,7 @@ typedef struct CpuKernelRun {
   double *pad;     /* two padded parameter blocks for partial blocks */
   double **ptr;    /* per virtual register: its block */
   const Array **arr; /* per virtual register: the bound array (CPU_VR_ARRAY) */
+  double *stage;   /* CPU_MAX_STATE blocks: a loop's next state, staged */
 } CpuKernelRun;
 
 /* Binds k to frame (the enclosing Def's frame): reads its free variables and

@@ -82,7 +82,7 @@ static int canon(const CpuKernel *k, Table *t, int *id, int first, int second) {
 }
 
 static bool decide(const CpuKernel *k) {
-  if (cpu_kernel_nparams(k) != 2) return false;
+  if (cpu_kernel_nparams(k) != 2 || cpu_kernel_nloops(k) > 0) return false; /* loops: not shown */
   int nv = cpu_kernel_nvregs(k);
   Table t = {NEW_ARRAY(Node, 2 * (size_t)nv + 2), 0};
   int *id = NEW_ARRAY(int, nv + 1);

@@ -5,7 +5,7 @@
 
 #include "kernel.h"
 
-enum { K_SELECT = CPU_K_SELECT, K_GATHER = CPU_K_GATHER }; /* opcodes: the Prim of a scalar builtin, or these */
+enum { K_SELECT = CPU_K_SELECT, K_GATHER = CPU_K_GATHER, K_LOOP = CPU_K_LOOP }; /* opcodes: the Prim of a scalar builtin, or these */
 enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT, VK_TEMP = CPU_VR_TEMP,
        VK_ARRAY = CPU_VR_ARRAY };
 
@@ -53,6 +53,8 @@ struct CpuKernel {
   int *phys;     /* per vreg: its buffer (temporaries), else -1 */
   bool commutes; /* symmetric in its two parameters (kernel_commute.c), decided
                     when compiled */
+  int nloops;
+  CpuKLoop *loops; /* the K_LOOP instructions' loops, by number */
 };
 
 /* Whether k, just compiled, is symmetric in its parameters

@@ -49,7 +49,7 @@ bool cpu_kernel_bind(const Exec *ex, const CpuKernel *k, Value *frame, CpuKernel
   if (!run->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
   memcpy(run->sregs, k->init, sizeof(double) * (size_t)k->nvregs);
   run->arr = NEW_ARRAY(const Array *, k->nvregs);
-  if (k->nsteps == 0) return true;
+  if (k->nsteps == 0 && k->nloops == 0) return true;
   Value **frames = NEW_ARRAY(Value *, k->nctx);
   frames[0] = frame;
   for (int i = 1; i < k->nctx; i++) frames[i] = NEW_ARRAY(Value, k->ctx_nslots[i] > 0 ? k->ctx_nslots[i] : 1);
@@ -57,6 +57,12 @@ bool cpu_kernel_bind(const Exec *ex, const CpuKernel *k, Value *frame, CpuKernel
   if (fe_try(&t)) {
     run_steps(ex, k, frames, run->sregs, run->arr);
     fe_untry(&t);
+    /* a loop's count (an input or a constant, kernel.h): an integer >= 0,
+       else the generic path raises the error where it is evaluated */
+    for (int i = 0; i < k->nloops; i++) {
+      double n = run->sregs[k->loops[i].count];
+      if (!(n >= 0 && n == floor(n) && !isinf(n))) return false;
+    }
     return true;
   }
   if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
@@ -157,39 +163,71 @@ static void gather_block(const CpuKernel *k, double *restrict d, const Array *a,
   for (size_t j = n; j < B; j++) d[j] = 0;
 }
 
+static void exec_loop_block(const CpuKernelRun *run, size_t n, double **p, const CpuKLoop *l);
+
+/* One instruction over a block: op (a KInstr's, or X_FUSED with inner,
+   outer, left) into d from the registers a, b, c. */
+static void exec_one(const CpuKernelRun *run, size_t n, double **p, const XInstr *in) {
+  const CpuKernel *k = run->k;
+  if (in->op == K_LOOP) {
+    exec_loop_block(run, n, p, &k->loops[in->c]);
+    return;
+  }
+  double *d = p[in->dst];
+  const double *a = p[in->a];
+  const double *b = in->b >= 0 ? p[in->b] : NULL;
+  switch (in->op) {
+  case X_FUSED: pair_fns[in->left][arith_index(in->inner)][arith_index(in->outer)](d, a, b, p[in->c]); break;
+  /* exp, log and sigmoid have vectorized block forms (vmath.h), bit for
+     bit the functions of their C column */
+  case PRIM_EXP: cpu_exp_block(d, a, B); break;
+  case PRIM_LOG: cpu_log_block(d, a, B); break;
+  case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
+  case K_SELECT: k_select(d, a, b, p[in->c]); break;
+  case K_GATHER: gather_block(k, d, run->arr[in->a], b, n, in->dst); break;
+  default:
+    ASSERT(in->op >= 0 && in->op < PRIM__COUNT && block_fns[in->op]);
+    block_fns[in->op](d, a, b);
+  }
+}
+
+/* A loop over a block: its state from init, count times its body (with
+   the index's block set to the iteration), then the state set to next,
+   through the staging blocks (next may name the state itself). Ctrl-C
+   stops it; the poll after the kernel raises. */
+static void exec_loop_block(const CpuKernelRun *run, size_t n, double **p, const CpuKLoop *l) {
+  for (int j = 0; j < l->n; j++)
+    if (p[l->state[j]] != p[l->init[j]]) memcpy(p[l->state[j]], p[l->init[j]], sizeof(double) * B);
+  double count = run->sregs[l->count];
+  double *ix = p[l->index];
+  for (double it = 0; it < count && !fe_interrupted; it++) {
+    for (int q = 0; q < B; q++) ix[q] = it;
+    for (int i = 0; i < l->nbody; i++) {
+      const KInstr *bi = &l->body[i];
+      XInstr x = {bi->op, -1, -1, false, bi->dst, bi->a, bi->b, bi->c};
+      exec_one(run, n, p, &x);
+    }
+    for (int j = 0; j < l->n; j++) memcpy(run->stage + (size_t)B * (size_t)j, p[l->next[j]], sizeof(double) * B);
+    for (int j = 0; j < l->n; j++) memcpy(p[l->state[j]], run->stage + (size_t)B * (size_t)j, sizeof(double) * B);
+  }
+}
+
 static void exec_block(const CpuKernelRun *run, size_t n, double **p) {
   const CpuKernel *k = run->k;
-  for (int pc = 0; pc < k->nexec; pc++) {
-    const XInstr *in = &k->exec[pc];
-    double *d = p[in->dst];
-    const double *a = p[in->a];
-    const double *b = in->b >= 0 ? p[in->b] : NULL;
-    switch (in->op) {
-    case X_FUSED: pair_fns[in->left][arith_index(in->inner)][arith_index(in->outer)](d, a, b, p[in->c]); break;
-    /* exp, log and sigmoid have vectorized block forms (vmath.h), bit for
-       bit the functions of their C column */
-    case PRIM_EXP: cpu_exp_block(d, a, B); break;
-    case PRIM_LOG: cpu_log_block(d, a, B); break;
-    case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
-    case K_SELECT: k_select(d, a, b, p[in->c]); break;
-    case K_GATHER: gather_block(k, d, run->arr[in->a], b, n, in->dst); break;
-    default:
-      ASSERT(in->op >= 0 && in->op < PRIM__COUNT && block_fns[in->op]);
-      block_fns[in->op](d, a, b);
-    }
-  }
+  for (int pc = 0; pc < k->nexec; pc++) exec_one(run, n, p, &k->exec[pc]);
 }
 
 static void ensure_blocks(CpuKernelRun *run) {
   if (run->ptr) return;
   const CpuKernel *k = run->k;
-  size_t bytes = sizeof(double) * B * (size_t)(k->ninputs + k->nphys + 2);
+  size_t bytes = sizeof(double) * B * (size_t)(k->ninputs + k->nphys + 2 + (k->nloops ? CPU_MAX_STATE : 0));
   double *mem = GC_MALLOC_ATOMIC(bytes);
   if (!mem) una_internal_error(__FILE__, __LINE__, "out of memory for kernel blocks");
   run->bcast = mem;
   run->scratch = mem + (size_t)B * (size_t)k->ninputs;
   run->pad = run->scratch + (size_t)B * (size_t)k->nphys;
   memset(run->pad, 0, sizeof(double) * 2 * B);
+  run->stage = k->nloops ? run->pad + 2 * B : NULL;
   run->ptr = NEW_ARRAY(double *, k->nvregs);
   for (int i = 0; i < k->ninputs; i++) {
     int v = k->inputs[i];
@@ -208,7 +246,7 @@ void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst) {
   dst->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)src->k->nvregs);
   if (!dst->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
   memcpy(dst->sregs, src->sregs, sizeof(double) * (size_t)src->k->nvregs);
-  dst->bcast = dst->scratch = dst->pad = NULL;
+  dst->bcast = dst->scratch = dst->pad = dst->stage = NULL;
   dst->ptr = NULL;
   ensure_blocks(dst);
 }
@@ -263,11 +301,34 @@ void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_
   cpu_kernel_block_into(run, x, y, n, outs);
 }
 
+static void run_code_in(CpuKernelRun *run, double *r, const KInstr *in, const KInstr *end);
+
+/* A loop on one element's registers (see exec_loop_block). */
+static void run_loop(CpuKernelRun *run, double *r, const CpuKLoop *l) {
+  double st[CPU_MAX_STATE];
+  for (int j = 0; j < l->n; j++) st[j] = r[l->init[j]];
+  for (int j = 0; j < l->n; j++) r[l->state[j]] = st[j];
+  double count = r[l->count];
+  for (double it = 0; it < count && !fe_interrupted; it++) {
+    r[l->index] = it;
+    run_code_in(run, r, l->body, l->body + l->nbody);
+    for (int j = 0; j < l->n; j++) st[j] = r[l->next[j]];
+    for (int j = 0; j < l->n; j++) r[l->state[j]] = st[j];
+  }
+}
+
 /* Runs the code on the registers r (the parameters set). */
 static inline void run_code(CpuKernelRun *run, double *r) {
+  run_code_in(run, r, run->k->code, run->k->code + run->k->ninstr);
+}
+
+static void run_code_in(CpuKernelRun *run, double *r, const KInstr *in, const KInstr *end) {
   const CpuKernel *k = run->k;
-  const KInstr *in = k->code, *end = k->code + k->ninstr;
   for (; in < end; in++) {
+    if (in->op == K_LOOP) {
+      run_loop(run, r, &k->loops[in->c]);
+      continue;
+    }
     double a = r[in->a];
     double b = in->b >= 0 ? r[in->b] : 0;
     double v;

@@ -119,8 +119,36 @@ static void put_vreg(StrBuf *b, const CpuKernel *k, int v) {
   }
 }
 
+static void put_instr(StrBuf *b, const PlanFn *f, const CpuKInstr *in);
+
+/* A loop (kernel.h: CpuKLoop): the state declared from init, then a for
+   loop over the body, the next state assigned at once. */
+static void put_loop(StrBuf *b, const PlanFn *f, const CpuKLoop *l, int id) {
+  const CpuKernel *k = f->k;
+  for (int j = 0; j < l->n; j++) {
+    sb_printf(b, "  double r%d = ", l->state[j]);
+    put_vreg(b, k, l->init[j]);
+    sb_printf(b, ";\n");
+  }
+  sb_printf(b, "  for (long long una_i%d = 0; una_i%d < (long long)(", id, id);
+  put_vreg(b, k, l->count);
+  sb_printf(b, "); una_i%d++) {\n  double r%d = (double)una_i%d;\n", id, l->index, id);
+  for (int i = 0; i < l->nbody; i++) put_instr(b, f, &l->body[i]);
+  for (int j = 0; j < l->n; j++) {
+    sb_printf(b, "  double una_n%d_%d = ", id, j);
+    put_vreg(b, k, l->next[j]);
+    sb_printf(b, ";\n");
+  }
+  for (int j = 0; j < l->n; j++) sb_printf(b, "  r%d = una_n%d_%d;\n", l->state[j], id, j);
+  sb_printf(b, "  }\n");
+}
+
 static void put_instr(StrBuf *b, const PlanFn *f, const CpuKInstr *in) {
   const CpuKernel *k = f->k;
+  if (in->op == CPU_K_LOOP) {
+    put_loop(b, f, cpu_kernel_loop(k, in->c), in->c);
+    return;
+  }
   sb_printf(b, "  double r%d = ", in->dst);
   if (in->op == CPU_K_GATHER) {
     sb_printf(b, "una_gather(a%d, n%d, ", in->a, in->a);

@@ -98,10 +98,10 @@ static void fn_inputs(PlanFn *f) {
   int nv = cpu_kernel_nvregs(k), n = cpu_kernel_size(k);
   char *used = una_alloc((size_t)nv + 1);
   const CpuKInstr *code = cpu_kernel_code(k);
+  int *ops = NEW_ARRAY(int, nv + 8);
   for (int i = 0; i < n; i++) {
-    used[code[i].a] = 1;
-    if (code[i].b >= 0) used[code[i].b] = 1;
-    if (code[i].c >= 0) used[code[i].c] = 1;
+    int m = cpu_kinstr_operands(k, &code[i], ops, nv + 8);
+    for (int j = 0; j < m; j++) used[ops[j]] = 1;
   }
   used[cpu_kernel_result(k)] = 1;
   f->inputs = una_alloc(sizeof(int) * ((size_t)nv + 1));

@@ -519,6 +519,12 @@ START_TEST(compiled_loops) {
       "loop (a, b, c) = (1, 0, 0) for i < 300 do if A[i] > 0 then (b, c, a + A[i]) else (c + 1, a, b)",
       "loop x = 1 while x < 1e6 && x > -1e6 do x * (2 + A[min 999 (floor (abs x))])",
       "map (y. loop (t, u) = (y, 0) for i < 20 do (t * 0.5 + u, u + y)) A",
+      "map (y. (loop (t, u) = (y, 0) for i < 20 do (t * 0.5 + u, u + y)).1) A",
+      "map (y. loop x = y for i < 7 do x * 0.75 + A[i] * i) A",
+      "map (y. loop x = y for i < 3 do loop z = x for j < 4 do z * 0.5 + j + i) A",
+      "reduce (+) 0 (map (y. (loop (a, b) = (0, y) for i < 12 do (b, a + b)).2) A)",
+      "map2 (y, w. let s = loop x = 0 for i < 5 do x + y * w in if s > 0 then s else -s) A A",
+      "map (y. loop x = y for i < 0 do x + 1) A",
       "loop x = 3 for i < 0 do x + 1",
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -266,6 +266,16 @@ START_TEST(gathers) {
   ck_assert_msg(strstr(r.err, "t.una:1:10: error: index 0.5 is not an integer") != NULL, "%s", r.err);
   r = tl_capture(s, "a[3]\n:cuda map (i. a[i]) [1]\n", true);
   ck_assert_msg(r.ok && strncmp(r.out, "30\n", 3) == 0 && strstr(r.out, "una_gather(") != NULL, "%s%s", r.out, r.err);
+  /* a for loop in a map's body: a loop in the kernel, the CPU's bits */
+  const char *loops = "def newton (c: R) : R = (loop (x, k) = (c, 0) for i < 30 do ((x + c / x) / 2, k + 1)).1\n"
+                      "map newton [2, 3, 4]\n"
+                      "sum (map (y. loop x = y for i < 5 do loop z = x for j < 3 do z * 0.5 + a[i + j]) (iota 100))\n";
+  TlRun g = tl_capture(s, loops, true);
+  TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", loops), true);
+  ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
+  ck_assert_msg(strncmp(g.out, "[1.414213562373095, 1.7320508075688772, 2]\n", 43) == 0, "%s", g.out);
+  r = tl_capture(s, ":cuda map newton [2]\n", true);
+  ck_assert_msg(r.ok && strstr(r.out, "for (long long una_i") != NULL, "%s%s", r.out, r.err);
 }
 END_TEST
 
