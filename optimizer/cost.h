@@ -26,6 +26,7 @@
    too. The rules below follow from those columns.
      op1 e                         Cost(op1) + Cost(e)              [fig 11]
        Cost(op1) = (2,0,0,1)  sin cos tan exp log sqrt tanh sigmoid abs floor
+                              lgamma digamma trigamma
                                                     [section 5.2: "the other
                                                      unary operations"]
        Cost(-)   = (2,1,0,0)  negation is linear: a subtraction from 0

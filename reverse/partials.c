@@ -72,6 +72,17 @@ static Term *d_atan2(Span s, int i, Term *x, Term *y) {
   return op1(s, PRIM_NEG, op2(s, PRIM_DIV, x, r2));
 }
 
+/* lgamma x = log |Γ(x)|: its derivative is ψ(x), digamma's, whose
+   derivative is trigamma's; trigamma has none (it would be the tetragamma
+   function, which Una does not have), so differentiating it, which only a
+   gradient of a gradient of digamma or an explicit trigamma asks for, is
+   an error at the term */
+static Term *d_lgamma(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_DIGAMMA, x); }
+static Term *d_digamma(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_TRIGAMMA, x); }
+static Term *d_trigamma(Span s, int i, Term *x, Term *y) {
+  fe_error(s, "grad: trigamma has no derivative (Una has no tetragamma function)");
+}
+
 /* The rule of each builtin, as prims.def's deriv column names it. */
 #define NODERIV NULL
 static const PartialRule rules[PRIM__COUNT] = {

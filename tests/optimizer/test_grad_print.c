@@ -55,6 +55,7 @@ static const char *const examples[] = {
     "def f (x: R) (b: B) = if b then sin x * x else max x 0\n",
     "def f (p: (R, [R])) = p.1 * sum (map (x. x * p.1) p.2)\n",
     "def f (x: R) = sum (replicate 3 x) + sum [x, x * x]\n",
+    "def f (x: R) (v: [R]) = lgamma (2 + x * x) + sum (map (a. digamma (3 + a * x)) v)\n",
 };
 
 START_TEST(examples_round_trip) {

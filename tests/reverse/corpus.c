@@ -57,6 +57,10 @@ const GcCase gc_corpus[] = {
      "abs x + floor x + (1 + x * x) ^ x + pow 2 x + max x 0.25 + min x 0.25 - x / (3 + x) + neg x",
      NULL},
     {"atan2", "def f (x: R) (v: [R]) (w: [R]) : R = atan2 x 2 + sum (map2 (a, b. atan2 (a * x) (b - 2)) v w)", NULL},
+    {"lgamma and digamma",
+     "def f (x: R) (v: [R]) : R = lgamma (2 + x * x) + digamma (3 + x) + "
+     "sum (map (a. lgamma (a * x + 2.5) * digamma (a * a + 0.5)) v)",
+     NULL},
     {"comparisons and booleans",
      "def f (x: R) (y: R) : R = if (x < y || x == 2) && !(y >= 3) && x != y then x * y else x + y", NULL},
     {"iota and rand are constants", "def f (x: R) : R = sum (map2 (a, b. a * b * x) (iota 4) (rand 4 7))", NULL},

@@ -40,7 +40,9 @@ START_TEST(partials_match_finite_differences) {
      max/min, no integers for floor, x > 0 for log, sqrt and pow). */
   const double pts[][2] = {{0.3, 1.9}, {1.7, 0.6}, {2.5, 1.3}};
   for (int p = 0; p < PRIM__COUNT; p++) {
-    if (!is_scalar((Prim)p) || p == PRIM_STOPGRAD) continue; /* its derivative is 0 by definition */
+    /* stop_gradient's derivative is 0 by definition; trigamma has none
+       (test_prims.c) */
+    if (!is_scalar((Prim)p) || p == PRIM_STOPGRAD || p == PRIM_TRIGAMMA) continue;
     for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
       for (int i = 0; i < fe_prims[p].arity; i++) {
         double x = pts[k][0], y = pts[k][1], h = 1e-6;
@@ -63,12 +65,28 @@ START_TEST(stop_gradient_has_derivative_zero) {
 }
 END_TEST
 
+/* lgamma' = digamma and digamma' = trigamma, exactly (the rules are those
+   builtins), on both sides of 0; finite differences agree off the poles. */
+START_TEST(lgamma_and_digamma_partials) {
+  const double xs[] = {-7.3, -2.5, -0.3, 0.2, 1.4616321449683622, 3, 12.5, 1e4};
+  for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
+    double x = xs[k], h = 1e-6 * fmax(1, fabs(x));
+    ck_assert_double_eq(partial_at(PRIM_LGAMMA, 0, x, 0), cpu_digamma(x));
+    ck_assert_double_eq(partial_at(PRIM_DIGAMMA, 0, x, 0), cpu_trigamma(x));
+    double fd = (prim_at(PRIM_DIGAMMA, x + h, 0) - prim_at(PRIM_DIGAMMA, x - h, 0)) / (2 * h);
+    ck_assert_msg(fabs(fd - cpu_trigamma(x)) <= 1e-6 * fmax(1, fabs(fd)), "digamma' at %g: %.17g vs %.17g", x, fd,
+                  cpu_trigamma(x));
+  }
+}
+END_TEST
+
 Suite *suite_partials(void) {
   Suite *s = suite_create("partials");
   TCase *tc = tcase_create("partials");
   tcase_add_test(tc, every_scalar_builtin_has_partials);
   tcase_add_test(tc, partials_match_finite_differences);
   tcase_add_test(tc, stop_gradient_has_derivative_zero);
+  tcase_add_test(tc, lgamma_and_digamma_partials);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -27,7 +27,8 @@ static const char defs[] =
     "def shifted (a: [R]) : [R] = map2 (-) (shift1L a) (shift1R a)\n"
     "def lse (a: [R]) : R = let m = maximum a in m + log (sum (map (x. exp (x - m)) a))\n"
     "def consts (a: [R]) : [R] = map (x. if x > 0.1 then -0 else 1e300 * x) a\n"
-    "def angles (a: [R]) (b: [R]) : R = sum (map2 (y, x. atan2 y x) a b)\n";
+    "def angles (a: [R]) (b: [R]) : R = sum (map2 (y, x. atan2 y x) a b)\n"
+    "def gammas (a: [R]) : R = sum (map (x. lgamma x + digamma x) a)\n";
 
 typedef struct Case {
   const char *name; /* golden/NAME.cu */
@@ -52,6 +53,8 @@ static const Case cases[] = {
     {"grad_dot_check_only", "grad dot [1] [2]"},
     {"atan2", "angles [1, 2] [3, 4]"},
     {"grad_atan2", "grad angles [1, 2] [3, 4]"},
+    {"gammas", "gammas [1, 2]"},
+    {"grad_gammas", "grad gammas [1, 2]"},
 };
 
 static char *golden_path(const char *name) {

@@ -5,13 +5,19 @@
    on it, and fail where a GPU might silently go wrong: barriers and warp
    shuffles synchronise; a read of shared memory without its barrier sees
    the wrong value; a shuffle that some lanes never reach fails the launch;
-   elements never written read as NaN; a read past an allocation crashes. */
+   elements never written read as NaN; a read past an allocation crashes.
+   Also: the prelude's digamma and trigamma (emit.c), compiled for the
+   host, give the CPU's bits (backend/special.c): the two are one
+   algorithm written twice. */
 #include <check.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 
 #include "../../../backend/cuda/driver.h"
+#include "../../../backend/cuda/emit.h"
+#include "../../../backend/special.h"
+#include "../../../frontend/ir/strbuf.h"
 #include "../../../backend/cuda/nvrtc.h"
 #include "../../suites.h"
 #include "cuda_testlib.h"
@@ -136,6 +142,52 @@ START_TEST(compile_error) {
 }
 END_TEST
 
+/* una_digamma and una_trigamma of the emitted prelude at arguments over
+   every branch of special.c (and its edges) equal cpu_digamma's and
+   cpu_trigamma's bit for bit on the host (a GPU's tan, sin and log may
+   differ by an ulp or so). */
+START_TEST(prelude_digamma_trigamma) {
+  enum { N = 2000 };
+  static const double edges[] = {0.0,  -0.0,   -1.0, -3.0, 1.0,  2.0,   10.0,   1e-300, 1e300,
+                                 0.5,  -0.5,   -0.504083008264455, 1.4616321449683622, 9.999999999999998,
+                                 -2.75, -1e-9, 1e17};
+  static double xs[N];
+  int ne = (int)(sizeof edges / sizeof edges[0]);
+  for (int i = 0; i < N; i++) {
+    unsigned long long u = (unsigned long long)i * 6364136223846793005ULL + 1442695040888963407ULL;
+    double f = (double)(u >> 11) / 9007199254740992.0;
+    xs[i] = i < ne ? edges[i] : i % 4 == 0 ? f * 12 : i % 4 == 1 ? -f * 12 : i % 4 == 2 ? ldexp(1, (int)(f * 80) - 40) : f * 2;
+  }
+  xs[ne] = INFINITY;
+  xs[ne + 1] = -INFINITY;
+  xs[ne + 2] = NAN;
+  StrBuf b = {0};
+  sb_printf(&b, "%s__device__ const unsigned long long una_xs[%d] = {", gpu_emit_prelude, N);
+  for (int i = 0; i < N; i++) {
+    unsigned long long bits;
+    memcpy(&bits, &xs[i], sizeof bits);
+    sb_printf(&b, "%s0x%llxULL", i ? ", " : "", bits);
+  }
+  sb_printf(&b, "};\n"
+                "extern \"C\" __global__ void k(double *out, long long n) {\n"
+                "  long long j = blockIdx.x * 256 + threadIdx.x;\n"
+                "  if (j >= n / 2) return;\n"
+                "  double x = __longlong_as_double((long long)una_xs[j]);\n"
+                "  out[2 * j] = una_digamma(x);\n"
+                "  out[2 * j + 1] = una_trigamma(x);\n"
+                "}\n");
+  const char *err = NULL;
+  double *o = run(sb_str(&b), (N + 255) / 256, 2 * N, &err);
+  ck_assert_msg(o != NULL, "%s", err);
+  for (int i = 0; i < N; i++) {
+    double d = cpu_digamma(xs[i]), t = cpu_trigamma(xs[i]);
+    ck_assert_msg(memcmp(&d, &o[2 * i], sizeof d) == 0, "digamma %.17g: GPU %.17g, CPU %.17g", xs[i], o[2 * i], d);
+    ck_assert_msg(memcmp(&t, &o[2 * i + 1], sizeof t) == 0, "trigamma %.17g: GPU %.17g, CPU %.17g", xs[i], o[2 * i + 1],
+                  t);
+  }
+}
+END_TEST
+
 Suite *suite_host_kernels(void) {
   Suite *s = suite_create("host_kernels");
   TCase *tc = tcase_create("host_kernels");
@@ -151,6 +203,7 @@ Suite *suite_host_kernels(void) {
   tcase_add_test_raise_signal(tc, past_the_end, SIGSEGV);
 #endif
   tcase_add_test(tc, compile_error);
+  tcase_add_test(tc, prelude_digamma_trigamma);
   suite_add_tcase(s, tc);
   return s;
 }

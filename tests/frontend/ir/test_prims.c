@@ -6,7 +6,8 @@
    on sample values through the C column, and every R-valued scalar
    builtin has a derivative rule that reverse/partials.c implements and
    that both AD paths (UNF and direct) apply: grad of f x y = p x y equals
-   the rule at sample points. B-valued builtins have none. */
+   the rule at sample points. B-valued builtins have none. trigamma's rule
+   is a located error on both paths (it has no derivative). */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -159,7 +160,7 @@ START_TEST(both_ad_paths_apply_the_rule) {
   const double pts[][2] = {{0.3, 1.9}, {1.7, 0.6}, {-2.5, 1.3}};
   const RevPath paths[2] = {REV_UNF, REV_DIRECT};
   for (int p = 0; p < PRIM__COUNT; p++) {
-    if (!is_scalar(p) || !real_valued(p)) continue;
+    if (!is_scalar(p) || !real_valued(p) || p == PRIM_TRIGAMMA) continue;
     Span s = fe_span("<prims>", 1, 1);
     Sym *xs[2] = {fe_mk_sym("x", fe_ty_real(), s), fe_mk_sym("y", fe_ty_real(), s)};
     Def *f = def_of((Prim)p, s, xs);
@@ -185,6 +186,26 @@ START_TEST(both_ad_paths_apply_the_rule) {
 }
 END_TEST
 
+/* The one rule that raises: grad of f x = trigamma x is an error at the
+   trigamma, on both paths. */
+START_TEST(trigamma_has_no_derivative) {
+  const RevPath paths[2] = {REV_UNF, REV_DIRECT};
+  for (int k = 0; k < 2; k++) {
+    Span s = fe_span("<prims>", 1, 1), at = fe_span("t.una", 3, 7);
+    Sym *xs[1] = {fe_mk_sym("x", fe_ty_real(), s)};
+    Def *f = fe_mk_def("f", s, 1, xs, fe_mk_op1(at, PRIM_TRIGAMMA, fe_mk_var(s, xs[0])));
+    int wrt[1] = {0};
+    FeTry t;
+    if (fe_try(&t)) {
+      rev_grad(f, wrt, 1, paths[k]);
+      fe_untry(&t);
+      ck_abort_msg("grad of trigamma on the %s path: no error", k ? "direct" : "UNF");
+    }
+    ck_assert_str_eq(fe_error_text(t.err), "t.una:3:7: error: grad: trigamma has no derivative (Una has no tetragamma function)");
+  }
+}
+END_TEST
+
 Suite *suite_prims(void) {
   Suite *s = suite_create("prims");
   TCase *tc = tcase_create("prims");
@@ -193,6 +214,7 @@ Suite *suite_prims(void) {
   tcase_add_test(tc, laws_hold);
   tcase_add_test(tc, derivative_rules_exist);
   tcase_add_test(tc, both_ad_paths_apply_the_rule);
+  tcase_add_test(tc, trigamma_has_no_derivative);
   suite_add_tcase(s, tc);
   return s;
 }
