@@ -657,10 +657,10 @@ static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int
   bool result_bool = false;
   for (int i = 0; i < n; i++) {
     const Term *lam = lams[i];
-    if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1 || has_closure(lam->kids[0]))
-      return NULL;
+    if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1) return NULL;
     const Type *rt = lam->kids[0]->type;
-    if (!scalar_type(rt) || (rt->kind == TY_BOOL && !bool_ok)) return NULL;
+    /* the type first: a body of nested maps is refused without a walk */
+    if (!scalar_type(rt) || (rt->kind == TY_BOOL && !bool_ok) || has_closure(lam->kids[0])) return NULL;
     result_bool = rt->kind == TY_BOOL;
     for (int j = 0; j < lam->nsyms; j++) {
       if (!lam->syms[j]->type || lam->syms[j]->type->kind != TY_REAL) return NULL;
