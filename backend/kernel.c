@@ -42,8 +42,10 @@ static void pmap_put(PMap *m, const void *k, int v) {
 
 static int loop_operands(const CpuKLoop *l, int *out, int max) {
   int n = 0;
-  if (n < max) out[n] = l->count;
-  n++;
+  if (l->count >= 0) {
+    if (n < max) out[n] = l->count;
+    n++;
+  }
   for (int i = 0; i < l->n; i++, n++)
     if (n < max) out[n] = l->init[i];
   for (int i = 0; i < l->nuses; i++, n++)
@@ -336,63 +338,101 @@ static void forget(Ctx *x, const Term *t) {
   for (int i = 0; i < t->nkids; i++) forget(x, t->kids[i]);
 }
 
-/* LOOP_FOR (s, i. e) e0 n in a body, its state n reals (a CpuKLoop): n
-   must not depend on the parameters (every element runs the body as many
-   times); the state's registers into out. */
-static bool compile_loop(Compiler *c, Ctx *x, const Term *t, int *out) {
-  const Term *lam = t->kids[0];
-  int n = cpu_state_width(t->type);
-  if (!n || t->prim != PRIM_LOOP_FOR || lam->nsyms != 2 || depends(x, t->kids[2])) return false;
-  int count = compile(c, x, t->kids[2]);
-  int *init = NEW_ARRAY(int, n);
-  if (count < 0 || !compile_parts(c, x, t->kids[1], n, init)) return false;
-  int *state = NEW_ARRAY(int, n);
-  for (int i = 0; i < n; i++) state[i] = new_vreg(c, VK_TEMP, 0);
-  int index = new_vreg(c, VK_TEMP, 0);
-  const Sym *st = lam->syms[0], *iv = lam->syms[1];
+/* Compiles the body of the loop function lam (its state sym bound to the
+   registers state, its index to index) into *code, cut out of the main
+   program: results into out[0..nout). */
+static bool compile_loop_fn(Compiler *c, Ctx *x, const Term *lam, int n, int *state, int index, int nout,
+                            int *out, KInstr **code, int *ncode) {
+  const Sym *st = lam->syms[0];
   if (n == 1) pmap_put(&x->env, st, state[0]);
   else ptrmap_put(&x->tuples, st, state);
-  pmap_put(&x->env, iv, index);
   pmap_put(&x->dep, st, 1);
-  pmap_put(&x->dep, iv, 1);
+  if (lam->nsyms == 2) {
+    pmap_put(&x->env, lam->syms[1], index);
+    pmap_put(&x->dep, lam->syms[1], 1);
+  }
   forget(x, lam->kids[0]);
   depends(x, lam->kids[0]);
-  int start = c->ninstr, *next = NEW_ARRAY(int, n);
-  if (!compile_parts(c, x, lam->kids[0], n, next)) return false;
-  /* the body's instructions leave the main program for the loop's */
-  int nbody = c->ninstr - start;
-  KInstr *body = NEW_ARRAY(KInstr, nbody + 1);
-  memcpy(body, c->code + start, sizeof(KInstr) * (size_t)nbody);
+  int start = c->ninstr;
+  bool ok = nout == 1 && scalar_type(lam->kids[0]->type) ? (out[0] = compile(c, x, lam->kids[0])) >= 0
+                                                         : compile_parts(c, x, lam->kids[0], nout, out);
+  if (!ok) return false;
+  /* the instructions leave the main program for the loop's */
+  *ncode = c->ninstr - start;
+  *code = NEW_ARRAY(KInstr, *ncode + 1);
+  memcpy(*code, c->code + start, sizeof(KInstr) * (size_t)*ncode);
   c->ninstr = start;
-  c->body_instrs += nbody;
-  for (int i = 0; i < c->capvn; i++) c->vn[i] = -1; /* no later instruction reuses the body's */
+  c->body_instrs += *ncode;
+  for (int i = 0; i < c->capvn; i++) c->vn[i] = -1; /* no later instruction reuses them */
   for (int i = 0; i < c->ninstr; i++) vn_insert(c, i);
-  /* the registers the body reads and does not define */
-  char *defined = una_alloc((size_t)c->nvregs + 1);
-  for (int i = 0; i < n; i++) defined[state[i]] = 1;
-  defined[index] = 1;
-  for (int i = 0; i < nbody; i++) {
-    defined[body[i].dst] = 1;
-    if (body[i].op == K_LOOP) {
-      const CpuKLoop *inner = &c->loops[body[i].c];
+  return true;
+}
+
+/* Adds the registers that code reads and does not define (per defined)
+   to uses, once each (per seen). */
+static void free_uses(Compiler *c, const KInstr *code, int ncode, char *defined, char *seen, int *uses, int *nuses) {
+  for (int i = 0; i < ncode; i++) {
+    defined[code[i].dst] = 1;
+    if (code[i].op == K_LOOP) {
+      const CpuKLoop *inner = &c->loops[code[i].c];
       for (int j = 0; j < inner->n; j++) defined[inner->state[j]] = 1;
     }
   }
-  char *seen = una_alloc((size_t)c->nvregs + 1);
-  int *uses = NEW_ARRAY(int, c->nvregs + 1), nuses = 0;
   int *ops = NEW_ARRAY(int, c->nvregs + 8);
-  for (int i = 0; i <= nbody; i++) {
-    int m = i < nbody ? operands_in(c->loops, &body[i], ops, c->nvregs + 8) : n;
-    if (i == nbody) memcpy(ops, next, sizeof(int) * (size_t)n);
+  for (int i = 0; i < ncode; i++) {
+    int m = operands_in(c->loops, &code[i], ops, c->nvregs + 8);
     for (int j = 0; j < m; j++)
       if (!defined[ops[j]] && !seen[ops[j]]) {
         seen[ops[j]] = 1;
-        uses[nuses++] = ops[j];
+        uses[(*nuses)++] = ops[j];
       }
+  }
+}
+
+/* A loop in a body, its state n reals (a CpuKLoop): LOOP_FOR (s, i. e) e0
+   n whose n does not depend on the parameters (every element runs the
+   body as many times), or LOOP_WHILE (s. e) e0 (s. c) whose condition and
+   body do not gather (a lane whose condition failed computes the body
+   anyway, its result dropped). The state's registers into out. */
+static bool compile_loop(Compiler *c, Ctx *x, const Term *t, int *out) {
+  bool is_while = t->prim == PRIM_LOOP_WHILE;
+  const Term *lam = t->kids[0];
+  int n = cpu_state_width(t->type);
+  if (!n || (!is_while && (lam->nsyms != 2 || depends(x, t->kids[2])))) return false;
+  int count = is_while ? -1 : compile(c, x, t->kids[2]);
+  int *init = NEW_ARRAY(int, n);
+  if ((!is_while && count < 0) || !compile_parts(c, x, t->kids[1], n, init)) return false;
+  int *state = NEW_ARRAY(int, n);
+  for (int i = 0; i < n; i++) state[i] = new_vreg(c, VK_TEMP, 0);
+  int index = is_while ? -1 : new_vreg(c, VK_TEMP, 0), mask = is_while ? new_vreg(c, VK_TEMP, 0) : -1;
+  KInstr *cond_code = NULL, *body = NULL;
+  int ncond = 0, nbody = 0, cond = -1, *next = NEW_ARRAY(int, n);
+  if (is_while) c->branch++;
+  bool ok = (!is_while || compile_loop_fn(c, x, t->kids[2], n, state, -1, 1, &cond, &cond_code, &ncond)) &&
+            compile_loop_fn(c, x, lam, n, state, index, n, next, &body, &nbody);
+  if (is_while) c->branch--;
+  if (!ok) return false;
+  /* the registers the condition and the body read and do not define */
+  char *defined = una_alloc((size_t)c->nvregs + 1), *seen = una_alloc((size_t)c->nvregs + 1);
+  for (int i = 0; i < n; i++) defined[state[i]] = 1;
+  if (index >= 0) defined[index] = 1;
+  if (mask >= 0) defined[mask] = 1;
+  int *uses = NEW_ARRAY(int, c->nvregs + n + 1), nuses = 0;
+  free_uses(c, cond_code, ncond, defined, seen, uses, &nuses);
+  free_uses(c, body, nbody, defined, seen, uses, &nuses);
+  for (int j = 0; j < n; j++)
+    if (!defined[next[j]] && !seen[next[j]]) {
+      seen[next[j]] = 1;
+      uses[nuses++] = next[j];
+    }
+  if (cond >= 0 && !defined[cond] && !seen[cond]) {
+    seen[cond] = 1;
+    uses[nuses++] = cond;
   }
   GROW(c->loops, c->nloops, c->caploops, CpuKLoop);
   int id = c->nloops++;
-  c->loops[id] = (CpuKLoop){t, count, index, n, init, state, next, nbody, body, nuses, uses};
+  c->loops[id] = (CpuKLoop){t, count, index, n, init, state, next, nbody, body, nuses, uses,
+                            ncond, cond_code, cond, mask};
   if (c->ninstr + c->body_instrs >= MAX_INSTR) return false;
   GROW(c->code, c->ninstr, c->capinstr, KInstr);
   c->code[c->ninstr++] = (KInstr){K_LOOP, state[0], count, -1, id};
@@ -459,7 +499,7 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
   case T_PRIM: {
     PrimClass cls = fe_prims[t->prim].cls;
     if (t->prim == PRIM_INDEX) return compile_gather(c, x, t);
-    if (t->prim == PRIM_LOOP_FOR) {
+    if (t->prim == PRIM_LOOP_FOR || t->prim == PRIM_LOOP_WHILE) {
       int r;
       return compile_loop(c, x, t, &r) ? r : -1;
     }
@@ -540,16 +580,24 @@ static int xinstr_operands(const CpuKernel *k, const XInstr *in, int *out, int m
   return n;
 }
 
+static void loop_buffers(CpuKernel *k, const CpuKLoop *l);
+
 /* Buffers of their own for the registers of loop l: its state, its index
    and what its body defines (its inner loops' too). */
-static void loop_buffers(CpuKernel *k, const CpuKLoop *l) {
-  for (int i = 0; i < l->n; i++) k->phys[l->state[i]] = k->nphys++;
-  k->phys[l->index] = k->nphys++;
-  for (int i = 0; i < l->nbody; i++) {
-    const KInstr *in = &l->body[i];
+static void code_buffers(CpuKernel *k, const KInstr *code, int n) {
+  for (int i = 0; i < n; i++) {
+    const KInstr *in = &code[i];
     if (in->op == K_LOOP) loop_buffers(k, &k->loops[in->c]);
     else if (k->phys[in->dst] < 0) k->phys[in->dst] = k->nphys++;
   }
+}
+
+static void loop_buffers(CpuKernel *k, const CpuKLoop *l) {
+  for (int i = 0; i < l->n; i++) k->phys[l->state[i]] = k->nphys++;
+  if (l->index >= 0) k->phys[l->index] = k->nphys++;
+  if (l->mask >= 0) k->phys[l->mask] = k->nphys++;
+  code_buffers(k, l->cond_code, l->ncond);
+  code_buffers(k, l->body, l->nbody);
 }
 
 /* Drops dead instructions, numbers inputs, packs temporaries into buffers. */
@@ -713,7 +761,7 @@ static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
   }
   case T_LET:
   case T_LETTUP: return compile_binding(c, x, t) && compile_parts(c, x, t->kids[1], n, out);
-  case T_PRIM: return t->prim == PRIM_LOOP_FOR && compile_loop(c, x, t, out);
+  case T_PRIM: return (t->prim == PRIM_LOOP_FOR || t->prim == PRIM_LOOP_WHILE) && compile_loop(c, x, t, out);
   case T_IF: {
     int k = compile(c, x, t->kids[0]);
     if (k < 0) return false;

@@ -85,24 +85,33 @@ CpuVregKind cpu_kernel_vreg_kind(const CpuKernel *k, int v);
 double cpu_kernel_const(const CpuKernel *k, int v);
 const struct Term *cpu_kernel_index_term(const CpuKernel *k, int v);
 
-/* A for loop in a kernel (`loop p = e0 for i < n do e` in a body, its state
-   an R or a tuple of Rs, n the same for every element): the state
-   registers start as init, then n times the body (its own instructions,
-   which may hold loops in turn) runs with the index register set to the
-   iteration and the state registers are set to next (all at once). Every
+/* A loop in a kernel (`loop p = e0 for i < n do e` in a body, its state
+   an R or a tuple of Rs, n the same for every element; or `loop p = e0
+   while c do e`, whose condition and body may not gather): the state
+   registers start as init, then n times (or while the condition holds)
+   the body (its own instructions, which may hold loops in turn) runs with
+   the index register set to the iteration and the state registers are
+   set to next (all at once). Every
    register of a loop's body and state is defined there and nowhere else;
    uses are the registers the body reads that it does not define. The
    count is an input or a constant, checked when the kernel is bound (an
    integer >= 0, else the binding fails and the generic path raises the
    error). */
 typedef struct CpuKLoop {
-  const struct Term *term; /* the LOOP_FOR */
-  int count, index, n;
+  const struct Term *term; /* the LOOP_FOR or LOOP_WHILE */
+  int count, index, n;     /* a while loop: count -1, index unused (-1) */
   int *init, *state, *next;
   int nbody;
   const CpuKInstr *body;
   int nuses;
   int *uses;
+  /* a while loop: the condition's program (run before each iteration,
+     its result in the register cond), and a register for the lanes still
+     running (over a block, the lanes whose condition failed keep their
+     state while the others go on) */
+  int ncond;
+  const CpuKInstr *cond_code;
+  int cond, mask;
 } CpuKLoop;
 int cpu_kernel_nloops(const CpuKernel *k);
 const CpuKLoop *cpu_kernel_loop(const CpuKernel *k, int id);

@@ -60,6 +60,7 @@ bool cpu_kernel_bind(const Exec *ex, const CpuKernel *k, Value *frame, CpuKernel
     /* a loop's count (an input or a constant, kernel.h): an integer >= 0,
        else the generic path raises the error where it is evaluated */
     for (int i = 0; i < k->nloops; i++) {
+      if (k->loops[i].count < 0) continue; /* a while loop */
       double n = run->sregs[k->loops[i].count];
       if (!(n >= 0 && n == floor(n) && !isinf(n))) return false;
     }
@@ -195,18 +196,45 @@ static void exec_one(const CpuKernelRun *run, size_t n, double **p, const XInstr
    the index's block set to the iteration), then the state set to next,
    through the staging blocks (next may name the state itself). Ctrl-C
    stops it; the poll after the kernel raises. */
+static void exec_code(const CpuKernelRun *run, size_t n, double **p, const KInstr *code, int ncode) {
+  for (int i = 0; i < ncode; i++) {
+    const KInstr *bi = &code[i];
+    XInstr x = {bi->op, -1, -1, false, bi->dst, bi->a, bi->b, bi->c};
+    exec_one(run, n, p, &x);
+  }
+}
+
 static void exec_loop_block(const CpuKernelRun *run, size_t n, double **p, const CpuKLoop *l) {
   for (int j = 0; j < l->n; j++)
     if (p[l->state[j]] != p[l->init[j]]) memcpy(p[l->state[j]], p[l->init[j]], sizeof(double) * B);
+  if (l->count < 0) { /* while: the lanes past n, padding, never run */
+    double *act = p[l->mask];
+    for (size_t q = 0; q < B; q++) act[q] = q < n;
+    while (!fe_interrupted) {
+      exec_code(run, n, p, l->cond_code, l->ncond);
+      const double *c = p[l->cond];
+      bool any = false;
+      for (size_t q = 0; q < B; q++) {
+        act[q] = act[q] != 0 && c[q] != 0;
+        any = any || act[q] != 0;
+      }
+      if (!any) return;
+      exec_code(run, n, p, l->body, l->nbody);
+      for (int j = 0; j < l->n; j++) memcpy(run->stage + (size_t)B * (size_t)j, p[l->next[j]], sizeof(double) * B);
+      for (int j = 0; j < l->n; j++) {
+        double *st = p[l->state[j]];
+        const double *nx = run->stage + (size_t)B * (size_t)j;
+        for (size_t q = 0; q < B; q++)
+          if (act[q] != 0) st[q] = nx[q];
+      }
+    }
+    return;
+  }
   double count = run->sregs[l->count];
   double *ix = p[l->index];
   for (double it = 0; it < count && !fe_interrupted; it++) {
     for (int q = 0; q < B; q++) ix[q] = it;
-    for (int i = 0; i < l->nbody; i++) {
-      const KInstr *bi = &l->body[i];
-      XInstr x = {bi->op, -1, -1, false, bi->dst, bi->a, bi->b, bi->c};
-      exec_one(run, n, p, &x);
-    }
+    exec_code(run, n, p, l->body, l->nbody);
     for (int j = 0; j < l->n; j++) memcpy(run->stage + (size_t)B * (size_t)j, p[l->next[j]], sizeof(double) * B);
     for (int j = 0; j < l->n; j++) memcpy(p[l->state[j]], run->stage + (size_t)B * (size_t)j, sizeof(double) * B);
   }
@@ -308,6 +336,16 @@ static void run_loop(CpuKernelRun *run, double *r, const CpuKLoop *l) {
   double st[CPU_MAX_STATE];
   for (int j = 0; j < l->n; j++) st[j] = r[l->init[j]];
   for (int j = 0; j < l->n; j++) r[l->state[j]] = st[j];
+  if (l->count < 0) { /* while */
+    while (!fe_interrupted) {
+      run_code_in(run, r, l->cond_code, l->cond_code + l->ncond);
+      if (r[l->cond] == 0) return;
+      run_code_in(run, r, l->body, l->body + l->nbody);
+      for (int j = 0; j < l->n; j++) st[j] = r[l->next[j]];
+      for (int j = 0; j < l->n; j++) r[l->state[j]] = st[j];
+    }
+    return;
+  }
   double count = r[l->count];
   for (double it = 0; it < count && !fe_interrupted; it++) {
     r[l->index] = it;

@@ -203,9 +203,17 @@ static void put_loop(StrBuf *b, const PlanFn *f, const CpuKLoop *l, int id) {
     put_vreg(b, k, l->init[j]);
     sb_printf(b, ";\n");
   }
-  sb_printf(b, "  for (long long una_i%d = 0; una_i%d < (long long)(", id, id);
-  put_vreg(b, k, l->count);
-  sb_printf(b, "); una_i%d++) {\n  double r%d = (double)una_i%d;\n", id, l->index, id);
+  if (l->count < 0) { /* while: the condition, then the body */
+    sb_printf(b, "  for (;;) {\n");
+    for (int i = 0; i < l->ncond; i++) put_instr(b, f, &l->cond_code[i]);
+    sb_printf(b, "  if (");
+    put_vreg(b, k, l->cond);
+    sb_printf(b, " == 0.0) break;\n");
+  } else {
+    sb_printf(b, "  for (long long una_i%d = 0; una_i%d < (long long)(", id, id);
+    put_vreg(b, k, l->count);
+    sb_printf(b, "); una_i%d++) {\n  double r%d = (double)una_i%d;\n", id, l->index, id);
+  }
   for (int i = 0; i < l->nbody; i++) put_instr(b, f, &l->body[i]);
   for (int j = 0; j < l->n; j++) {
     sb_printf(b, "  double una_n%d_%d = ", id, j);

@@ -265,7 +265,9 @@ START_TEST(errors) {
   const char *endless[][2] = {{"loop x = 0 while true do x + 1", "1:1"},
                               {"loop x = (0, [1]) while true do (x.1 + 1, x.2)", "1:1"},
                               {"loop x = 0 for i < 1e15 do x + 1", "1:12"},
-                              {"loop x = [0] for i < 1e15 do map (y. y + 1) x", "1:14"}};
+                              {"loop x = [0] for i < 1e15 do map (y. y + 1) x", "1:14"},
+                              {"map (y. loop x = y while true do x + 1) [1, 2]", "1:1"},
+                              {"map (y. loop x = y for i < 1e15 do x + 1) [1, 2]", "1:1"}};
   for (size_t i = 0; i < sizeof endless / sizeof *endless; i++) {
     fe_interrupted = 1;
     ck_assert_str_eq(err(endless[i][0]), una_sprintf("t.una:%s: error: interrupted", endless[i][1]));
@@ -525,6 +527,10 @@ START_TEST(compiled_loops) {
       "reduce (+) 0 (map (y. (loop (a, b) = (0, y) for i < 12 do (b, a + b)).2) A)",
       "map2 (y, w. let s = loop x = 0 for i < 5 do x + y * w in if s > 0 then s else -s) A A",
       "map (y. loop x = y for i < 0 do x + 1) A",
+      "map (y. (loop (x, k) = (abs y + 1, 0) while abs (x * x - abs y - 1) > 1e-12 && k < 50 do ((x + (abs y + 1) / x) / 2, k + 1)).1) A",
+      "map (y. loop x = y while x < 100 && x > -100 do x * 2 + 0.5) A",
+      "map (y. loop x = y for i < 3 do loop z = x while z < 10 && z > -10 do z * 1.5 + 1) A",
+      "reduce (+) 0 (map (y. (loop (x, n) = (y, 0) while n < 7 do (x * 0.5 + n, n + 1)).1) A)",
       "loop x = 3 for i < 0 do x + 1",
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -269,7 +269,10 @@ START_TEST(gathers) {
   /* a for loop in a map's body: a loop in the kernel, the CPU's bits */
   const char *loops = "def newton (c: R) : R = (loop (x, k) = (c, 0) for i < 30 do ((x + c / x) / 2, k + 1)).1\n"
                       "map newton [2, 3, 4]\n"
-                      "sum (map (y. loop x = y for i < 5 do loop z = x for j < 3 do z * 0.5 + a[i + j]) (iota 100))\n";
+                      "sum (map (y. loop x = y for i < 5 do loop z = x for j < 3 do z * 0.5 + a[i + j]) (iota 100))\n"
+                      "map (y. loop x = y while x < 100 do x * 2) [1, 3, 200]\n"
+                      "map (y. (loop (x, k) = (y + 1, 0) while abs (x * x - y - 1) > 1e-9 && k < 60 do "
+                      "((x + (y + 1) / x) / 2, k + 1)).1) [0, 1, 2, 5, 99, 1e6]\n";
   TlRun g = tl_capture(s, loops, true);
   TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", loops), true);
   ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
