@@ -680,13 +680,16 @@ static bool has_closure(const Term *t) {
     fe_stack_check(t->span);
     if (t->kind == T_APP || t->kind == T_LAM) return true;
     if (t->nkids == 0) return false;
+    /* a combinator's function arguments (a while loop's condition is its
+       last argument) are not values */
     bool combinator = t->kind == T_PRIM && fe_prims[t->prim].cls == P_ARRAY;
     for (int i = 0; i + 1 < t->nkids; i++) {
       const Term *k = t->kids[i];
-      if (combinator && i == 0 && k->kind == T_LAM) k = k->kids[0];
+      if (combinator && k->kind == T_LAM) k = k->kids[0];
       if (has_closure(k)) return true;
     }
     t = t->kids[t->nkids - 1]; /* the last child in a loop: let chains are long */
+    if (combinator && t->kind == T_LAM) t = t->kids[0];
   }
   return false;
 }
