@@ -69,8 +69,8 @@ static Value op_reduce_by_index(const Exec *ex, const Term *t, Value *frame) {
   Array *out = d;
   if (!(t->note && t->note->in_place && !d->dev)) {
     out = val_new_array_of(t->type->elem, d->len, t->span);
-    if (d->boxed) memcpy(out->v, d->v, sizeof(Value) * d->len);
-    else memcpy(out->r, d->r, sizeof(double) * d->len);
+    if (d->len && d->boxed) memcpy(out->v, d->v, sizeof(Value) * d->len);
+    else if (d->len) memcpy(out->r, d->r, sizeof(double) * d->len);
   }
   const MonoidFns *m = d->boxed ? NULL : cpu_monoid_loops(ex, lam);
   for (size_t k = 0; k < is->len; k++) {

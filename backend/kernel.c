@@ -360,7 +360,7 @@ static bool compile_loop_fn(Compiler *c, Ctx *x, const Term *lam, int n, int *st
   /* the instructions leave the main program for the loop's */
   *ncode = c->ninstr - start;
   *code = NEW_ARRAY(KInstr, *ncode + 1);
-  memcpy(*code, c->code + start, sizeof(KInstr) * (size_t)*ncode);
+  if (*ncode > 0) memcpy(*code, c->code + start, sizeof(KInstr) * (size_t)*ncode);
   c->ninstr = start;
   c->body_instrs += *ncode;
   for (int i = 0; i < c->capvn; i++) c->vn[i] = -1; /* no later instruction reuses them */
