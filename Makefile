@@ -2,7 +2,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := bdw-gc readline
+PKGS     := bdw-gc readline openblas
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Werror=implicit-function-declaration
 CFLAGS   ?= -O2 -g
@@ -21,9 +21,12 @@ endif
 # build/gpu: Boehm GC, readline (with tinfo) and Check (with subunit) linked
 # statically, so that the binaries need only glibc's libraries (libc, libm,
 # libdl, libpthread, librt) where they run. NVRTC and libcuda are opened
-# with dlopen at run time, as in every build.
+# with dlopen at run time, as in every build. OpenBLAS is left out (linked
+# statically it would add some 25 MB to each binary): there the matrix
+# products run as written (backend/blas.h, UNA_NO_BLAS).
 ifeq ($(STATIC),1)
 B := build/gpu
+ALL_CFLAGS += -DUNA_NO_BLAS
 LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo -Wl,-Bdynamic -lm -ldl -lrt -pthread
 TEST_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic
 endif
