@@ -44,6 +44,10 @@ enum {
 /* Products with fewer multiplications than this run as one call. */
 #define GEMM_PAR_MIN ((size_t)1 << 21)
 
+static size_t products;
+
+size_t cpu_blas_products(void) { return products; }
+
 #ifdef UNA_NO_BLAS
 
 bool cpu_blas_available(void) { return false; }
@@ -164,6 +168,7 @@ bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, V
   pthread_once(&once, one_thread);
   plan_chunks(&j);
   cpu_parallel_chunks(cpu_exec_threads(ex), j.nchunks, run_chunk, &j, t->span);
+  products++;
   *out = val_array(r);
   return true;
 }

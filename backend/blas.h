@@ -29,4 +29,8 @@ bool cpu_blas_available(void);
    then raises map2's located error). */
 bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, Value *out);
 
+/* How many products cpu_blas_map has computed in this process (the tests
+   read it to see which path ran). */
+size_t cpu_blas_products(void);
+
 #endif
