@@ -188,9 +188,15 @@ $(B)/bench/c_grads_omp.o: bench/cpu/c_grads.c bench/cpu/c_grads.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O3 -march=native -fopenmp -g $(WARN) -DC_GRADS_OMP -c -o $@ $<
 
-$(B)/bench/una_bench: bench/cpu/una_bench.c bench/bench_util.h bench/cpu/c_grads.h $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/libuna.a
+# The array programs' C (c_arrays.c): the same flags, and OpenBLAS for the
+# products.
+$(B)/bench/c_arrays.o: bench/cpu/c_arrays.c bench/cpu/c_arrays.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fopenmp -o $@ $< $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/libuna.a $(LIBS)
+	$(CC) -std=c11 -O3 -march=native -fopenmp -g $(WARN) $(shell pkg-config --cflags openblas 2>/dev/null) -c -o $@ $<
+
+$(B)/bench/una_bench: bench/cpu/una_bench.c bench/bench_util.h bench/cpu/c_grads.h bench/cpu/c_arrays.h $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/bench/c_arrays.o $(B)/libuna.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fopenmp -o $@ $< $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/bench/c_arrays.o $(B)/libuna.a $(LIBS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(B)/bench/una_bench
