@@ -30,6 +30,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 
 #ifndef UNA_NO_BLAS
 #include <cblas.h>
@@ -119,7 +120,7 @@ static const double *rows_of(const Array *a, size_t k) {
     if (r->boxed || r->len != k) return NULL;
     val_host(r);
     if (i == 0) r0 = r->r;
-    else if (r->r != r0 + i * k) consecutive = false;
+    else if ((uintptr_t)r->r != (uintptr_t)r0 + i * k * sizeof(double)) consecutive = false;
   }
   if (consecutive) return r0;
   if (a->len > SIZE_MAX / sizeof(double) / k) return NULL;
