@@ -172,6 +172,9 @@ static const char *const matrix_defs =
     "def norms (m: [[R]]) = map (r. sum (map (y. y * 2) r)) m\n"
     "def outer (a: [R]) (b: [R]) = map (x. map (y. x * y) b) a\n"
     "def rowdep (a: [[R]]) (b: [[R]]) = map (r. map (c. dot r c) (map (q. map (y. y + r[0]) q) b)) a\n"
+    "def d3 (a: [R]) (b: [R]) (c: [R]) : R = reduce (+) 0 (map2 (*) a b)\n"
+    "def unused (m: [[R]]) (x: [R]) = map (r. d3 r x (map (y. y * r[5]) x)) m\n"
+    "def unusedvar (m: [[R]]) (x: [R]) = map (r. d3 x r r) m\n"
     "def sum (a: [R]) : R = reduce (+) 1 a\n"
     "def mvsum (m: [[R]]) (x: [R]) = map (r. sum (map2 (*) r x)) m\n";
 
@@ -200,6 +203,9 @@ START_TEST(matrix_products_recognized) {
       {"rowdep [[1, 2]] [[3, 4]]", 0, 0},   /* the inner map's matrix depends on the row (the
                                                optimizer fuses the two maps: a let, then dot) */
       {"mvsum [[1, 2]] [3, 4]", 0, 0},      /* sum redefined: not a dot product */
+      {"unused [[1, 2]] [3, 4]", 0, 0},     /* an argument each row evaluates (and that may
+                                               raise) but the dot does not use */
+      {"unusedvar [[1, 2]] [3, 4]", 1, 0},  /* ... unless it is a variable */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Plan *p = plan_of_def(optimized(cases[i].text));
