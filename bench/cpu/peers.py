@@ -225,9 +225,16 @@ def torch_array_functions():
     }
 
 
-def timed(call, reps):
-    """Median ms of reps calls after a warm-up call, and the last result."""
+QUICK_MS, QUICK_REPS = 20.0, 50  # as una_bench.c: quick array programs get more runs
+
+
+def timed(call, reps, quick=False):
+    """Median ms of reps calls after a warm-up call, and the last result
+    (QUICK_REPS calls when quick and the warm-up took less than QUICK_MS)."""
+    t0 = time.perf_counter()
     out = call()
+    if quick and (time.perf_counter() - t0) * 1e3 < QUICK_MS:
+        reps = QUICK_REPS
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -264,7 +271,8 @@ def run_jax(programs, array_programs, sizes, reps):
             args = [jnp.asarray(a) if isinstance(a, np.ndarray) else jnp.asarray(a, dtype=jnp.float64)
                     for a in array_inputs(name)]
             g = jax.jit(afns[name])
-            ms, out = timed(lambda: jax.block_until_ready(g(*args)), reps)
+            jax.block_until_ready(g(*args))  # compiles
+            ms, out = timed(lambda: jax.block_until_ready(g(*args)), reps, quick=True)
             emit({"peer": "jax", "program": name, "n": n, "ms": ms, "gabs": float(np.sum(np.abs(np.asarray(out))))})
             del args, g, out
         except Exception as e:
@@ -299,7 +307,7 @@ def run_torch(programs, array_programs, sizes, reps):
         try:
             args = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in array_inputs(name)]
             with torch.no_grad():
-                ms, out = timed(lambda: afns[name](*args), reps)
+                ms, out = timed(lambda: afns[name](*args), reps, quick=True)
             emit({"peer": "torch", "program": name, "n": n, "ms": ms, "gabs": float(torch.sum(torch.abs(out)).item())})
             del args, out
         except Exception as e:

@@ -115,6 +115,7 @@ typedef struct Meas {
   int worst_arg;    /* Una gradient: where err is: the argument, */
   size_t worst_at;  /* the element, */
   double worst_una, worst_c; /* and both values there */
+  int reps;         /* array programs: the timed runs (QUICK_REPS for quick ones) */
   char error[512];
 } Meas;
 
@@ -150,11 +151,18 @@ static void bind_global(Session *s, const char *name, Value v, bool array) {
    -fopenmp build (c_grads.c). */
 static const BenchProgram *omp_of(const BenchProgram *p) { return &bench_programs_omp[p - bench_programs]; }
 
+/* The array programs that run in less than this many ms are timed
+   QUICK_REPS times (the median of 5 such short runs moves with every other
+   process on the machine). */
+#define QUICK_MS 20.0
+#define QUICK_REPS MAX_REPS
+
 /* Does what the session does for the expression item expr (session.c,
    ITEM_EXPR), then times the evaluation of the result: the first (warm-up)
-   evaluation, more warm-up, then the median of reps into m; returns the
-   last value. */
-static Value time_una(Session *s, const char *expr, int reps, Meas *m) {
+   evaluation, more warm-up, then the median of reps into m (QUICK_REPS
+   when quick and the last warm-up evaluation took less than QUICK_MS);
+   returns the last value. */
+static Value time_una(Session *s, const char *expr, int reps, bool quick, Meas *m) {
   double t0 = now_ms();
   ParseResult pr = fe_parse_program("<bench>", expr, strlen(expr));
   if (pr.nerrors) fe_raise(pr.errors[0]);
@@ -173,13 +181,18 @@ static Value time_una(Session *s, const char *expr, int reps, Meas *m) {
      collector's heap still grows (each growth is fresh pages to fault in:
      such runs measure the heap's growth, not the evaluation), up to
      MAX_WARMUP */
+  double warm_ms = m->first_ms;
   for (int w = 1; w < MAX_WARMUP; w++) {
     size_t heap = GC_get_heap_size();
     v = val_real(0);
     GC_gcollect();
+    t0 = now_ms();
     v = cpu_call(d, NULL);
+    warm_ms = now_ms() - t0;
     if (w + 1 >= MIN_WARMUP && GC_get_heap_size() == heap) break;
   }
+  if (quick && warm_ms < QUICK_MS) reps = QUICK_REPS;
+  m->reps = reps;
   double times[MAX_REPS];
   for (int r = 0; r < reps; r++) {
     v = val_real(0); /* the previous result is garbage now, as for a user */
@@ -228,7 +241,7 @@ static void una_measure(Job *job) {
     len += snprintf(expr + len, sizeof expr - (size_t)len, " %s", name);
   }
 
-  Value v = time_una(s, expr, job->reps, m);
+  Value v = time_una(s, expr, job->reps, false, m);
 
   if (job->kind == M_UNA_PRIMAL) {
     double c = pc->primal(n, args);
@@ -393,7 +406,7 @@ static void una_array_measure(Job *job) {
     bind_global_like(s, name, v, like);
     len += snprintf(expr + len, sizeof expr - (size_t)len, " %s", name);
   }
-  Value v = time_una(s, expr, job->reps, m);
+  Value v = time_una(s, expr, job->reps, true, m);
   size_t clen;
   double *c = p->run(args, &clen);
   double *u = malloc(clen * sizeof *u);
@@ -424,16 +437,19 @@ static void c_array_measure(Job *job) {
   mallopt(M_TRIM_THRESHOLD, INT_MAX);
 #endif
   double times[MAX_REPS];
-  for (int r = -1; r < job->reps; r++) {
+  int reps = job->reps;
+  for (int r = -1; r < reps; r++) {
     size_t len;
     double t0 = now_ms();
     double *out = p->run(args, &len);
     double ms = now_ms() - t0;
     if (r >= 0) times[r] = ms;
     else m->first_ms = ms;
+    if (r < 0 && ms < QUICK_MS) reps = QUICK_REPS;
     free(out);
   }
-  m->ms = median(times, job->reps);
+  m->reps = reps;
+  m->ms = median(times, reps);
   for (int k = 0; k < p->nargs; k++) free(args[k].a);
 }
 
@@ -608,12 +624,13 @@ typedef struct ARow {
 static void print_arrays(const ARow *rows, int nrows, int reps, double tol) {
   char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
   printf("\n## Array programs\n\n"
-         "Each at one size, no gradient: Una's value of f (median of %d evaluations after warm-up, as above; "
+         "Each at one size, no gradient: Una's value of f (median of %d evaluations after warm-up, as above, "
+         "or of %d when one takes less than %.0f ms, for C, JAX and PyTorch too; "
          "a matrix is an [[R]] whose rows are views into one buffer, as an n-D load gives); C: gcc -O3 "
          "-march=native -fopenmp, OpenBLAS on one thread per core for the products; JAX: jit, float64; "
          "PyTorch: float64, no autograd. Times in ms; max rel diff: Una's value against C's, as the "
          "gradients' (the run fails above %g).\n\n",
-         reps, tol);
+         reps, QUICK_REPS, QUICK_MS, tol);
   printf("| program | size | Una ms | C ms | JAX ms | PyTorch ms | Una/C | Una/JAX | Una/PyTorch | max rel diff | C |\n");
   printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (int i = 0; i < nrows; i++) {
