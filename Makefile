@@ -2,7 +2,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := bdw-gc readline
+PKGS     := bdw-gc readline openblas
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Werror=implicit-function-declaration
 CFLAGS   ?= -O2 -g
@@ -21,9 +21,12 @@ endif
 # build/gpu: Boehm GC, readline (with tinfo) and Check (with subunit) linked
 # statically, so that the binaries need only glibc's libraries (libc, libm,
 # libdl, libpthread, librt) where they run. NVRTC and libcuda are opened
-# with dlopen at run time, as in every build.
+# with dlopen at run time, as in every build. OpenBLAS is left out (linked
+# statically it would add some 25 MB to each binary): there the matrix
+# products run as written (backend/blas.h, UNA_NO_BLAS).
 ifeq ($(STATIC),1)
 B := build/gpu
+ALL_CFLAGS += -DUNA_NO_BLAS
 LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo -Wl,-Bdynamic -lm -ldl -lrt -pthread
 TEST_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic
 endif
@@ -185,9 +188,15 @@ $(B)/bench/c_grads_omp.o: bench/cpu/c_grads.c bench/cpu/c_grads.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O3 -march=native -fopenmp -g $(WARN) -DC_GRADS_OMP -c -o $@ $<
 
-$(B)/bench/una_bench: bench/cpu/una_bench.c bench/bench_util.h bench/cpu/c_grads.h $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/libuna.a
+# The array programs' C (c_arrays.c): the same flags, and OpenBLAS for the
+# products.
+$(B)/bench/c_arrays.o: bench/cpu/c_arrays.c bench/cpu/c_arrays.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fopenmp -o $@ $< $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/libuna.a $(LIBS)
+	$(CC) -std=c11 -O3 -march=native -fopenmp -g $(WARN) $(shell pkg-config --cflags openblas 2>/dev/null) -c -o $@ $<
+
+$(B)/bench/una_bench: bench/cpu/una_bench.c bench/bench_util.h bench/cpu/c_grads.h bench/cpu/c_arrays.h $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/bench/c_arrays.o $(B)/libuna.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fopenmp -o $@ $< $(B)/bench/c_grads.o $(B)/bench/c_grads_omp.o $(B)/bench/c_arrays.o $(B)/libuna.a $(LIBS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(B)/bench/una_bench

@@ -28,13 +28,16 @@
    lanes, and scanl/scanr of such a map into the scan, block by block in
    the scan's direction: the mapped array is never allocated. foldl and
    scanl of the linear recurrence acc * k + y run as a plain loop. map and map2 over large
-   arrays run their kernels on all cores, chunk by chunk.
+   arrays run their kernels on all cores, chunk by chunk. A map that the
+   plan found to be a matrix-vector or matrix product runs with BLAS
+   (blas.h), fast paths on and no meter, on the CPU.
 
    While the cost meter runs (cost_meter.h), each builtin counts its own
    cost once, from its length, and the monoid loops and kernels are off, so
    that every element runs on the generic path and is counted there. */
 #include "array_ops.h"
 #include "array_int.h"
+#include "blas.h"
 #include "cost_meter.h"
 #include "kernel.h"
 #include "npy.h"
@@ -164,6 +167,7 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   if (cpu_map2_of_scan(ex, t, frame, &r)) return r;
   Array *a, *b;
   map_args(ex, t, frame, &a, &b);
+  if (t->note && t->note->matrix && cpu_blas_map(ex, t, frame, a, &r)) return r;
   return val_array(map_arrays(ex, t, frame, a, b));
 }
 

@@ -1,13 +1,16 @@
 #!/bin/sh
 # install-deps.sh: makes sure the build's libraries are present: Boehm GC,
-# GNU readline, Check and pkg-config, and a C++ compiler, from Debian's
-# packages. Does nothing when they are already installed.
+# GNU readline, OpenBLAS, Check and pkg-config, and a C++ compiler, from
+# Debian's packages. Does nothing when they are already installed.
 set -eu
 missing=""
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 have_pc bdw-gc   || missing="$missing libgc-dev"
 have_pc readline || missing="$missing libreadline-dev"
+# OpenBLAS (cblas.h and the library, found by the Makefile through its
+# pkg-config file): the matrix products (backend/blas.c)
+have_pc openblas || missing="$missing libopenblas-dev"
 have_pc check    || missing="$missing check"
 # a C++ compiler: make check runs the GPU kernels on the host (check-gpu-host)
 command -v "${UNA_HOST_CXX:-c++}" >/dev/null 2>&1 || missing="$missing g++"

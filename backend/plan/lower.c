@@ -11,6 +11,8 @@
      maps are marked fused and get no kernel of their own; the walk still
      enters their arguments and lambda bodies, which evaluation reaches
      too);
+   - a map that computes a matrix-vector or matrix product is marked so
+     (matrix.c; the walk still enters it, for the map as written);
    - then, in a second walk (every lambda has its program by then), a let
      that starts a chain of sibling maps and reduces gets its group
      (backend/siblings.h), and a map2 that reads a scan (or two) is marked
@@ -25,11 +27,12 @@
 
 typedef struct Lowering {
   Plan *p;
-  int capk, capf, capd;
+  int capk, capf, capd, capm;
   PtrMap copies; /* original Term* -> its copy (while copying one body) */
   PtrMap defs;   /* original Def* -> its copy */
   PtrMap fns;    /* LAM term (copy) -> PlanFn* */
   PtrMap used;   /* Sym* -> mark: read somewhere in the copies */
+  PtrMap inner;  /* the inner maps of matrix products: no product of their own */
 } Lowering;
 
 static char mark;
@@ -235,7 +238,17 @@ static void plan_builtin(Lowering *lw, Term *t) {
   switch (t->prim) {
   case PRIM_MAP:
   case PRIM_MAP2:
-    if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
+    if (fusable(lw, t)) {
+      plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
+    } else if ((!t->note || !t->note->matrix) && !ptrmap_get(&lw->inner, t)) {
+      PlanMatrix *m = plan_matrix_of(t);
+      if (m) {
+        if (m->inner) ptrmap_put(&lw->inner, m->inner, &mark);
+        m->id = lw->p->nmatrices;
+        PUSH(lw->p->matrices, lw->p->nmatrices, lw->capm, m);
+        note_of(t)->matrix = m;
+      }
+    }
     return;
   case PRIM_REDUCE:
   case PRIM_FOLDL:

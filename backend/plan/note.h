@@ -11,6 +11,31 @@
 struct CpuKernel;      /* backend/kernel.h */
 struct PlanKernel;     /* plan.h */
 struct CpuSiblingPlan; /* backend/siblings.h */
+struct Term;           /* frontend/ir/term.h */
+
+/* A map that computes a matrix product (backend/plan/matrix.c decides,
+   backend/blas.c runs it with BLAS on the CPU). The map is
+   `map (p. BODY) X` over the rows of X : [[R]], and BODY the dot product
+   of p with
+   - GEMV (BODY : R): a vector v that does not depend on p: the result is
+     the [R] X v (cblas_dgemv);
+   - GEMM (BODY : [R], a map over the rows q of a matrix Y that does not
+     depend on p): the result is the [[R]] X Y^T, element (i, j) the
+     dot product of row i of X and row j of Y (cblas_dgemm, Y transposed).
+   `dot` is any way of writing reduce (+) 0 (map2 (*) a b), through calls
+   (the prelude's dot and sum, or the user's own). */
+typedef enum { PLAN_GEMV, PLAN_GEMM } PlanMatrixKind;
+typedef struct PlanMatrix {
+  PlanMatrixKind kind;
+  int id;                    /* b<id> in the printed plan */
+  const struct Term *other;  /* v (GEMV) or Y (GEMM): a term of the map's
+                                body, free of p, evaluated in the map's
+                                frame once X has a row */
+  const struct Term *inner;  /* GEMM: the inner map when it is written in
+                                the body itself (not in a called Def), or
+                                NULL; the planner gives it no product of
+                                its own */
+} PlanMatrix;
 
 /* The decisions about one node of the host program. */
 typedef struct PlanNote {
@@ -30,6 +55,7 @@ typedef struct PlanNote {
                                          destination is a fresh array
                                          that nothing else reads, so it
                                          is updated in place */
+  const PlanMatrix *matrix;           /* map T_PRIM: a matrix product */
 } PlanNote;
 
 #endif

@@ -16,7 +16,9 @@
    - the sibling groups: chains of lets of independent maps and reduces
      over arrays of one length that run as one pass (backend/siblings.h);
    - the maps of a scan run in place over the scan's result (∇prod's
-     shape, backend/scan_map.h).
+     shape, backend/scan_map.h);
+   - the maps that compute a matrix-vector or a matrix product, run with
+     BLAS on the CPU (matrix.c, backend/blas.h).
    Nothing is decided again while the program runs: the engines read the
    notes (the CPU's tree evaluator and array builtins, the GPU's launches),
    so there is no cache keyed by terms. The original Def is not changed
@@ -100,6 +102,8 @@ typedef struct Plan {
   int nfns;
   PlanFn **fns;
   int ngroups, nscan_maps;
+  int nmatrices;
+  PlanMatrix **matrices; /* the matrix products, by id (note.h) */
   void *gpu;          /* the CUDA backend's compiled form, made on first
                          use and owned here (backend/cuda/gpu_eval.c) */
 } Plan;
@@ -115,6 +119,10 @@ const Def *plan_runnable(const Def *d);
 
 /* Builds a new plan of d (d->plan is neither read nor set). */
 Plan *plan_lower(const Def *d);
+
+/* The matrix product that the map t computes (note.h: PlanMatrix; its id
+   not set), or NULL (matrix.c). */
+PlanMatrix *plan_matrix_of(const Term *t);
 
 /* The plan as text: each Def of the host program with its array builtins
    named by their kernels, then each kernel. */

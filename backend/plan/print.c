@@ -7,7 +7,8 @@
    kernel is not there: it is part of the kernel's elements). Then each
    kernel: its kind, its element count, its elements as an expression over
    the leaves (fN is the kernel function N, printed below it), its
-   operator; then the sibling groups (lets run as one pass) and the maps
+   operator; then the matrix products (`bN X v` in the program), then the
+   sibling groups (lets run as one pass) and the maps
    run in place over a scan. For ∇prod:
 
      def grad_prod (a: [R]) : [R] =
@@ -87,11 +88,23 @@ static Term *kernel_ref(Names *nm, const PlanKernel *k, const Term *t) {
   return r;
 }
 
-/* A copy of the host program t with kernels shown as kernel_ref does and
-   binders renamed. */
+/* `bN X v` for the matrix product m at the map t over X. */
+static Term *matrix_ref(Names *nm, const PlanMatrix *m, const Term *t) {
+  Term *r = fe_term_new(T_APPLY, t->span, t->type);
+  r->str = una_sprintf("b%d", m->id);
+  Term **kids = NEW_ARRAY(Term *, 2);
+  kids[0] = display(nm, t->kids[1]);
+  kids[1] = display(nm, m->other);
+  fe_term_set_kids(r, 2, kids);
+  return r;
+}
+
+/* A copy of the host program t with kernels shown as kernel_ref does, matrix
+   products as matrix_ref does, and binders renamed. */
 static Term *display(Names *nm, const Term *t) {
   fe_stack_check(t->span);
   if (t->note && t->note->kernel) return kernel_ref(nm, t->note->kernel, t);
+  if (t->note && t->note->matrix) return matrix_ref(nm, t->note->matrix, t);
   Term *c = NEW(Term);
   *c = *t;
   if (t->sym) c->sym = shown_sym(nm, t->sym);
@@ -155,6 +168,14 @@ static void put_kernel(StrBuf *b, const PlanKernel *k) {
   sb_put(b, "\n");
 }
 
+static void put_matrix(StrBuf *b, const PlanMatrix *m) {
+  if (m->kind == PLAN_GEMV)
+    sb_printf(b, "b%d = matrix-vector product (cblas_dgemv), element i = dot L0[i] L1", m->id);
+  else
+    sb_printf(b, "b%d = matrix product (cblas_dgemm, L1 transposed), element (i, j) = dot L0[i] L1[j]", m->id);
+  sb_put(b, ": BLAS on the CPU; on the GPU and under :cost, the map as written\n");
+}
+
 /* ---- the whole plan ---- */
 
 static Sym *name_of(void *nm, const Sym *x) { return shown_sym(nm, x); }
@@ -199,6 +220,7 @@ char *plan_str(const Plan *p) {
     sb_put(&b, "\n");
   }
   for (int i = 0; i < p->nkernels; i++) put_kernel(&b, p->kernels[i]);
+  for (int i = 0; i < p->nmatrices; i++) put_matrix(&b, p->matrices[i]);
   for (int i = 0; i < p->nfns; i++) {
     const Term *lam = display(&nm, p->fns[i]->lam);
     sb_printf(&b, "f%d = (", p->fns[i]->id);

@@ -5,7 +5,9 @@
 
 For every program and size it builds the same inputs as c_grads.c (formulas
 of the index i), then times the gradient with respect to every parameter,
-median of REPS calls after one warm-up call:
+median of REPS calls after one warm-up call (the array programs of
+c_arrays.c, at their one size each, are timed as they are, no gradient:
+JAX jit, PyTorch under torch.no_grad()):
   jax    jax.jit(jax.grad(f, argnums=(0, 1, ...))), float64, result
          waited for with jax.block_until_ready;
   torch  forward + backward, float64: torch.autograd.grad(f(*xs), xs) with
@@ -27,6 +29,8 @@ import numpy as np
 
 PROGRAMS = ["prod", "dot", "logsumexp", "softmax_xent", "bce", "linreg", "horner",
             "map_heavy", "lets16"]
+# The array programs (c_arrays.c) and the size that names each one's line.
+ARRAY_PROGRAMS = {"matvec": 2000, "matmul": 1000, "gather": 10**7, "rk4": 10**5, "while": 10**7}
 
 
 def emit(obj):
@@ -63,6 +67,38 @@ def inputs(name, n):
         return [4.0 * u - 2.0]
     if name == "lets16":
         return [0.5 + 0.5 * u, 0.5 + 0.5 * v]
+    raise ValueError(name)
+
+
+def mix(k):
+    """splitmix64's output function, as c_arrays.c (uint64 arithmetic wraps)."""
+    z = k.astype(np.uint64) + np.uint64(0x9e3779b97f4a7c15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xbf58476d1ce4e5b9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94d049bb133111eb)
+    return z ^ (z >> np.uint64(31))
+
+
+def array_inputs(name):
+    """The arguments of the array program name, as c_arrays.c builds them
+    (the gather's indices as integers, as these libraries index)."""
+    n = ARRAY_PROGRAMS[name]
+    if name == "matvec":
+        u, _ = base(n * n)
+        _, v = base(n)
+        return [(u - 0.5).reshape(n, n), v]
+    if name == "matmul":
+        u, v = base(n * n)
+        return [(u - 0.5).reshape(n, n), (v - 0.5).reshape(n, n)]
+    if name == "gather":
+        u, _ = base(10**6)
+        with np.errstate(over="ignore"):
+            idx = (mix(np.arange(n, dtype=np.uint64)) % np.uint64(10**6)).astype(np.int64)
+        return [u, idx]
+    if name == "rk4":
+        u, _ = base(n)
+        return [0.1 + 0.8 * u, 0.01]
+    if name == "while":
+        return [0.5, float(n)]
     raise ValueError(name)
 
 
@@ -136,9 +172,69 @@ def torch_functions():
     }
 
 
-def timed(call, reps):
-    """Median ms of reps calls after a warm-up call, and the last result."""
+def rk4_step(y, h):
+    """One RK4 step of y' = y (1 - y), as c_arrays.c."""
+    def rhs(v):
+        return v * (1 - v)
+    k1 = rhs(y)
+    k2 = rhs(y + 0.5 * h * k1)
+    k3 = rhs(y + 0.5 * h * k2)
+    k4 = rhs(y + h * k3)
+    return y + h / 6 * ((k1 + 2 * k2 + 2 * k3) + k4)
+
+
+def jax_array_functions():
+    import jax
+    import jax.numpy as jnp
+
+    def rk4(y0, h):
+        return jax.lax.fori_loop(0, 100, lambda i, y: rk4_step(y, h), y0)
+
+    def while_(x0, n):
+        def body(c):
+            x, k = c
+            return (0.9 * x + 0.1 / (1 + x * x), k + 1)
+        return jax.lax.while_loop(lambda c: c[1] < n, body, (x0, jnp.zeros((), x0.dtype)))[0]
+
+    return {
+        "matvec": lambda m, x: jnp.dot(m, x),
+        "matmul": lambda a, b: jnp.matmul(a, b),
+        "gather": lambda a, idx: a[idx],
+        "rk4": rk4,
+        "while": while_,
+    }
+
+
+def torch_array_functions():
+    import torch
+
+    def rk4(y0, h):
+        y = y0
+        for _ in range(100):
+            y = rk4_step(y, h)
+        return y
+
+    return {
+        "matvec": lambda m, x: torch.mv(m, x),
+        "matmul": lambda a, b: torch.mm(a, b),
+        "gather": lambda a, idx: a[idx],
+        "rk4": rk4,
+        # a Python loop of 10^7 iterations over scalar tensors is not how
+        # one would write it in PyTorch, which has no compiled scalar loop
+        "while": None,
+    }
+
+
+QUICK_MS, QUICK_REPS = 20.0, 50  # as una_bench.c: quick array programs get more runs
+
+
+def timed(call, reps, quick=False):
+    """Median ms of reps calls after a warm-up call, and the last result
+    (QUICK_REPS calls when quick and the warm-up took less than QUICK_MS)."""
+    t0 = time.perf_counter()
     out = call()
+    if quick and (time.perf_counter() - t0) * 1e3 < QUICK_MS:
+        reps = QUICK_REPS
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -147,7 +243,7 @@ def timed(call, reps):
     return statistics.median(times), out
 
 
-def run_jax(programs, sizes, reps):
+def run_jax(programs, array_programs, sizes, reps):
     import jax
     jax.config.update("jax_enable_x64", True)
     jax.config.update("jax_platforms", "cpu")
@@ -168,9 +264,24 @@ def run_jax(programs, sizes, reps):
                 emit({"peer": "jax", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
             gc.collect()
             jax.clear_caches()
+    afns = jax_array_functions()
+    for name in array_programs:
+        n = ARRAY_PROGRAMS[name]
+        try:
+            args = [jnp.asarray(a) if isinstance(a, np.ndarray) else jnp.asarray(a, dtype=jnp.float64)
+                    for a in array_inputs(name)]
+            g = jax.jit(afns[name])
+            jax.block_until_ready(g(*args))  # compiles
+            ms, out = timed(lambda: jax.block_until_ready(g(*args)), reps, quick=True)
+            emit({"peer": "jax", "program": name, "n": n, "ms": ms, "gabs": float(np.sum(np.abs(np.asarray(out))))})
+            del args, g, out
+        except Exception as e:
+            emit({"peer": "jax", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
+        gc.collect()
+        jax.clear_caches()
 
 
-def run_torch(programs, sizes, reps):
+def run_torch(programs, array_programs, sizes, reps):
     import torch
     fns = torch_functions()
     emit({"peer": "torch", "version": torch.__version__, "threads": torch.get_num_threads()})
@@ -186,6 +297,22 @@ def run_torch(programs, sizes, reps):
             except Exception as e:
                 emit({"peer": "torch", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
             gc.collect()
+    afns = torch_array_functions()
+    for name in array_programs:
+        n = ARRAY_PROGRAMS[name]
+        if afns[name] is None:
+            emit({"peer": "torch", "program": name, "n": n,
+                  "error": "not run: PyTorch has no compiled scalar loop (a Python loop is not PyTorch)"})
+            continue
+        try:
+            args = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in array_inputs(name)]
+            with torch.no_grad():
+                ms, out = timed(lambda: afns[name](*args), reps, quick=True)
+            emit({"peer": "torch", "program": name, "n": n, "ms": ms, "gabs": float(torch.sum(torch.abs(out)).item())})
+            del args, out
+        except Exception as e:
+            emit({"peer": "torch", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
+        gc.collect()
 
 
 def main():
@@ -196,18 +323,21 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args()
     words = a.programs.replace(",", " ").split()
-    programs = []
+    programs, array_programs = [], []
     for w in words:
         if w == "all":
             programs += PROGRAMS
+            array_programs += list(ARRAY_PROGRAMS)
         elif w in PROGRAMS:
             programs.append(w)
+        elif w in ARRAY_PROGRAMS:
+            array_programs.append(w)
         else:
-            sys.exit(f"peers.py: unknown program '{w}' (known: {', '.join(PROGRAMS)})")
+            sys.exit(f"peers.py: unknown program '{w}' (known: {', '.join(PROGRAMS + list(ARRAY_PROGRAMS))})")
     sizes = [int(float(w)) for w in a.n.replace(",", " ").split()]
     try:
         run = run_jax if a.peer == "jax" else run_torch
-        run(programs, sizes, a.reps)
+        run(programs, array_programs, sizes, a.reps)
     except ImportError as e:
         emit({"peer": a.peer, "skip": f"cannot import it: {e}"})
 

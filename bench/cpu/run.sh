@@ -10,6 +10,8 @@
 #      merges the peers' lines and prints the table ($B/bench/cpu/table.md);
 #      C is c_grads.c twice: gcc -O3 -march=native -fopenmp on all cores
 #      (the table's C) and gcc -O2 single-threaded (the earlier baseline);
+#      then the array programs' table (c_arrays.c: the matrix products
+#      against OpenBLAS, a gather, RK4, a while loop);
 #   4. after a full run (no subset asked for), writes bench/cpu/RESULTS.md
 #      with the date and the machine.
 # Environment:

@@ -14,6 +14,9 @@
        glibc's default malloc (fresh pages in every call; the details);
        and the gradient of the earlier baseline, the same C compiled with
        gcc -O2 and single-threaded (the table).
+   Then, for each array program of c_arrays.c (at its one size), Una's
+   value of `f X0 X1` and the C baseline's (OpenBLAS for the products),
+   each in its own child process, and their largest relative difference.
    Times are the median of REPS evaluations after warm-up (three
    evaluations, and more while the collector's heap still grows, up to
    six); before each
@@ -45,6 +48,7 @@
 #include "../../frontend/repl/session.h"
 #include "../../optimizer/program.h"
 #include "../../reverse/reverse.h"
+#include "c_arrays.h"
 #include "c_grads.h"
 
 #define STACK_SIZE ((size_t)1 << 30)
@@ -94,7 +98,7 @@ static double sum_abs(const double *a, size_t n) {
 
 /* ---- one measurement ----------------------------------------------------- */
 
-typedef enum { M_UNA_PRIMAL, M_UNA_GRAD, M_C } MeasKind;
+typedef enum { M_UNA_PRIMAL, M_UNA_GRAD, M_C, M_ARRAY_UNA, M_ARRAY_C } MeasKind;
 
 typedef struct Meas {
   double ms;        /* Una primal or gradient: median ms; C: gradient median ms */
@@ -111,11 +115,13 @@ typedef struct Meas {
   int worst_arg;    /* Una gradient: where err is: the argument, */
   size_t worst_at;  /* the element, */
   double worst_una, worst_c; /* and both values there */
+  int reps;         /* array programs: the timed runs (QUICK_REPS for quick ones) */
   char error[512];
 } Meas;
 
 typedef struct Job {
   const BenchProgram *p;
+  const BenchArrayProgram *ap; /* M_ARRAY_*: the array program */
   size_t n;
   MeasKind kind;
   int reps;
@@ -123,9 +129,10 @@ typedef struct Job {
 } Job;
 
 /* Binds the global `name` to the value v in the session, as `let name = ...`
-   would (the value is not computed by Una: it is the driver's own array). */
-static void bind_global(Session *s, const char *name, Value v, bool array) {
-  char *text = una_sprintf("let %s = %s\n", name, array ? "[0]" : "0");
+   would (the value is not computed by Una: it is the driver's own array);
+   like is a literal of v's type ("0", "[0]", "[[0]]"). */
+static void bind_global_like(Session *s, const char *name, Value v, const char *like) {
+  char *text = una_sprintf("let %s = %s\n", name, like);
   ParseResult pr = fe_parse_program("<bench>", text, strlen(text));
   if (pr.nerrors) fe_raise(pr.errors[0]);
   Global **gs = NULL;
@@ -136,9 +143,67 @@ static void bind_global(Session *s, const char *name, Value v, bool array) {
   fe_env_bind_global(s->env, gs[0]);
 }
 
+static void bind_global(Session *s, const char *name, Value v, bool array) {
+  bind_global_like(s, name, v, array ? "[0]" : "0");
+}
+
 /* The table's C of the program p of bench_programs: its gcc -O3 -march=native
    -fopenmp build (c_grads.c). */
 static const BenchProgram *omp_of(const BenchProgram *p) { return &bench_programs_omp[p - bench_programs]; }
+
+/* The array programs that run in less than this many ms are timed
+   QUICK_REPS times (the median of 5 such short runs moves with every other
+   process on the machine). */
+#define QUICK_MS 20.0
+#define QUICK_REPS MAX_REPS
+
+/* Does what the session does for the expression item expr (session.c,
+   ITEM_EXPR), then times the evaluation of the result: the first (warm-up)
+   evaluation, more warm-up, then the median of reps into m (QUICK_REPS
+   when quick and the last warm-up evaluation took less than QUICK_MS);
+   returns the last value. */
+static Value time_una(Session *s, const char *expr, int reps, bool quick, Meas *m) {
+  double t0 = now_ms();
+  ParseResult pr = fe_parse_program("<bench>", expr, strlen(expr));
+  if (pr.nerrors) fe_raise(pr.errors[0]);
+  Def *d = rev_expand_grads(fe_check_expr(s->env, pr.items[0]->body));
+  OptOptions oo = {0};
+  oo.enabled = true;
+  d = opt_optimize_program(d, &oo);
+  m->prep_ms = now_ms() - t0;
+
+  GC_gcollect();
+  t0 = now_ms();
+  Value v = cpu_call(d, NULL);
+  m->first_ms = now_ms() - t0;
+  m->peak_mb = peak_rss_mb();
+  /* more warm-up: MIN_WARMUP evaluations in all, and more while the
+     collector's heap still grows (each growth is fresh pages to fault in:
+     such runs measure the heap's growth, not the evaluation), up to
+     MAX_WARMUP */
+  double warm_ms = m->first_ms;
+  for (int w = 1; w < MAX_WARMUP; w++) {
+    size_t heap = GC_get_heap_size();
+    v = val_real(0);
+    GC_gcollect();
+    t0 = now_ms();
+    v = cpu_call(d, NULL);
+    warm_ms = now_ms() - t0;
+    if (w + 1 >= MIN_WARMUP && GC_get_heap_size() == heap) break;
+  }
+  if (quick && warm_ms < QUICK_MS) reps = QUICK_REPS;
+  m->reps = reps;
+  double times[MAX_REPS];
+  for (int r = 0; r < reps; r++) {
+    v = val_real(0); /* the previous result is garbage now, as for a user */
+    GC_gcollect();
+    t0 = now_ms();
+    v = cpu_call(d, NULL);
+    times[r] = now_ms() - t0;
+  }
+  m->ms = median(times, reps);
+  return v;
+}
 
 /* The Una measurements (in the child, on a thread with a big stack). */
 static void una_measure(Job *job) {
@@ -176,41 +241,7 @@ static void una_measure(Job *job) {
     len += snprintf(expr + len, sizeof expr - (size_t)len, " %s", name);
   }
 
-  /* what the session does for an expression item (session.c, ITEM_EXPR) */
-  double t0 = now_ms();
-  ParseResult pr = fe_parse_program("<bench>", expr, strlen(expr));
-  if (pr.nerrors) fe_raise(pr.errors[0]);
-  Def *d = rev_expand_grads(fe_check_expr(s->env, pr.items[0]->body));
-  OptOptions oo = {0};
-  oo.enabled = true;
-  d = opt_optimize_program(d, &oo);
-  m->prep_ms = now_ms() - t0;
-
-  GC_gcollect();
-  t0 = now_ms();
-  Value v = cpu_call(d, NULL);
-  m->first_ms = now_ms() - t0;
-  m->peak_mb = peak_rss_mb();
-  /* more warm-up: MIN_WARMUP evaluations in all, and more while the
-     collector's heap still grows (each growth is fresh pages to fault in:
-     such runs measure the heap's growth, not the evaluation), up to
-     MAX_WARMUP */
-  for (int w = 1; w < MAX_WARMUP; w++) {
-    size_t heap = GC_get_heap_size();
-    v = val_real(0);
-    GC_gcollect();
-    v = cpu_call(d, NULL);
-    if (w + 1 >= MIN_WARMUP && GC_get_heap_size() == heap) break;
-  }
-  double times[MAX_REPS];
-  for (int r = 0; r < job->reps; r++) {
-    v = val_real(0); /* the previous result is garbage now, as for a user */
-    GC_gcollect();
-    t0 = now_ms();
-    v = cpu_call(d, NULL);
-    times[r] = now_ms() - t0;
-  }
-  m->ms = median(times, job->reps);
+  Value v = time_una(s, expr, job->reps, false, m);
 
   if (job->kind == M_UNA_PRIMAL) {
     double c = pc->primal(n, args);
@@ -313,12 +344,122 @@ static void c_measure(Job *job) {
   for (int k = 0; k < p->nargs; k++) free(args[k].a);
 }
 
+/* ---- the array programs ------------------------------------------------ */
+
+/* The reals of v (a real, an array of reals, an array of such arrays, ...)
+   appended to out[*k ..] (at most max); false when v has another shape. */
+static bool flatten(Value v, double *out, size_t max, size_t *k) {
+  if (v.kind == V_REAL) {
+    if (*k >= max) return false;
+    out[(*k)++] = v.u.r;
+    return true;
+  }
+  if (v.kind != V_ARRAY) return false;
+  const Array *a = v.u.a;
+  val_host(a);
+  for (size_t i = 0; i < a->len; i++)
+    if (!flatten(val_array_get(a, i), out, max, k)) return false;
+  return true;
+}
+
+/* Una's value of an array program: its arguments are the driver's arrays
+   (a matrix is an [[R]] of row views into one buffer, as an n-D load
+   gives); then its largest relative difference from the C baseline's. */
+static void una_array_measure(Job *job) {
+  const BenchArrayProgram *p = job->ap;
+  Meas *m = job->m;
+  FeTry t;
+  if (!fe_try(&t)) {
+    snprintf(m->error, sizeof m->error, "%s", fe_error_text(t.err));
+    return;
+  }
+  Session *s = fe_session_new();
+  if (!fe_session_load_prelude(s)) fe_error(fe_nospan, "the prelude failed to load");
+  if (!fe_session_run_text(s, "<bench>", p->una, strlen(p->una), true))
+    fe_error(fe_nospan, "defining f failed (the error is on stderr)");
+  BenchArray args[BENCH_ARRAY_MAX_ARGS];
+  memset(args, 0, sizeof args);
+  p->inputs(args);
+  char expr[256];
+  int len = snprintf(expr, sizeof expr, "f");
+  for (int k = 0; k < p->nargs; k++) {
+    const BenchArray *g = &args[k];
+    Value v;
+    const char *like = "0";
+    if (g->kind == BA_REAL) {
+      v = val_real(g->x);
+    } else if (g->kind == BA_VECTOR) {
+      Array *a = val_new_real_array(g->cols, fe_nospan);
+      memcpy(a->r, g->a, g->cols * sizeof(double));
+      v = val_array(a);
+      like = "[0]";
+    } else {
+      Array *flat = val_new_real_array(g->rows * g->cols, fe_nospan);
+      memcpy(flat->r, g->a, g->rows * g->cols * sizeof(double));
+      Array *rows = val_new_boxed_array(g->rows, fe_nospan);
+      for (size_t i = 0; i < g->rows; i++) rows->v[i] = val_array(val_view(flat, i * g->cols, g->cols));
+      v = val_array(rows);
+      like = "[[0]]";
+    }
+    char name[32];
+    snprintf(name, sizeof name, "X%d", k);
+    bind_global_like(s, name, v, like);
+    len += snprintf(expr + len, sizeof expr - (size_t)len, " %s", name);
+  }
+  Value v = time_una(s, expr, job->reps, true, m);
+  size_t clen;
+  double *c = p->run(args, &clen);
+  double *u = malloc(clen * sizeof *u);
+  size_t ulen = 0;
+  if (!u || !flatten(v, u, clen, &ulen) || ulen != clen)
+    fe_error(fe_nospan, "Una's value does not have the C baseline's %zu reals", clen);
+  size_t at;
+  m->err = rel_diff(u, c, clen, REL_FLOOR, &at);
+  m->err_elem = rel_diff(u, c, clen, 0, &at);
+  m->gabs = sum_abs(c, clen);
+  free(u);
+  free(c);
+  for (int k = 0; k < p->nargs; k++) free(args[k].a);
+  fe_untry(&t);
+}
+
+/* The C baseline of an array program: median of reps after a warm-up, its
+   results freed after each (outside the timing), malloc keeping freed
+   memory for reuse (as c_measure's table times). */
+static void c_array_measure(Job *job) {
+  const BenchArrayProgram *p = job->ap;
+  Meas *m = job->m;
+  BenchArray args[BENCH_ARRAY_MAX_ARGS];
+  memset(args, 0, sizeof args);
+  p->inputs(args);
+#ifdef __GLIBC__
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+  double times[MAX_REPS];
+  int reps = job->reps;
+  for (int r = -1; r < reps; r++) {
+    size_t len;
+    double t0 = now_ms();
+    double *out = p->run(args, &len);
+    double ms = now_ms() - t0;
+    if (r >= 0) times[r] = ms;
+    else m->first_ms = ms;
+    if (r < 0 && ms < QUICK_MS) reps = QUICK_REPS;
+    free(out);
+  }
+  m->reps = reps;
+  m->ms = median(times, reps);
+  for (int k = 0; k < p->nargs; k++) free(args[k].a);
+}
+
 /* The Una measurements run on a thread with a big stack (deep terms). */
 static void *job_thread(void *arg) {
   Job *job = arg;
   char base;
   fe_stack_init(&base, STACK_SIZE - ((size_t)1 << 20));
-  una_measure(job);
+  if (job->kind == M_ARRAY_UNA) una_array_measure(job);
+  else una_measure(job);
   return NULL;
 }
 
@@ -326,7 +467,7 @@ static void *job_thread(void *arg) {
    pipe. */
 static int child_timeout_s = 600; /* --timeout: seconds allowed to one measurement */
 
-static Meas run_child(const BenchProgram *p, size_t n, MeasKind kind, int reps) {
+static Meas run_child(const BenchProgram *p, const BenchArrayProgram *ap, size_t n, MeasKind kind, int reps) {
   Meas m;
   memset(&m, 0, sizeof m);
   int fd[2];
@@ -346,12 +487,13 @@ static Meas run_child(const BenchProgram *p, size_t n, MeasKind kind, int reps) 
   if (pid == 0) {
     close(fd[0]);
     alarm((unsigned)child_timeout_s); /* SIGALRM ends a measurement that hangs */
-    Job job = {p, n, kind, reps, &m};
+    Job job = {p, ap, n, kind, reps, &m};
     pthread_attr_t attr;
     pthread_t th;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, STACK_SIZE);
     if (kind == M_C) c_measure(&job); /* on the main thread: malloc's main arena (see c_measure) */
+    else if (kind == M_ARRAY_C) c_array_measure(&job);
     else if (pthread_create(&th, &attr, job_thread, &job) == 0) pthread_join(th, NULL);
     else snprintf(m.error, sizeof m.error, "cannot start a thread with a %zu-byte stack", STACK_SIZE);
     fflush(stderr);
@@ -473,6 +615,64 @@ static double peer_ms(const PeerRow *r) { return r && !r->error[0] ? r->ms : NAN
 
 static const char *const peer_names[2] = {"jax", "torch"};
 
+typedef struct ARow {
+  const BenchArrayProgram *p;
+  Meas una, c;
+} ARow;
+
+/* The table of the array programs, and the targets of the products. */
+static void print_arrays(const ARow *rows, int nrows, int reps, double tol) {
+  char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
+  printf("\n## Array programs\n\n"
+         "Each at one size, no gradient: Una's value of f (median of %d evaluations after warm-up, as above, "
+         "or of %d when one takes less than %.0f ms, for C, JAX and PyTorch too; "
+         "a matrix is an [[R]] whose rows are views into one buffer, as an n-D load gives); C: gcc -O3 "
+         "-march=native -fopenmp, OpenBLAS on one thread per core for the products; JAX: jit, float64; "
+         "PyTorch: float64, no autograd. Times in ms; max rel diff: Una's value against C's, as the "
+         "gradients' (the run fails above %g).\n\n",
+         reps, QUICK_REPS, QUICK_MS, tol);
+  printf("| program | size | Una ms | C ms | JAX ms | PyTorch ms | Una/C | Una/JAX | Una/PyTorch | max rel diff | C |\n");
+  printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  for (int i = 0; i < nrows; i++) {
+    const ARow *r = &rows[i];
+    double una = r->una.error[0] ? NAN : r->una.ms, c = r->c.error[0] ? NAN : r->c.ms;
+    double jx = peer_ms(find_peer("jax", r->p->name, r->p->n)), pt = peer_ms(find_peer("torch", r->p->name, r->p->n));
+    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->p->name, r->p->size,
+           fmt_ms(b1, sizeof b1, una), fmt_ms(b2, sizeof b2, c), fmt_ms(b3, sizeof b3, jx), fmt_ms(b4, sizeof b4, pt),
+           fmt_ratio(b5, sizeof b5, una, c), fmt_ratio(b6, sizeof b6, una, jx), fmt_ratio(b7, sizeof b7, una, pt),
+           r->una.error[0] ? "error" : una_sprintf("%.1e", r->una.err), r->p->c_what);
+  }
+  printf("\nTargets: matvec and matmul within 1.2x of OpenBLAS called from C.\n\n");
+  int missed = 0, checked = 0;
+  for (int i = 0; i < nrows; i++) {
+    const ARow *r = &rows[i];
+    if (strcmp(r->p->name, "matvec") != 0 && strcmp(r->p->name, "matmul") != 0) continue;
+    checked++;
+    if (r->una.error[0] || r->c.error[0]) {
+      printf("- %s: a measurement failed\n", r->p->name);
+      missed++;
+    } else if (r->una.ms > 1.2 * r->c.ms) {
+      printf("- %s: Una %s ms is %.2fx OpenBLAS from C (%s ms; target <= 1.2x)\n", r->p->name,
+             fmt_ms(b1, sizeof b1, r->una.ms), r->una.ms / r->c.ms, fmt_ms(b2, sizeof b2, r->c.ms));
+      missed++;
+    }
+  }
+  if (checked && !missed) printf("Both met.\n");
+  for (int i = 0; i < nrows; i++) {
+    const ARow *r = &rows[i];
+    const char *errs[2] = {r->c.error, r->una.error};
+    static const char *const what[2] = {"C", "Una"};
+    for (int k = 0; k < 2; k++)
+      if (errs[k][0]) printf("- %s, %s: error: %s\n", r->p->name, what[k], errs[k]);
+    if (!r->una.error[0] && !(r->una.err <= tol))
+      printf("- %s: Una's value differs from C's by %.2g (more than %g)\n", r->p->name, r->una.err, tol);
+    for (int k = 0; k < 2; k++) {
+      const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->p->n);
+      if (pr && pr->error[0]) printf("- %s, %s: %s\n", r->p->name, peer_title(peer_names[k]), pr->error);
+    }
+  }
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 typedef struct Row {
@@ -481,11 +681,14 @@ typedef struct Row {
   Meas primal, grad, c;
 } Row;
 
+
 static void usage(FILE *out) {
   fprintf(out, "usage: una_bench [--programs a,b,...] [--n \"N ...\"] [--reps R] [--peers FILE] [--tol T]\n"
                "                 [--timeout S]\n"
                "programs:");
   for (int i = 0; i < bench_nprograms; i++) fprintf(out, " %s", bench_programs[i].name);
+  fprintf(out, "\narray programs (at one size each):");
+  for (int i = 0; i < bench_narray_programs; i++) fprintf(out, " %s", bench_array_programs[i].name);
   fprintf(out, "\n");
 }
 
@@ -529,23 +732,31 @@ int main(int argc, char **argv) {
   }
 
   const BenchProgram *progs[64];
-  int nprogs = 0;
+  const BenchArrayProgram *aprogs[64];
+  int nprogs = 0, naprogs = 0;
   {
     char *words[64];
     int k = split(una_strdup(programs_arg), words, 64);
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < k && nprogs < 48 && naprogs < 48; i++) {
       if (strcmp(words[i], "all") == 0) {
         for (int j = 0; j < bench_nprograms; j++) progs[nprogs++] = &bench_programs[j];
+        for (int j = 0; j < bench_narray_programs; j++) aprogs[naprogs++] = &bench_array_programs[j];
         continue;
       }
       int j = 0;
       while (j < bench_nprograms && strcmp(bench_programs[j].name, words[i]) != 0) j++;
-      if (j == bench_nprograms) {
+      if (j < bench_nprograms) {
+        progs[nprogs++] = &bench_programs[j];
+        continue;
+      }
+      j = 0;
+      while (j < bench_narray_programs && strcmp(bench_array_programs[j].name, words[i]) != 0) j++;
+      if (j == bench_narray_programs) {
         fprintf(stderr, "una_bench: unknown program '%s'\n", words[i]);
         usage(stderr);
         return 2;
       }
-      progs[nprogs++] = &bench_programs[j];
+      aprogs[naprogs++] = &bench_array_programs[j];
     }
   }
   size_t sizes[MAX_SIZES];
@@ -563,7 +774,7 @@ int main(int argc, char **argv) {
       sizes[nsizes++] = (size_t)x;
     }
   }
-  if (nprogs == 0 || nsizes == 0) {
+  if ((nprogs == 0 && naprogs == 0) || nsizes == 0) {
     usage(stderr);
     return 2;
   }
@@ -578,9 +789,9 @@ int main(int argc, char **argv) {
       r->p = progs[i];
       r->n = sizes[j];
       fprintf(stderr, "una_bench: %s n=%s ...", r->p->name, fmt_n(b1, sizeof b1, r->n));
-      r->c = run_child(r->p, r->n, M_C, reps);
-      r->primal = run_child(r->p, r->n, M_UNA_PRIMAL, reps);
-      r->grad = run_child(r->p, r->n, M_UNA_GRAD, reps);
+      r->c = run_child(r->p, NULL, r->n, M_C, reps);
+      r->primal = run_child(r->p, NULL, r->n, M_UNA_PRIMAL, reps);
+      r->grad = run_child(r->p, NULL, r->n, M_UNA_GRAD, reps);
       fprintf(stderr, " Una primal %s ms, grad %s ms; C grad %s ms (-O2 1T %s ms); max rel diff %.2g\n",
               fmt_ms(b1, sizeof b1, r->primal.ms), fmt_ms(b2, sizeof b2, r->grad.ms),
               fmt_ms(b3, sizeof b3, r->c.ms), fmt_ms(b4, sizeof b4, r->c.c_o2_ms), r->grad.err);
@@ -593,6 +804,25 @@ int main(int argc, char **argv) {
       if (!r->grad.error[0] && !(r->grad.err <= tol)) failed = 1;
     }
 
+  /* the array programs, each at its one size */
+  ARow *arows = calloc((size_t)naprogs + 1, sizeof *arows);
+  for (int i = 0; i < naprogs; i++) {
+    ARow *r = &arows[i];
+    r->p = aprogs[i];
+    fprintf(stderr, "una_bench: %s (%s) ...", r->p->name, r->p->size);
+    r->c = run_child(NULL, r->p, r->p->n, M_ARRAY_C, reps);
+    r->una = run_child(NULL, r->p, r->p->n, M_ARRAY_UNA, reps);
+    fprintf(stderr, " Una %s ms; C %s ms; max rel diff %.2g\n", fmt_ms(b1, sizeof b1, r->una.ms),
+            fmt_ms(b2, sizeof b2, r->c.ms), r->una.err);
+    const char *errs[2] = {r->c.error, r->una.error};
+    for (int k = 0; k < 2; k++)
+      if (errs[k][0]) {
+        fprintf(stderr, "una_bench: %s: %s\n", r->p->name, errs[k]);
+        failed = 1;
+      }
+    if (!r->una.error[0] && !(r->una.err <= tol)) failed = 1;
+  }
+
   const char *threads = getenv("UNA_THREADS");
   printf("Una: median of %d evaluations after warm-up (3 evaluations, more while the heap grows; heap collected before each), "
          "threads: %s; C: gcc -O3 -march=native -fopenmp, on all cores where the program parallelizes "
@@ -602,130 +832,133 @@ int main(int argc, char **argv) {
   if (npeer_notes == 0) printf("Peers: none run.");
   for (int i = 0; i < npeer_notes; i++) printf("%s%s", i ? "; " : "Peers: ", peer_notes[i]);
   printf("%s\n\n", npeer_notes ? "." : "");
-  printf("| program | n | Una primal ms | Una grad ms | C grad ms | C -O2 1T ms | JAX ms | PyTorch ms | Una/C | "
-         "Una/C -O2 1T | Una/JAX | Una/PyTorch | grad/primal | peak MB (Una gradient) | peak / (input+output) MB |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (int i = 0; i < nrows; i++) {
-    Row *r = &rows[i];
-    const PeerRow *jx = find_peer("jax", r->p->name, r->n), *pt = find_peer("torch", r->p->name, r->n);
-    double una = r->grad.error[0] ? NAN : r->grad.ms, prim = r->primal.error[0] ? NAN : r->primal.ms;
-    double cg = r->c.error[0] ? NAN : r->c.ms, c2 = r->c.error[0] ? NAN : r->c.c_o2_ms;
-    int narrays = 0;
-    for (int k = 0; k < r->p->nargs; k++) narrays += r->p->is_array[k];
-    double io_mb = 2.0 * (double)narrays * (double)r->n * sizeof(double) / (1 << 20);
-    char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], s7[32], s8[32], s9[32], s10[32], s11[32], s12[32];
-    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ", r->p->name,
-           fmt_n(s1, sizeof s1, r->n), fmt_ms(s2, sizeof s2, prim), fmt_ms(s3, sizeof s3, una),
-           fmt_ms(s4, sizeof s4, cg), fmt_ms(s11, sizeof s11, c2), fmt_ms(s5, sizeof s5, peer_ms(jx)),
-           fmt_ms(s6, sizeof s6, peer_ms(pt)), fmt_ratio(s7, sizeof s7, una, cg),
-           fmt_ratio(s12, sizeof s12, una, c2), fmt_ratio(s8, sizeof s8, una, peer_ms(jx)),
-           fmt_ratio(s9, sizeof s9, una, peer_ms(pt)), fmt_ratio(s10, sizeof s10, una, prim));
-    if (r->grad.error[0]) printf("- | - |\n");
-    else printf("%.0f | %.1f |\n", r->grad.peak_mb, r->grad.peak_mb / io_mb);
-  }
-
-  /* the targets of the issue, at n = 10^7 */
-  const size_t TN = 10000000;
-  printf("\nTargets at n = 10^7: Una's gradient <= 1.5x C's, gradient/primal <= 3, faster than "
-         "JAX and PyTorch; grad prod's peak memory <= 3x (input + output).\n\n");
-  int checked = 0, missed = 0;
-  for (int i = 0; i < nrows; i++) {
-    Row *r = &rows[i];
-    if (r->n != TN) continue;
-    checked++;
-    const char *nm = r->p->name;
-    if (r->grad.error[0]) {
-      printf("- %s: Una's gradient failed: %s\n", nm, r->grad.error);
-      missed++;
-      continue;
-    }
-    double una = r->grad.ms;
-    if (!r->c.error[0] && una > 1.5 * r->c.ms) {
-      printf("- %s: Una grad %s ms is %.1fx the C gradient (%s ms; target <= 1.5x)\n", nm,
-             fmt_ms(b1, sizeof b1, una), una / r->c.ms, fmt_ms(b2, sizeof b2, r->c.ms));
-      missed++;
-    }
-    if (!r->primal.error[0] && una > 3 * r->primal.ms) {
-      printf("- %s: gradient/primal %.1f (Una grad %s ms, primal %s ms; target <= 3)\n", nm,
-             una / r->primal.ms, fmt_ms(b1, sizeof b1, una), fmt_ms(b2, sizeof b2, r->primal.ms));
-      missed++;
-    }
-    for (int k = 0; k < 2; k++) {
-      double pm = peer_ms(find_peer(peer_names[k], nm, r->n));
-      if (pm > 0 && una >= pm) {
-        printf("- %s: Una grad %s ms is not faster than %s (%s ms; %.1fx)\n", nm,
-               fmt_ms(b1, sizeof b1, una), peer_title(peer_names[k]), fmt_ms(b2, sizeof b2, pm), una / pm);
-        missed++;
-      }
-    }
-    if (strcmp(nm, "prod") == 0) {
-      double io_mb = 2.0 * (double)r->n * sizeof(double) / (1 << 20);
-      if (r->grad.peak_mb > 3 * io_mb) {
-        printf("- prod: peak memory of the gradient %.0f MB is %.1fx input + output (%.0f MB; "
-               "target <= 3x)\n",
-               r->grad.peak_mb, r->grad.peak_mb / io_mb, io_mb);
-        missed++;
-      }
-    }
-  }
-  if (!checked) printf("(n = 10^7 was not run: targets not checked.)\n");
-  else if (!missed) printf("All targets met.\n");
-
-  /* checks and details */
-  printf("\nChecks and details: C primal ms; C grad fresh = the C gradient with glibc's default "
-         "malloc, whose big results come from fresh mmap pages in every call (the table's C times "
-         "reuse freed memory, as Una's heap does); Una prep = check + rev_expand_grads + "
-         "opt_optimize_program of the expression, ms (not in the times above); first = the "
-         "warm-up evaluation of the gradient, ms; grad diff = largest relative difference of "
-         "Una's gradient from C's, elements below %g of their component's largest compared at "
-         "that scale (the run fails above %g); elementwise = the same without that floor; "
-         "primal diff = relative difference of the values; JAX/PyTorch vs C = relative "
-         "difference of sum |gradient| from C's.\n\n",
-         REL_FLOOR, tol);
-  printf("| program | n | C primal ms | C grad fresh ms | Una grad prep ms | Una grad first ms | "
-         "grad diff | elementwise | primal diff | JAX vs C | PyTorch vs C |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   int peer_mismatch = 0;
-  for (int i = 0; i < nrows; i++) {
-    Row *r = &rows[i];
-    char pd[2][32];
-    for (int k = 0; k < 2; k++) {
-      const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->n);
-      if (!pr || pr->error[0] || !(pr->gabs >= 0) || r->grad.error[0]) snprintf(pd[k], 32, "-");
-      else {
-        double d = fabs(pr->gabs - r->grad.gabs) / fmax(r->grad.gabs, DBL_MIN);
-        snprintf(pd[k], 32, "%.1e", d);
-        if (!(d <= 1e-6)) peer_mismatch = 1;
+  if (nrows > 0) {
+    printf("| program | n | Una primal ms | Una grad ms | C grad ms | C -O2 1T ms | JAX ms | PyTorch ms | Una/C | "
+           "Una/C -O2 1T | Una/JAX | Una/PyTorch | grad/primal | peak MB (Una gradient) | peak / (input+output) MB |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < nrows; i++) {
+      Row *r = &rows[i];
+      const PeerRow *jx = find_peer("jax", r->p->name, r->n), *pt = find_peer("torch", r->p->name, r->n);
+      double una = r->grad.error[0] ? NAN : r->grad.ms, prim = r->primal.error[0] ? NAN : r->primal.ms;
+      double cg = r->c.error[0] ? NAN : r->c.ms, c2 = r->c.error[0] ? NAN : r->c.c_o2_ms;
+      int narrays = 0;
+      for (int k = 0; k < r->p->nargs; k++) narrays += r->p->is_array[k];
+      double io_mb = 2.0 * (double)narrays * (double)r->n * sizeof(double) / (1 << 20);
+      char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], s7[32], s8[32], s9[32], s10[32], s11[32], s12[32];
+      printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ", r->p->name,
+             fmt_n(s1, sizeof s1, r->n), fmt_ms(s2, sizeof s2, prim), fmt_ms(s3, sizeof s3, una),
+             fmt_ms(s4, sizeof s4, cg), fmt_ms(s11, sizeof s11, c2), fmt_ms(s5, sizeof s5, peer_ms(jx)),
+             fmt_ms(s6, sizeof s6, peer_ms(pt)), fmt_ratio(s7, sizeof s7, una, cg),
+             fmt_ratio(s12, sizeof s12, una, c2), fmt_ratio(s8, sizeof s8, una, peer_ms(jx)),
+             fmt_ratio(s9, sizeof s9, una, peer_ms(pt)), fmt_ratio(s10, sizeof s10, una, prim));
+      if (r->grad.error[0]) printf("- | - |\n");
+      else printf("%.0f | %.1f |\n", r->grad.peak_mb, r->grad.peak_mb / io_mb);
+    }
+
+    /* the targets of the issue, at n = 10^7 */
+    const size_t TN = 10000000;
+    printf("\nTargets at n = 10^7: Una's gradient <= 1.5x C's, gradient/primal <= 3, faster than "
+           "JAX and PyTorch; grad prod's peak memory <= 3x (input + output).\n\n");
+    int checked = 0, missed = 0;
+    for (int i = 0; i < nrows; i++) {
+      Row *r = &rows[i];
+      if (r->n != TN) continue;
+      checked++;
+      const char *nm = r->p->name;
+      if (r->grad.error[0]) {
+        printf("- %s: Una's gradient failed: %s\n", nm, r->grad.error);
+        missed++;
+        continue;
+      }
+      double una = r->grad.ms;
+      if (!r->c.error[0] && una > 1.5 * r->c.ms) {
+        printf("- %s: Una grad %s ms is %.1fx the C gradient (%s ms; target <= 1.5x)\n", nm,
+               fmt_ms(b1, sizeof b1, una), una / r->c.ms, fmt_ms(b2, sizeof b2, r->c.ms));
+        missed++;
+      }
+      if (!r->primal.error[0] && una > 3 * r->primal.ms) {
+        printf("- %s: gradient/primal %.1f (Una grad %s ms, primal %s ms; target <= 3)\n", nm,
+               una / r->primal.ms, fmt_ms(b1, sizeof b1, una), fmt_ms(b2, sizeof b2, r->primal.ms));
+        missed++;
+      }
+      for (int k = 0; k < 2; k++) {
+        double pm = peer_ms(find_peer(peer_names[k], nm, r->n));
+        if (pm > 0 && una >= pm) {
+          printf("- %s: Una grad %s ms is not faster than %s (%s ms; %.1fx)\n", nm,
+                 fmt_ms(b1, sizeof b1, una), peer_title(peer_names[k]), fmt_ms(b2, sizeof b2, pm), una / pm);
+          missed++;
+        }
+      }
+      if (strcmp(nm, "prod") == 0) {
+        double io_mb = 2.0 * (double)r->n * sizeof(double) / (1 << 20);
+        if (r->grad.peak_mb > 3 * io_mb) {
+          printf("- prod: peak memory of the gradient %.0f MB is %.1fx input + output (%.0f MB; "
+                 "target <= 3x)\n",
+                 r->grad.peak_mb, r->grad.peak_mb / io_mb, io_mb);
+          missed++;
+        }
       }
     }
-    char b5[32];
-    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->p->name,
-           fmt_n(b1, sizeof b1, r->n), fmt_ms(b2, sizeof b2, r->c.error[0] ? NAN : r->c.c_primal_ms),
-           fmt_ms(b5, sizeof b5, r->c.error[0] ? NAN : r->c.c_fresh_ms),
-           fmt_ms(b3, sizeof b3, r->grad.error[0] ? NAN : r->grad.prep_ms),
-           fmt_ms(b4, sizeof b4, r->grad.error[0] ? NAN : r->grad.first_ms),
-           r->grad.error[0] ? "error" : una_sprintf("%.1e", r->grad.err),
-           r->grad.error[0] ? "error" : una_sprintf("%.1e", r->grad.err_elem),
-           r->primal.error[0] ? "error" : una_sprintf("%.1e", r->primal.err), pd[0], pd[1]);
-  }
-  printf("\n");
-  for (int i = 0; i < nrows; i++) {
-    Row *r = &rows[i];
-    const char *errs[3] = {r->c.error, r->primal.error, r->grad.error};
-    static const char *const what[3] = {"C", "Una primal", "Una gradient"};
-    for (int k = 0; k < 3; k++)
-      if (errs[k][0]) printf("- %s, n = %zu, %s: error: %s\n", r->p->name, r->n, what[k], errs[k]);
-    if (!r->grad.error[0] && !(r->grad.err <= tol))
-      printf("- %s, n = %zu: Una's gradient differs from C's by %.2g (more than %g): with respect "
-             "to argument %d, element %zu: Una %.17g, C %.17g\n",
-             r->p->name, r->n, r->grad.err, tol, r->grad.worst_arg + 1, r->grad.worst_at,
-             r->grad.worst_una, r->grad.worst_c);
-    for (int k = 0; k < 2; k++) {
-      const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->n);
-      if (pr && pr->error[0]) printf("- %s, n = %zu, %s: %s\n", r->p->name, r->n, peer_title(peer_names[k]), pr->error);
+    if (!checked) printf("(n = 10^7 was not run: targets not checked.)\n");
+    else if (!missed) printf("All targets met.\n");
+
+    /* checks and details */
+    printf("\nChecks and details: C primal ms; C grad fresh = the C gradient with glibc's default "
+           "malloc, whose big results come from fresh mmap pages in every call (the table's C times "
+           "reuse freed memory, as Una's heap does); Una prep = check + rev_expand_grads + "
+           "opt_optimize_program of the expression, ms (not in the times above); first = the "
+           "warm-up evaluation of the gradient, ms; grad diff = largest relative difference of "
+           "Una's gradient from C's, elements below %g of their component's largest compared at "
+           "that scale (the run fails above %g); elementwise = the same without that floor; "
+           "primal diff = relative difference of the values; JAX/PyTorch vs C = relative "
+           "difference of sum |gradient| from C's.\n\n",
+           REL_FLOOR, tol);
+    printf("| program | n | C primal ms | C grad fresh ms | Una grad prep ms | Una grad first ms | "
+           "grad diff | elementwise | primal diff | JAX vs C | PyTorch vs C |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < nrows; i++) {
+      Row *r = &rows[i];
+      char pd[2][32];
+      for (int k = 0; k < 2; k++) {
+        const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->n);
+        if (!pr || pr->error[0] || !(pr->gabs >= 0) || r->grad.error[0]) snprintf(pd[k], 32, "-");
+        else {
+          double d = fabs(pr->gabs - r->grad.gabs) / fmax(r->grad.gabs, DBL_MIN);
+          snprintf(pd[k], 32, "%.1e", d);
+          if (!(d <= 1e-6)) peer_mismatch = 1;
+        }
+      }
+      char b5[32];
+      printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->p->name,
+             fmt_n(b1, sizeof b1, r->n), fmt_ms(b2, sizeof b2, r->c.error[0] ? NAN : r->c.c_primal_ms),
+             fmt_ms(b5, sizeof b5, r->c.error[0] ? NAN : r->c.c_fresh_ms),
+             fmt_ms(b3, sizeof b3, r->grad.error[0] ? NAN : r->grad.prep_ms),
+             fmt_ms(b4, sizeof b4, r->grad.error[0] ? NAN : r->grad.first_ms),
+             r->grad.error[0] ? "error" : una_sprintf("%.1e", r->grad.err),
+             r->grad.error[0] ? "error" : una_sprintf("%.1e", r->grad.err_elem),
+             r->primal.error[0] ? "error" : una_sprintf("%.1e", r->primal.err), pd[0], pd[1]);
     }
+    printf("\n");
+    for (int i = 0; i < nrows; i++) {
+      Row *r = &rows[i];
+      const char *errs[3] = {r->c.error, r->primal.error, r->grad.error};
+      static const char *const what[3] = {"C", "Una primal", "Una gradient"};
+      for (int k = 0; k < 3; k++)
+        if (errs[k][0]) printf("- %s, n = %zu, %s: error: %s\n", r->p->name, r->n, what[k], errs[k]);
+      if (!r->grad.error[0] && !(r->grad.err <= tol))
+        printf("- %s, n = %zu: Una's gradient differs from C's by %.2g (more than %g): with respect "
+               "to argument %d, element %zu: Una %.17g, C %.17g\n",
+               r->p->name, r->n, r->grad.err, tol, r->grad.worst_arg + 1, r->grad.worst_at,
+               r->grad.worst_una, r->grad.worst_c);
+      for (int k = 0; k < 2; k++) {
+        const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->n);
+        if (pr && pr->error[0]) printf("- %s, n = %zu, %s: %s\n", r->p->name, r->n, peer_title(peer_names[k]), pr->error);
+      }
+    }
+    if (peer_mismatch) printf("- a peer's gradient differs from C's by more than 1e-6 (see the table)\n");
   }
-  if (peer_mismatch) printf("- a peer's gradient differs from C's by more than 1e-6 (see the table)\n");
+  if (naprogs > 0) print_arrays(arows, naprogs, reps, tol);
   printf("%s\n", failed ? "FAILED" : "OK");
   return failed;
 }

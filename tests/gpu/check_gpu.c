@@ -241,6 +241,9 @@ START_TEST(session) {
   /* scans and shifts on the device, printed */
   r = tl_capture(s, "scanl (+) 0 (iota 5)\nshift1L (scanr (*) 1 [1, 2, 3])\n", true);
   ck_assert_msg(r.ok && strcmp(r.out, "[0, 0, 1, 3, 6, 10]\n[6, 3, 1]\n") == 0, "%s%s", r.out, r.err);
+  /* matrix products: the map as written (BLAS runs only on the CPU) */
+  r = tl_capture(s, "matvec [[1, 2], [3, 4]] [1, 10]\nmatmul [[1, 2], [3, 4]] [[5, 6], [7, 8]]\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "[21, 43]\n[[19, 22], [43, 50]]\n") == 0, "%s%s", r.out, r.err);
   /* grad on the GPU, the prelude's functions included */
   r = tl_capture(s, "grad prod [1, 2, 3, 4]\ngrad logsumexp [0, 0]\n", true);
   ck_assert_msg(r.ok && strcmp(r.out, "[24, 12, 8, 6]\n[0.5, 0.5]\n") == 0, "%s%s", r.out, r.err);

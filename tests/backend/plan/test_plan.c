@@ -1,8 +1,9 @@
 /* test_plan.c: the execution plan (backend/plan/): which kernels a program
    gets and what they fuse, that lowering is pure (the Def's own body is
    untouched) and done once per Def, that calls are planned with their
-   callers, that sibling groups and dead lets are decided there, and the
-   printed plan of ∇prod. */
+   callers, that sibling groups and dead lets are decided there, the
+   printed plan of ∇prod, and which maps are matrix products (run with
+   BLAS: tests/backend/test_blas.c) and which stay maps. */
 #include <check.h>
 
 #include "../../../backend/eval.h"
@@ -146,6 +147,91 @@ START_TEST(grad_prod_printed) {
 }
 END_TEST
 
+/* The matrix products of a plan, by kind. */
+static void count_matrices(const Plan *p, int *gemv, int *gemm) {
+  *gemv = *gemm = 0;
+  for (int i = 0; i < p->nmatrices; i++) {
+    ck_assert_int_eq(p->matrices[i]->id, i);
+    if (p->matrices[i]->kind == PLAN_GEMV) (*gemv)++;
+    else (*gemm)++;
+  }
+}
+
+static const char *const matrix_defs =
+    "def mydot (a: [R]) (b: [R]) : R = reduce (+) 0 (map2 (x, y. y * x) b a)\n"
+    "def mv (m: [[R]]) (x: [R]) = map (r. mydot x r) m\n"
+    "def mm (a: [[R]]) (b: [[R]]) = map (r. mv b r) a\n"
+    "def mm2 (a: [[R]]) (bt: [[R]]) = map (r. map (c. sum (map2 (*) r c)) bt) a\n"
+    "def inl (m: [[R]]) (x: [R]) = map (r. reduce (+) 0 (map2 (*) r x)) m\n"
+    "def once (m: [[R]]) (x: [R]) = map (r. dot r (map (y. 2 * y) x)) m\n"
+    "def notdot (m: [[R]]) (x: [R]) = map (r. reduce (+) 1 (map2 (*) r x)) m\n"
+    "def plus (m: [[R]]) (x: [R]) = map (r. reduce (+) 0 (map2 (+) r x)) m\n"
+    "def maxdot (m: [[R]]) (x: [R]) = map (r. reduce (max) 0 (map2 (*) r x)) m\n"
+    "def self (m: [[R]]) = map (r. dot r r) m\n"
+    "def dep (m: [[R]]) (x: [R]) = map (r. dot r (map (y. y * r[0]) x)) m\n"
+    "def norms (m: [[R]]) = map (r. sum (map (y. y * 2) r)) m\n"
+    "def outer (a: [R]) (b: [R]) = map (x. map (y. x * y) b) a\n"
+    "def rowdep (a: [[R]]) (b: [[R]]) = map (r. map (c. dot r c) (map (q. map (y. y + r[0]) q) b)) a\n"
+    "def d3 (a: [R]) (b: [R]) (c: [R]) : R = reduce (+) 0 (map2 (*) a b)\n"
+    "def unused (m: [[R]]) (x: [R]) = map (r. d3 r x (map (y. y * r[5]) x)) m\n"
+    "def unusedvar (m: [[R]]) (x: [R]) = map (r. d3 x r r) m\n"
+    "def sum (a: [R]) : R = reduce (+) 1 a\n"
+    "def mvsum (m: [[R]]) (x: [R]) = map (r. sum (map2 (*) r x)) m\n";
+
+/* Which maps are matrix products: the shape (through calls), not the
+   names; everything else stays a map with its kernels. */
+START_TEST(matrix_products_recognized) {
+  tl_run(matrix_defs);
+  static const struct {
+    const char *text;
+    int gemv, gemm;
+  } cases[] = {
+      {"matvec [[1, 2]] [3, 4]", 1, 0},
+      {"matmul [[1, 2]] [[3], [4]]", 0, 1}, /* the inner map is not a product of its own */
+      {"mv [[1, 2]] [3, 4]", 1, 0},         /* the user's own dot, its operands swapped */
+      {"mm [[1, 2]] [[3, 4]]", 1, 1},       /* a matrix product through matvec: mv's map is one too */
+      {"mm2 [[1, 2]] [[3, 4]]", 0, 1},
+      {"inl [[1, 2]] [3, 4]", 1, 0},
+      {"once [[1, 2]] [3, 4]", 1, 0},       /* the vector does not depend on the row */
+      {"notdot [[1, 2]] [3, 4]", 0, 0},     /* reduce from 1 */
+      {"plus [[1, 2]] [3, 4]", 0, 0},
+      {"maxdot [[1, 2]] [3, 4]", 0, 0},
+      {"self [[1, 2]]", 0, 0},              /* the row with itself */
+      {"dep [[1, 2]] [3, 4]", 0, 0},        /* the vector depends on the row */
+      {"norms [[1, 2]]", 0, 0},
+      {"outer [1, 2] [3, 4]", 0, 0},
+      {"rowdep [[1, 2]] [[3, 4]]", 0, 0},   /* the inner map's matrix depends on the row (the
+                                               optimizer fuses the two maps: a let, then dot) */
+      {"mvsum [[1, 2]] [3, 4]", 0, 0},      /* sum redefined: not a dot product */
+      {"unused [[1, 2]] [3, 4]", 0, 0},     /* an argument each row evaluates (and that may
+                                               raise) but the dot does not use */
+      {"unusedvar [[1, 2]] [3, 4]", 1, 0},  /* ... unless it is a variable */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Plan *p = plan_of_def(optimized(cases[i].text));
+    int gemv, gemm;
+    count_matrices(p, &gemv, &gemm);
+    ck_assert_msg(gemv == cases[i].gemv && gemm == cases[i].gemm, "%s: %d gemv, %d gemm\n%s", cases[i].text, gemv,
+                  gemm, plan_str(p));
+  }
+  /* the note is on the map, whose lambda is planned too (for the map as
+     written); its values are those of the map */
+  Plan *p = plan_of_def(optimized("inl [[1, 2], [3, 4]] [1, 10]"));
+  const Term *map = p->defs[1]->body;
+  ck_assert(map->kind == T_PRIM && map->prim == PRIM_MAP && map->note && map->note->matrix);
+  ck_assert_ptr_eq(map->note->matrix, p->matrices[0]);
+  ck_assert_int_eq(count_kind(p, PK_REDUCE), 1);
+  ck_assert_str_eq(val_to_string(tl_ev("inl [[1, 2], [3, 4]] [1, 10]")), "[21, 43]");
+  ck_assert_str_eq(val_to_string(tl_ev("mvsum [[1, 2], [3, 4]] [1, 10]")), "[22, 44]");
+  ck_assert_str_eq(val_to_string(tl_ev("mm [[1, 2], [3, 4]] [[1, 0], [0, 1]]")), "[[1, 2], [3, 4]]");
+  const char *s = plan_str(p);
+  ck_assert_msg(strstr(s, "def inl (m: [[R]]) (x: [R]) : [R] =\n  b0 m x\n") != NULL, "%s", s);
+  ck_assert_msg(strstr(s, "b0 = matrix-vector product (cblas_dgemv), element i = dot L0[i] L1: BLAS on the CPU; "
+                          "on the GPU and under :cost, the map as written\n") != NULL,
+                "%s", s);
+}
+END_TEST
+
 Suite *suite_plan(void) {
   Suite *s = suite_create("plan");
   TCase *tc = tcase_create("plan");
@@ -156,6 +242,7 @@ Suite *suite_plan(void) {
   tcase_add_test(tc, calls_planned_with_the_caller);
   tcase_add_test(tc, dead_let_checked_not_computed);
   tcase_add_test(tc, grad_prod_printed);
+  tcase_add_test(tc, matrix_products_recognized);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,177 @@
+/* blas.c: matrix products with BLAS on the CPU (blas.h).
+
+   The plan's PlanMatrix (plan/note.h) names the map's second operand; the
+   map's own array X is already evaluated. For the map `map (p. dot p v) X`
+   the result is X v, one cblas_dgemv; for `map (p. map (q. dot p q) Y) X`
+   it is X Y^T, one cblas_dgemm with Y transposed (Y's rows are the
+   columns of the product: the prelude's matmul passes transpose b, and
+   BLAS reads it transposed, so no transpose is computed here).
+
+   Anything the map as written would raise (a row of another length than
+   the vector, map2's error) or that BLAS does not do the same way (an
+   empty dimension: BLAS leaves its result alone) goes back to the map as
+   written, which raises or computes it: cpu_blas_map returns false before
+   anything is computed.
+
+   Chunks (parallel.h): the rows of the result (or, for a product with
+   more columns than rows, its columns) are cut into chunks of whole
+   ROW_BLOCK-row blocks, their number a function of the sizes only; each
+   chunk is one single-threaded BLAS call, made on Una's threads. OpenBLAS
+   itself runs on one thread (its own threads would make the bits depend
+   on their number: its partition of the work changes the order of the
+   additions). With OpenBLAS's kernels, a chunk whose bounds are multiples
+   of 64 rows gives the same bits as one call over the whole matrix (tests
+   and docs/cpu.md), so the result does not depend on the number of
+   threads, nor on whether the rows were gathered. */
+#include "blas.h"
+#include "array_int.h"
+#include "parallel.h"
+#include "plan/note.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#ifndef UNA_NO_BLAS
+#include <cblas.h>
+#endif
+
+enum {
+  ROW_BLOCK = 64,   /* chunks are whole blocks of this many rows */
+  GEMV_ROWS = 64,   /* rows per chunk at least, matrix-vector */
+  GEMM_ROWS = 128   /* rows (columns) per chunk at least, matrix product:
+                       each chunk packs the whole other matrix again */
+};
+/* Products with fewer multiplications than this run as one call. */
+#define GEMM_PAR_MIN ((size_t)1 << 21)
+
+static size_t products;
+
+size_t cpu_blas_products(void) { return products; }
+
+#ifdef UNA_NO_BLAS
+
+bool cpu_blas_available(void) { return false; }
+
+bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, Value *out) { return false; }
+
+#else
+
+bool cpu_blas_available(void) { return true; }
+
+/* The matrices of one product: c = a b (GEMV: b a vector) or c = a b^T
+   (GEMM), a of m rows, b of n rows (GEMM), all rows of k elements,
+   row-major; the chunks are of a's rows, or of b's when by_cols. */
+typedef struct Job {
+  PlanMatrixKind kind;
+  const double *a, *b;
+  double *c;
+  size_t m, n, k;
+  bool by_cols;
+  int nchunks;
+} Job;
+
+static void run_chunk(void *ctx, int thread, int chunk) {
+  const Job *j = ctx;
+  size_t lo, hi;
+  cpu_chunk_bounds(j->by_cols ? j->n : j->m, ROW_BLOCK, j->nchunks, chunk, &lo, &hi);
+  if (hi <= lo) return;
+  int k = (int)j->k, n = (int)j->n;
+  if (j->kind == PLAN_GEMV)
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)(hi - lo), k, 1.0, j->a + lo * j->k, k, j->b, 1, 0.0, j->c + lo, 1);
+  else if (!j->by_cols)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(hi - lo), n, k, 1.0, j->a + lo * j->k, k, j->b, k, 0.0,
+                j->c + lo * j->n, n);
+  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->m, (int)(hi - lo), k, 1.0, j->a, k, j->b + lo * j->k,
+                k, 0.0, j->c + lo, n);
+}
+
+/* The largest power of two <= n (n >= 1), at most CPU_CHUNKS. */
+static int chunks_pow2(size_t n) {
+  int c = 1;
+  while (c < CPU_CHUNKS && (size_t)c * 2 <= n) c *= 2;
+  return c;
+}
+
+/* The chunks of j, from its sizes only. */
+static void plan_chunks(Job *j) {
+  j->by_cols = false;
+  j->nchunks = 1;
+  if (j->kind == PLAN_GEMV) {
+    if (j->m * j->k >= CPU_PAR_MIN) j->nchunks = chunks_pow2(j->m / GEMV_ROWS);
+    return;
+  }
+  if ((double)j->m * (double)j->n * (double)j->k < (double)GEMM_PAR_MIN) return;
+  j->by_cols = j->n > j->m;
+  j->nchunks = chunks_pow2((j->by_cols ? j->n : j->m) / GEMM_ROWS);
+}
+
+static bool fits_int(size_t n) { return n <= (size_t)INT_MAX; }
+
+/* The rows of the [[R]] a as one row-major buffer of a->len rows of k
+   elements: row 0's buffer when the rows are consecutive there, else a
+   copy; NULL when a row's length is not k or the copy cannot be made. */
+static const double *rows_of(const Array *a, size_t k) {
+  bool consecutive = true;
+  const double *r0 = NULL;
+  for (size_t i = 0; i < a->len; i++) {
+    const Array *r = a->v[i].u.a;
+    if (r->boxed || r->len != k) return NULL;
+    val_host(r);
+    if (i == 0) r0 = r->r;
+    else if ((uintptr_t)r->r != (uintptr_t)r0 + i * k * sizeof(double)) consecutive = false;
+  }
+  if (consecutive) return r0;
+  if (a->len > SIZE_MAX / sizeof(double) / k) return NULL;
+  double *flat = GC_MALLOC_ATOMIC(a->len * k * sizeof(double));
+  if (!flat) return NULL;
+  for (size_t i = 0; i < a->len; i++) memcpy(flat + i * k, a->v[i].u.a->r, k * sizeof(double));
+  return flat;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void one_thread(void) { openblas_set_num_threads(1); }
+
+bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, Value *out) {
+  const PlanMatrix *pm = t->note ? t->note->matrix : NULL;
+  if (!pm || !ex->kernel || ex->meter || ex->gpu || x->len == 0 || !x->boxed) return false;
+  Job j;
+  memset(&j, 0, sizeof j);
+  j.kind = pm->kind;
+  j.m = x->len;
+  /* the other operand: evaluated once, as every row would evaluate it */
+  Array *v = cpu_eval_array(ex, pm->other, frame);
+  if (pm->kind == PLAN_GEMV) {
+    if (v->boxed) return false;
+    j.k = v->len;
+    j.b = v->r;
+  } else {
+    if (!v->boxed || v->len == 0) return false;
+    j.n = v->len;
+    j.k = x->v[0].u.a->len;
+  }
+  if (j.k == 0 || !fits_int(j.m) || !fits_int(j.n) || !fits_int(j.k)) return false;
+  if (!(j.a = rows_of(x, j.k))) return false;
+  if (pm->kind == PLAN_GEMM && !(j.b = rows_of(v, j.k))) return false;
+  fe_poll_interrupt(t->span);
+  Array *r;
+  if (pm->kind == PLAN_GEMV) {
+    r = val_new_real_array(j.m, t->span);
+    j.c = r->r;
+  } else {
+    if (j.m > SIZE_MAX / sizeof(double) / j.n) return false;
+    Array *flat = val_new_real_array(j.m * j.n, t->span);
+    r = val_new_boxed_array(j.m, t->span);
+    for (size_t i = 0; i < j.m; i++) r->v[i] = val_array(val_view(flat, i * j.n, j.n));
+    j.c = flat->r;
+  }
+  pthread_once(&once, one_thread);
+  plan_chunks(&j);
+  cpu_parallel_chunks(cpu_exec_threads(ex), j.nchunks, run_chunk, &j, t->span);
+  products++;
+  *out = val_array(r);
+  return true;
+}
+
+#endif

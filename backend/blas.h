@@ -1,0 +1,36 @@
+/* blas.h: the matrix products that the execution plan recognized
+   (backend/plan/note.h: PlanMatrix), run with BLAS (OpenBLAS's
+   cblas_dgemv and cblas_dgemm) on the CPU.
+
+   The rows are passed to BLAS in place when they are consecutive views of
+   one buffer (an n-D load, a transpose, a matrix product's result), else
+   gathered into one buffer first. The work is cut into chunks of whole
+   64-row blocks that depend only on the matrices' sizes, and each chunk
+   is one single-threaded BLAS call on Una's threads (parallel.h), so the
+   bits do not depend on the number of threads; BLAS sums in its own
+   order, so they may differ in the last bits from the map as written
+   (docs/cpu.md). */
+#ifndef UNA_BLAS_H
+#define UNA_BLAS_H
+
+#include "exec.h"
+#include "value.h"
+#include "../frontend/ir/term.h"
+
+/* Whether this build calls BLAS (the GPU machine's static bundle does not:
+   its matrix products run as written). */
+bool cpu_blas_available(void);
+
+/* The map t, whose note is a matrix product, over the rows x (its
+   evaluated array) in frame, computed with BLAS into *out: true when it
+   was; false when the map must run as written instead: on the GPU, under
+   the cost meter or with the kernels off (exec.h), without BLAS, when
+   a dimension is 0, or when the lengths do not agree (the map as written
+   then raises map2's located error). */
+bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, Value *out);
+
+/* How many products cpu_blas_map has computed in this process (the tests
+   read it to see which path ran). */
+size_t cpu_blas_products(void);
+
+#endif
