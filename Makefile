@@ -8,7 +8,9 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -pthread \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -ldl -pthread
+# SLEEF (libsleef-dev), the vector math of sin, cos, tan and tanh
+# (backend/vmath.h): no pkg-config file is assumed
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lsleef -lm -ldl -pthread
 TEST_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 # Build flavours: the normal build in build/, the sanitizer build in build/asan.
@@ -24,10 +26,19 @@ endif
 # with dlopen at run time, as in every build. OpenBLAS is left out (linked
 # statically it would add some 25 MB to each binary): there the matrix
 # products run as written (backend/blas.h, UNA_NO_BLAS).
+# SLEEF is linked statically where its archive is installed; Debian ships
+# only the shared library, which the bundle then carries in build/gpu/lib/
+# (found through the binaries' run path, for build/gpu/ and build/gpu/bench/).
 ifeq ($(STATIC),1)
 B := build/gpu
 ALL_CFLAGS += -DUNA_NO_BLAS
-LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo -Wl,-Bdynamic -lm -ldl -lrt -pthread
+SLEEF_A  := $(shell $(CC) -print-file-name=libsleef.a)
+ifneq ($(SLEEF_A),libsleef.a)
+SLEEF_LIBS_STATIC := -lsleef
+else
+SLEEF_LIBS_DYN := -lsleef -Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN/../lib'
+endif
+LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo $(SLEEF_LIBS_STATIC) -Wl,-Bdynamic $(SLEEF_LIBS_DYN) -lm -ldl -lrt -pthread
 TEST_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic
 endif
 
@@ -147,12 +158,16 @@ GPU_BUNDLE = build/gpu/una build/gpu/check_una \
              $(if $(wildcard bench/gpu/una_gpu_bench.c),build/gpu/bench/una_gpu_bench)
 gpu-bundle: deps
 	@$(MAKE) --no-print-directory STATIC=1 B=build/gpu $(GPU_BUNDLE)
+	@rm -rf build/gpu/lib
+	@if [ "$$($(CC) -print-file-name=libsleef.a)" = libsleef.a ]; then \
+	  mkdir -p build/gpu/lib && cp -L "$$($(CC) -print-file-name=libsleef.so.3)" build/gpu/lib/libsleef.so.3; \
+	fi
 	@for f in $(GPU_BUNDLE); do \
-	  if ldd $$f | grep -v -E 'linux-vdso|ld-linux|/lib(c|m|dl|pthread|rt)\.so'; then \
-	    echo "gpu-bundle: $$f needs the shared libraries above (only glibc's may remain)" >&2; exit 1; \
+	  if ldd $$f | grep -v -E 'linux-vdso|ld-linux|/lib(c|m|dl|pthread|rt)\.so|build/gpu/(bench/\.\./)?lib/libsleef\.so'; then \
+	    echo "gpu-bundle: $$f needs the shared libraries above (only glibc's, and SLEEF's in build/gpu/lib, may remain)" >&2; exit 1; \
 	  fi; \
 	done
-	@echo "gpu-bundle: $(strip $(GPU_BUNDLE)) need only glibc"
+	@echo "gpu-bundle: $(strip $(GPU_BUNDLE)) need only glibc$$([ -d build/gpu/lib ] && echo ' and build/gpu/lib/libsleef.so.3')"
 
 # The whole suite built and run with AddressSanitizer and UBSan.
 asan: deps
@@ -174,6 +189,11 @@ bench-grad: deps
 # model refuses; so do the monoids' loops over blocks (lanes, a carry
 # combined into a block), whose trip counts it does not know.
 $(B)/backend/vmath.o $(B)/backend/kernel_run.o $(B)/backend/array_ops.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+# SLEEF's 4-lane functions (sin, cos, tan, tanh), called only where the
+# processor has AVX
+ifeq ($(shell uname -m),x86_64)
+$(B)/backend/vmath_avx.o: ALL_CFLAGS += -mavx
+endif
 
 # The hand-written C, twice (bench/cpu/README.md): c_grads.o, gcc -O2
 # single-threaded (the earlier baseline; the GPU benchmark takes the

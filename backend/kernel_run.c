@@ -179,11 +179,15 @@ static void exec_one(const CpuKernelRun *run, size_t n, double **p, const XInstr
   const double *b = in->b >= 0 ? p[in->b] : NULL;
   switch (in->op) {
   case X_FUSED: pair_fns[in->left][arith_index(in->inner)][arith_index(in->outer)](d, a, b, p[in->c]); break;
-  /* exp, log and sigmoid have vectorized block forms (vmath.h), bit for
-     bit the functions of their C column */
+  /* exp, log, sigmoid, sin, cos, tan and tanh have vectorized block
+     forms (vmath.h), bit for bit the functions of their C column */
   case PRIM_EXP: cpu_exp_block(d, a, B); break;
   case PRIM_LOG: cpu_log_block(d, a, B); break;
   case PRIM_SIGMOID: cpu_sigmoid_block(d, a, B); break;
+  case PRIM_SIN: cpu_sin_block(d, a, B); break;
+  case PRIM_COS: cpu_cos_block(d, a, B); break;
+  case PRIM_TAN: cpu_tan_block(d, a, B); break;
+  case PRIM_TANH: cpu_tanh_block(d, a, B); break;
   case K_SELECT: k_select(d, a, b, p[in->c]); break;
   case K_GATHER: gather_block(k, d, run->arr[in->a], b, n, in->dst); break;
   default:

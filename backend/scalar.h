@@ -8,7 +8,8 @@
    LANGUAGE.md section 5), b when b > a, and nan when either is nan (as
    NumPy's maximum; this also keeps reduce with max associative).
    sigmoid: 1/(1+exp(-x)) for x >= 0, exp(x)/(1+exp(x)) below (no overflow
-   to a needless 0 for large negative x). exp and log are vmath.h's;
+   to a needless 0 for large negative x). exp and log are vmath.h's, and
+   sin, cos, tan and tanh SLEEF's through it;
    lgamma, digamma and trigamma special.h's. Booleans in kernels are
    0.0/1.0. */
 #ifndef UNA_SCALAR_H

@@ -72,3 +72,57 @@ CPU_VECTOR_LOOP void cpu_sigmoid_block(double *restrict d, const double *restric
     for (int i = 0; i < n; i++)
       if (!cpu_exp_fast_ok(-fabs(a[i]))) d[i] = cpu_sigmoid(a[i]);
 }
+
+/* ---- sin, cos, tan, tanh: SLEEF's vector functions ----
+
+   4 lanes with AVX (vmath_avx.c, built with -mavx, called only where the
+   processor has AVX), else 2 with SSE2, the rest one at a time; all are
+   SLEEF's cinz functions, which give the same bits at every width. */
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+
+static bool have_avx, cpu_has_avx;
+
+__attribute__((constructor)) static void pick_width(void) {
+  __builtin_cpu_init();
+  have_avx = cpu_has_avx = __builtin_cpu_supports("avx");
+}
+
+bool cpu_vmath_use_avx(bool on) {
+  bool was = have_avx;
+  have_avx = on && cpu_has_avx;
+  return was;
+}
+
+/* d[i] = f(a[i]): the most elements that are a multiple of 4 by AVX (when
+   on), then pairs by SSE2, then the last one alone by ONE */
+#define SLEEF_BLOCK1(NAME, AVX, SSE2, ONE)                                                       \
+  void NAME(double *restrict d, const double *restrict a, int n) {                               \
+    int i = 0;                                                                                   \
+    if (have_avx) {                                                                              \
+      i = n & ~3;                                                                                \
+      AVX(d, a, i);                                                                              \
+    }                                                                                            \
+    for (; i + 2 <= n; i += 2) _mm_storeu_pd(d + i, SSE2(_mm_loadu_pd(a + i)));                  \
+    for (; i < n; i++) d[i] = ONE(a[i]);                                                         \
+  }
+SLEEF_BLOCK1(cpu_sin_block, cpu_sin_block_avx, Sleef_cinz_sind2_u10sse2, cpu_sin)
+SLEEF_BLOCK1(cpu_cos_block, cpu_cos_block_avx, Sleef_cinz_cosd2_u10sse2, cpu_cos)
+SLEEF_BLOCK1(cpu_tan_block, cpu_tan_block_avx, Sleef_cinz_tand2_u10sse2, cpu_tan)
+SLEEF_BLOCK1(cpu_tanh_block, cpu_tanh_block_avx, Sleef_cinz_tanhd2_u10sse2, cpu_tanh)
+
+#else /* one lane at a time */
+
+bool cpu_vmath_use_avx(bool on) { return false; }
+
+#define SLEEF_BLOCK1(NAME, ONE)                                                                  \
+  void NAME(double *restrict d, const double *restrict a, int n) {                               \
+    for (int i = 0; i < n; i++) d[i] = ONE(a[i]);                                                \
+  }
+SLEEF_BLOCK1(cpu_sin_block, cpu_sin)
+SLEEF_BLOCK1(cpu_cos_block, cpu_cos)
+SLEEF_BLOCK1(cpu_tan_block, cpu_tan)
+SLEEF_BLOCK1(cpu_tanh_block, cpu_tanh)
+
+#endif

@@ -1,5 +1,6 @@
 /* vmath.h: exp, log and sigmoid written so that a loop over a block
-   vectorizes, and the mark of such loops (CPU_VECTOR_LOOP)
+   vectorizes; sin, cos, tan and tanh from SLEEF, whose vector
+   functions the block loops call; and the mark of such loops (CPU_VECTOR_LOOP)
    (AVX2: four lanes, the tables read by gathers), with the same bits on
    every path: the block loops, the one-element kernel, the tree evaluator
    and the optimizer's constant folding all use these.
@@ -19,6 +20,7 @@
 #define UNA_VMATH_H
 
 #include <math.h>
+#include <sleef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -166,6 +168,49 @@ void cpu_exp_block(double *restrict d, const double *restrict a, int n);
 
 /* d[i] = cpu_sigmoid(a[i]) (scalar.h) for i < n. */
 void cpu_sigmoid_block(double *restrict d, const double *restrict a, int n);
+
+/* ---- sin, cos, tan, tanh: SLEEF ----
+
+   SLEEF's functions of 1 ulp (u10) in their "cinz" form (no FMA: the same
+   bits for every vector width, 1 lane, 2 with SSE2, 4 with AVX). The block
+   loops (vmath.c) run the widest the machine has; every other path runs
+   one element in the 2-lane function (about 1.25x faster than SLEEF's
+   1-lane C, and 1.3x (tanh) to 2.2x (sin, cos) slower than the C
+   library's, where the block loops are 2x to 2.4x (sin, cos, tan) and
+   1.5x (tanh) faster). Error at most about 0.74 ulp (sin, cos), 0.62
+   (tan) and 0.50 (tanh) over 2e6 arguments against long double (the C
+   library's: 0.52, 0.55 and 2.07). pow stays the C library's: SLEEF's is
+   no faster in blocks and several times slower alone, and exp and log
+   stay Una's own (bench/cpu/RESULTS.md). */
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#define CPU_SLEEF1(F, x) _mm_cvtsd_f64(Sleef_cinz_##F##d2_u10sse2(_mm_set1_pd(x)))
+#else
+#define CPU_SLEEF1(F, x) Sleef_cinz_##F##d1_u10purec(x)
+#endif
+static inline double cpu_sin(double x) { return CPU_SLEEF1(sin, x); }
+static inline double cpu_cos(double x) { return CPU_SLEEF1(cos, x); }
+static inline double cpu_tan(double x) { return CPU_SLEEF1(tan, x); }
+static inline double cpu_tanh(double x) { return CPU_SLEEF1(tanh, x); }
+
+/* d[i] = f(a[i]) for i < n, f = cpu_sin, cpu_cos, cpu_tan or cpu_tanh. */
+void cpu_sin_block(double *restrict d, const double *restrict a, int n);
+void cpu_cos_block(double *restrict d, const double *restrict a, int n);
+void cpu_tan_block(double *restrict d, const double *restrict a, int n);
+void cpu_tanh_block(double *restrict d, const double *restrict a, int n);
+
+/* The same with 4 lanes, for n a multiple of 4, on a processor with AVX
+   (vmath_avx.c; vmath.c's block loops call them). */
+void cpu_sin_block_avx(double *restrict d, const double *restrict a, int n);
+void cpu_cos_block_avx(double *restrict d, const double *restrict a, int n);
+void cpu_tan_block_avx(double *restrict d, const double *restrict a, int n);
+void cpu_tanh_block_avx(double *restrict d, const double *restrict a, int n);
+
+/* Whether the block loops use 4 lanes (AVX; the default where the
+   processor has it) or 2 (SSE2); returns the previous setting, and
+   ignores true where there is no AVX. For the tests: not thread-safe. */
+bool cpu_vmath_use_avx(bool on);
 
 /* ---- sigmoid ---- */
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # install-deps.sh: makes sure the build's libraries are present: Boehm GC,
-# GNU readline, OpenBLAS, Check and pkg-config, and a C++ compiler, from
+# GNU readline, OpenBLAS, Check, SLEEF and pkg-config, and a C++ compiler, from
 # Debian's packages. Does nothing when they are already installed.
 set -eu
 missing=""
@@ -12,6 +12,10 @@ have_pc readline || missing="$missing libreadline-dev"
 # pkg-config file): the matrix products (backend/blas.c)
 have_pc openblas || missing="$missing libopenblas-dev"
 have_pc check    || missing="$missing check"
+# SLEEF, the vector math of the CPU kernels: by its header (a pkg-config
+# file is not promised)
+have_header() { printf '#include <%s>\n' "$1" | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }
+have_header sleef.h || missing="$missing libsleef-dev"
 # a C++ compiler: make check runs the GPU kernels on the host (check-gpu-host)
 command -v "${UNA_HOST_CXX:-c++}" >/dev/null 2>&1 || missing="$missing g++"
 [ -z "$missing" ] && exit 0

@@ -1,7 +1,11 @@
 /* test_vmath.c: vmath.h's exp and log: accuracy against long double expl
    and logl over a million arguments each, the edges (overflow, underflow, subnormal results,
    infinities, nan, signed zeros) as libm gives them, and the block loops
-   giving the scalar function's bits in every lane, in range or not. */
+   giving the scalar function's bits in every lane, in range or not. Its
+   SLEEF functions (sin, cos, tan, tanh): within 1 ulp (SLEEF's bound; the
+   C library's are about 0.5, tanh's 2), C99's values at the edges, and
+   block loops of 4 (AVX) and 2 (SSE2) lanes giving the one-element
+   function's bits. */
 #include <check.h>
 #include <float.h>
 #include <math.h>
@@ -111,6 +115,62 @@ START_TEST(blocks_match_scalar) {
 }
 END_TEST
 
+/* The SLEEF functions against long double: over [-10, 10] and up to 1e6. */
+START_TEST(sleef_accuracy) {
+  double w[4] = {0};
+  for (long i = 0; i < 300000; i++) {
+    unsigned long long u = (unsigned long long)i * 6364136223846793005ULL + 1442695040888963407ULL;
+    double f = (double)(u >> 11) / 9007199254740992.0;
+    double x = i % 10 ? (f - 0.5) * 20 : (f - 0.5) * 2e6;
+    double e[4] = {ulps(cpu_sin(x), sinl(x)), ulps(cpu_cos(x), cosl(x)), ulps(cpu_tan(x), tanl(x)),
+                   ulps(cpu_tanh(x), tanhl(x))};
+    for (int k = 0; k < 4; k++)
+      if (e[k] > w[k]) w[k] = e[k];
+  }
+  ck_assert_msg(w[0] < 1 && w[1] < 1 && w[2] < 1 && w[3] < 1, "worst errors: sin %.3f cos %.3f tan %.3f tanh %.3f ulp",
+                w[0], w[1], w[2], w[3]);
+}
+END_TEST
+
+START_TEST(sleef_edges) {
+  ck_assert(cpu_sin(0.0) == 0 && !signbit(cpu_sin(0.0)) && signbit(cpu_sin(-0.0)) && cpu_cos(-0.0) == 1);
+  ck_assert(isnan(cpu_sin(INFINITY)) && isnan(cpu_cos(-INFINITY)) && isnan(cpu_tan(INFINITY)) && isnan(cpu_sin(NAN)));
+  ck_assert(cpu_tanh(INFINITY) == 1 && cpu_tanh(-INFINITY) == -1 && cpu_tanh(800) == 1 && signbit(cpu_tanh(-0.0)));
+  ck_assert(cpu_sin(1e-320) == 1e-320 && cpu_tanh(-1e-320) == -1e-320); /* subnormals, not flushed */
+  ck_assert(cpu_tan(0x1p-30) == 0x1p-30 && cpu_cos(0x1p-30) == 1);
+}
+END_TEST
+
+static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b)); }
+
+/* Every lane of the 4-lane, 2-lane and leftover loops, on arguments in
+   range, large and at the edges, gives the one-lane function's bits. */
+START_TEST(sleef_blocks_match_scalar) {
+  enum { N = 303 };
+  static double a[N], d[N];
+  static const double xs[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-320, -1e-320, 1e300, -1e300, 20, -20,
+                                 800, 1e22, 3.141592653589793, 2, 0.5, -8, 1e15};
+  int ne = (int)(sizeof xs / sizeof xs[0]);
+  for (int i = 0; i < N; i++) a[i] = i < ne ? xs[i] : i % 3 ? arg(i) / 70 : arg(i) * 1e3;
+  const int ns[] = {N, 256, 6, 3, 1};
+  for (int w = 0; w < 2; w++) {
+    bool was = cpu_vmath_use_avx(w == 0);
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+      int n = ns[k];
+      cpu_sin_block(d, a, n);
+      for (int i = 0; i < n; i++) ck_assert_msg(same_bits(d[i], cpu_sin(a[i])), "sin lane %d of %d (%g)", i, n, a[i]);
+      cpu_cos_block(d, a, n);
+      for (int i = 0; i < n; i++) ck_assert_msg(same_bits(d[i], cpu_cos(a[i])), "cos lane %d of %d (%g)", i, n, a[i]);
+      cpu_tan_block(d, a, n);
+      for (int i = 0; i < n; i++) ck_assert_msg(same_bits(d[i], cpu_tan(a[i])), "tan lane %d of %d (%g)", i, n, a[i]);
+      cpu_tanh_block(d, a, n);
+      for (int i = 0; i < n; i++) ck_assert_msg(same_bits(d[i], cpu_tanh(a[i])), "tanh lane %d of %d (%g)", i, n, a[i]);
+    }
+    cpu_vmath_use_avx(was);
+  }
+}
+END_TEST
+
 Suite *suite_vmath(void) {
   Suite *s = suite_create("vmath");
   TCase *tc = tcase_create("vmath");
@@ -118,6 +178,9 @@ Suite *suite_vmath(void) {
   tcase_add_test(tc, log_accuracy);
   tcase_add_test(tc, edges);
   tcase_add_test(tc, blocks_match_scalar);
+  tcase_add_test(tc, sleef_accuracy);
+  tcase_add_test(tc, sleef_edges);
+  tcase_add_test(tc, sleef_blocks_match_scalar);
   suite_add_tcase(s, tc);
   return s;
 }
