@@ -810,6 +810,26 @@ const CpuKernel *cpu_kernel_compile_step(const Term *lam) {
   return finish(&c, np, cond, nr, r);
 }
 
+const CpuKernel *cpu_kernel_compile_params(const Term *lam) {
+  if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > CPU_MAX_STATE || lam->nkids < 1) return NULL;
+  const Type *rt = lam->kids[0]->type;
+  if (!rt || rt->kind != TY_REAL || has_closure(lam->kids[0])) return NULL;
+  for (int i = 0; i < lam->nsyms; i++)
+    if (!lam->syms[i]->type || lam->syms[i]->type->kind != TY_REAL) return NULL;
+  Compiler c = {0};
+  GROW(c.ctx_nslots, c.nctx, c.capctx, int);
+  c.ctx_nslots[c.nctx++] = 0;
+  Ctx x = {0};
+  for (int i = 0; i < lam->nsyms; i++) {
+    pmap_put(&x.env, lam->syms[i], new_vreg(&c, VK_PARAM, 0));
+    pmap_put(&x.dep, lam->syms[i], 1);
+  }
+  depends(&x, lam->kids[0]);
+  int *r = NEW_ARRAY(int, 1);
+  if ((r[0] = compile(&c, &x, lam->kids[0])) < 0) return NULL;
+  return finish(&c, lam->nsyms, false, 1, r);
+}
+
 /* ---- the kernel of a lambda ---- */
 
 const CpuKernel *cpu_kernel_compile_guarded(const Term *lam) {
@@ -827,7 +847,7 @@ const CpuKernel *cpu_step_kernel_for(const Term *lam) {
   if (lam->note) return lam->note->step;
   FeTry t;
   if (fe_try(&t)) {
-    const CpuKernel *k = cpu_kernel_compile_step(lam);
+    const CpuKernel *k = lam->nsyms == 3 ? cpu_kernel_compile_params(lam) : cpu_kernel_compile_step(lam);
     fe_untry(&t);
     return k;
   }

@@ -187,7 +187,12 @@ enum { CPU_MAX_STATE = 16 };
 int cpu_state_width(const Type *t);
 const CpuKernel *cpu_kernel_compile_step(const Term *lam);
 void cpu_kernel_step(CpuKernelRun *run, const double *params, double *results);
-/* The step program of a loop's function lam: the one its plan compiled
+/* A lambda of up to CPU_MAX_STATE R parameters (map3's) whose body is an
+   R, compiled over them as cpu_kernel_step's params; NULL when it does
+   not qualify. */
+const CpuKernel *cpu_kernel_compile_params(const Term *lam);
+/* The step program of a loop's function lam, or of map3's lambda (three
+   parameters, cpu_kernel_compile_params): the one its plan compiled
    (plan/note.h), or, outside any plan, compiled now; NULL when none. */
 const CpuKernel *cpu_step_kernel_for(const Term *lam);
 

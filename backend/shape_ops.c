@@ -2,12 +2,17 @@
    transpose, concat, zip, unzip, map3, and stop_gradient of a value that
    is not an R (the value itself: it only matters to differentiation).
 
+   map3 of reals whose lambda is scalar runs its program (kernel.h:
+   cpu_kernel_compile_params) one element at a time; otherwise the tree
+   evaluator does.
+
    transpose of a [[R]] writes one buffer, block by block so that both
    sides stay in cache, and returns rows that are views into it: the
    result is contiguous, row after row. */
 #include "array_ops.h"
 #include "array_int.h"
 #include "cost_meter.h"
+#include "kernel.h"
 
 enum { TILE = 32 };
 
@@ -110,6 +115,19 @@ static Value op_map3(const Exec *ex, const Term *t, Value *frame) {
   size_t n = a[0]->len;
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);
+  CpuKernelRun run;
+  const CpuKernel *k = ex->kernel && !ex->meter && !out->boxed && !a[0]->boxed && !a[1]->boxed && !a[2]->boxed
+                           ? cpu_step_kernel_for(lam)
+                           : NULL;
+  if (k && cpu_kernel_bind(ex, k, frame, &run)) { /* compiled, element by element */
+    for (size_t i = 0; i < n; i++) {
+      if ((i & 4095) == 0) fe_poll_interrupt(t->span);
+      double p[3] = {a[0]->r[i], a[1]->r[i], a[2]->r[i]};
+      cpu_kernel_step(&run, p, &out->r[i]);
+    }
+    fe_poll_interrupt(t->span);
+    return val_array(out);
+  }
   for (size_t i = 0; i < n; i++) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
     for (int c = 0; c < 3; c++) frame[lam->syms[c]->slot] = val_array_get(a[c], i);

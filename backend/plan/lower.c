@@ -284,6 +284,11 @@ static void plan_builtin(Lowering *lw, Term *t) {
     return;
   }
   case PRIM_REDUCE_BY_INDEX: note_of(t)->in_place = fresh_array(t->kids[1]); return;
+  case PRIM_MAP3: { /* one element at a time, by a program over its three reals */
+    const CpuKernel *k = cpu_step_kernel_for(t->kids[0]);
+    note_of(t->kids[0])->step = k;
+    return;
+  }
   case PRIM_IOTA: add_kernel(lw, PK_IOTA, t); return;
   case PRIM_RAND: add_kernel(lw, PK_RAND, t); return;
   case PRIM_REPLICATE:
