@@ -744,25 +744,6 @@ static NOINLINE Term *check_let(Ck *c, const Term *t) {
   return r;
 }
 
-/* "(a, b)" */
-static const char *pattern_text(int n, const char *const *names) {
-  const char *s = "(";
-  for (int i = 0; i < n; i++) s = una_sprintf("%s%s%s", s, i ? ", " : "", names[i]);
-  return una_sprintf("%s)", s);
-}
-
-/* Checks that a value of type t can be split by a pattern of n names. */
-static void check_pattern(Span s, int n, const char *const *names, const Span *spans,
-                          const Type *t) {
-  for (int i = 1; i < n; i++)
-    for (int j = 0; j < i; j++)
-      if (strcmp(names[i], names[j]) == 0)
-        fe_error(spans ? spans[i] : s, "duplicate name '%s' in pattern", names[i]);
-  if (!t || t->kind != TY_TUPLE || t->n != n)
-    fe_error(s, "pattern %s needs a tuple of %d components, found %s", pattern_text(n, names), n,
-             tystr(t));
-}
-
 /* The pattern of a surface LETTUP: pats[0], or the tuple of its names. */
 static const Term *lettup_pattern(const Term *t) {
   if (t->pats && t->pats[0]) return t->pats[0];
@@ -1004,8 +985,6 @@ Def *fe_check_let(Env *env, const Item *it, Global ***globals) {
     bool flat = pb.nsteps == 1;
     if (!flat) body = pat_wrap(&pb, body, fe_term_kids(it->span, T_TUPLE, fe_ty_tuple(n, ts), n, vs));
     pat_pop(&c, &pb);
-  } else if (it->tuple_pattern) {
-    check_pattern(it->span, n, it->names, it->name_spans, body->type);
   }
   Global **gs = NEW_ARRAY(Global *, n > 0 ? n : 1);
   for (int i = 0; i < n; i++) {
