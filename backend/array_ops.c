@@ -167,7 +167,10 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   if (cpu_map2_of_scan(ex, t, frame, &r)) return r;
   Array *a, *b;
   map_args(ex, t, frame, &a, &b);
-  if (t->note && t->note->matrix && cpu_blas_map(ex, t, frame, a, &r)) return r;
+  if (t->note && t->note->matrix) {
+    if (cpu_blas_map(ex, t, frame, a, &r)) return r;
+    cpu_blas_as_written(ex, t, frame);
+  }
   return val_array(map_arrays(ex, t, frame, a, b));
 }
 

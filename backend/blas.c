@@ -4,8 +4,11 @@
    map's own array X is already evaluated. For the map `map (p. dot p v) X`
    the result is X v, one cblas_dgemv; for `map (p. map (q. dot p q) Y) X`
    it is X Y^T, one cblas_dgemm with Y transposed (Y's rows are the
-   columns of the product: the prelude's matmul passes transpose b, and
-   BLAS reads it transposed, so no transpose is computed here).
+   columns of the product). The prelude's matmul a b is that map over
+   `let bt = transpose b`: the plan leaves that let to the product, which
+   gives BLAS b itself (c = a b), so no transpose is computed at all; when
+   the map runs as written instead, cpu_blas_as_written computes the
+   let's transpose first.
 
    Anything the map as written would raise (a row of another length than
    the vector, map2's error) or that BLAS does not do the same way (an
@@ -49,6 +52,11 @@ static size_t products;
 
 size_t cpu_blas_products(void) { return products; }
 
+void cpu_blas_as_written(const Exec *ex, const Term *t, Value *frame) {
+  const PlanMatrix *pm = t->note->matrix;
+  if (pm->let) frame[pm->let->sym->slot] = ex->eval(ex, pm->let->kids[0], frame);
+}
+
 #ifdef UNA_NO_BLAS
 
 bool cpu_blas_available(void) { return false; }
@@ -67,6 +75,7 @@ typedef struct Job {
   const double *a, *b;
   double *c;
   size_t m, n, k;
+  bool b_kn; /* GEMM: b is k rows of n (c = a b), not n rows of k (c = a b^T) */
   bool by_cols;
   int nchunks;
 } Job;
@@ -80,11 +89,14 @@ static void run_chunk(void *ctx, int thread, int chunk) {
   if (j->kind == PLAN_GEMV)
     cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)(hi - lo), k, 1.0, j->a + lo * j->k, k, j->b, 1, 0.0, j->c + lo, 1);
   else if (!j->by_cols)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(hi - lo), n, k, 1.0, j->a + lo * j->k, k, j->b, k, 0.0,
-                j->c + lo * j->n, n);
-  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, j->b_kn ? CblasNoTrans : CblasTrans, (int)(hi - lo), n, k, 1.0,
+                j->a + lo * j->k, k, j->b, j->b_kn ? n : k, 0.0, j->c + lo * j->n, n);
+  else if (!j->b_kn)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->m, (int)(hi - lo), k, 1.0, j->a, k, j->b + lo * j->k,
                 k, 0.0, j->c + lo, n);
+  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->m, (int)(hi - lo), k, 1.0, j->a, k, j->b + lo, n,
+                0.0, j->c + lo, n);
 }
 
 /* The largest power of two <= n (n >= 1), at most CPU_CHUNKS. */
@@ -140,12 +152,20 @@ bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, V
   memset(&j, 0, sizeof j);
   j.kind = pm->kind;
   j.m = x->len;
-  /* the other operand: evaluated once, as every row would evaluate it */
-  Array *v = cpu_eval_array(ex, pm->other, frame);
+  /* the other operand: evaluated once, as every row would evaluate it (or,
+     for a let left to the product, the matrix it would transpose) */
+  Array *v = cpu_eval_array(ex, pm->let ? pm->untransposed : pm->other, frame);
   if (pm->kind == PLAN_GEMV) {
     if (v->boxed) return false;
     j.k = v->len;
     j.b = v->r;
+  } else if (pm->let) {
+    /* v is B, k rows of n: its transpose, n rows of k, is the map's Y */
+    if (!v->boxed || v->len == 0) return false;
+    j.b_kn = true;
+    j.k = v->len;
+    j.n = v->v[0].u.a->len;
+    if (j.n == 0 || x->v[0].u.a->len != j.k) return false;
   } else {
     if (!v->boxed || v->len == 0) return false;
     j.n = v->len;
@@ -153,7 +173,7 @@ bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, V
   }
   if (j.k == 0 || !fits_int(j.m) || !fits_int(j.n) || !fits_int(j.k)) return false;
   if (!(j.a = rows_of(x, j.k))) return false;
-  if (pm->kind == PLAN_GEMM && !(j.b = rows_of(v, j.k))) return false;
+  if (pm->kind == PLAN_GEMM && !(j.b = rows_of(v, j.b_kn ? j.n : j.k))) return false;
   fe_poll_interrupt(t->span);
   Array *r;
   if (pm->kind == PLAN_GEMV) {

@@ -29,6 +29,11 @@ bool cpu_blas_available(void);
    then raises map2's located error). */
 bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, Value *out);
 
+/* Before the map t, whose note is a matrix product, runs as written
+   (cpu_blas_map returned false): the let of a transpose that the plan left
+   to the product (note.h: PlanMatrix.let), evaluated into its slot. */
+void cpu_blas_as_written(const Exec *ex, const Term *t, Value *frame);
+
 /* How many products cpu_blas_map has computed in this process (the tests
    read it to see which path ran). */
 size_t cpu_blas_products(void);

@@ -121,6 +121,10 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
       ASSERT(t->global->value);
       return *t->global->value;
     case T_LET:
+      if (t->note && t->note->deferred) {
+        t = t->kids[1]; /* a matrix product's, computed by it (blas.h) */
+        continue;
+      }
       if (t->note && t->note->group && !ex->gpu) {
         const Term *rest = eval_siblings(ex, t, frame);
         if (!rest) return frame[t->sym->slot]; /* the chain's value, left there */

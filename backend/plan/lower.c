@@ -12,7 +12,8 @@
      enters their arguments and lambda bodies, which evaluation reaches
      too);
    - a map that computes a matrix-vector or matrix product is marked so
-     (matrix.c; the walk still enters it, for the map as written);
+     (matrix.c; the walk still enters it, for the map as written), and the
+     let of a transpose that such a product reads is left to it;
    - then, in a second walk (every lambda has its program by then), a let
      that starts a chain of sibling maps and reduces gets its group
      (backend/siblings.h), and a map2 that reads a scan (or two) is marked
@@ -232,6 +233,14 @@ static bool fresh_array(const Term *t) {
   }
 }
 
+/* Records m, the matrix product of the map t. */
+static void add_matrix(Lowering *lw, Term *t, PlanMatrix *m) {
+  if (m->inner) ptrmap_put(&lw->inner, m->inner, &mark);
+  m->id = lw->p->nmatrices;
+  PUSH(lw->p->matrices, lw->p->nmatrices, lw->capm, m);
+  note_of(t)->matrix = m;
+}
+
 /* The kernel of the array builtin t, if it qualifies. */
 static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
@@ -242,12 +251,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
       plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
     } else if ((!t->note || !t->note->matrix) && !ptrmap_get(&lw->inner, t)) {
       PlanMatrix *m = plan_matrix_of(t);
-      if (m) {
-        if (m->inner) ptrmap_put(&lw->inner, m->inner, &mark);
-        m->id = lw->p->nmatrices;
-        PUSH(lw->p->matrices, lw->p->nmatrices, lw->capm, m);
-        note_of(t)->matrix = m;
-      }
+      if (m) add_matrix(lw, t, m);
     }
     return;
   case PRIM_REDUCE:
@@ -332,6 +336,36 @@ static Def *lower_def(Lowering *lw, const Def *d) {
   return c;
 }
 
+/* How many times t reads x. */
+static int reads_of(const Term *t, const Sym *x) {
+  int n = 0;
+  while (t) {
+    if (t->kind == T_VAR && t->sym == x) n++;
+    if (t->nkids == 0) break;
+    for (int i = 0; i + 1 < t->nkids; i++) n += reads_of(t->kids[i], x);
+    t = t->kids[t->nkids - 1];
+  }
+  return n;
+}
+
+/* `let y = transpose B in map ... X` whose map is a matrix product that
+   reads y only as its Y, B and X variables (the prelude's matmul): the
+   product reads B as it is, and the transpose is computed only when the
+   map runs as written (note.h: PlanMatrix.let). */
+static void plan_deferred_let(Lowering *lw, Term *t) {
+  Term *rhs = t->kids[0], *map = t->kids[1];
+  if (rhs->kind != T_PRIM || rhs->prim != PRIM_TRANSPOSE || rhs->kids[0]->kind != T_VAR) return;
+  if (map->kind != T_PRIM || map->prim != PRIM_MAP || map->kids[1]->kind != T_VAR || map->note) return;
+  PlanMatrix *m = plan_matrix_of(map);
+  if (!m || m->kind != PLAN_GEMM || m->other->kind != T_VAR || m->other->sym != t->sym ||
+      reads_of(map, t->sym) != 1)
+    return;
+  m->let = t;
+  m->untransposed = rhs->kids[0];
+  add_matrix(lw, map, m);
+  note_of(t)->deferred = true;
+}
+
 /* A let of a map or map2 whose variable is never read: the optimizer keeps
    it only for the errors it may raise (map2's length check, an error in a
    leaf). It gets a kernel that computes nothing: its leaves are evaluated
@@ -347,7 +381,10 @@ static void walk(Lowering *lw, Term *t) {
   while (t) {
     fe_stack_check(t->span);
     switch (t->kind) {
-    case T_LET: plan_dead_let(lw, t); break;
+    case T_LET:
+      plan_dead_let(lw, t);
+      plan_deferred_let(lw, t);
+      break;
     case T_LAM: lam_kernel(t); break;
     case T_PRIM:
       if (fe_prims[t->prim].cls == P_ARRAY) plan_builtin(lw, t);

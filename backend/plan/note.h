@@ -35,6 +35,15 @@ typedef struct PlanMatrix {
                                 the body itself (not in a called Def), or
                                 NULL; the planner gives it no product of
                                 its own */
+  const struct Term *let;    /* GEMM: the let whose body is the map, as in
+                                the prelude's matmul, `let y = transpose B
+                                in map ... X`, when Y is y, read nowhere
+                                else, and B and X are variables; or NULL.
+                                Its right-hand side is not evaluated there
+                                (its note says deferred): BLAS reads B as it
+                                is, and the map as written evaluates it
+                                first (backend/blas.h) */
+  const struct Term *untransposed; /* B, with let */
 } PlanMatrix;
 
 /* The decisions about one node of the host program. */
@@ -56,6 +65,9 @@ typedef struct PlanNote {
                                          that nothing else reads, so it
                                          is updated in place */
   const PlanMatrix *matrix;           /* map T_PRIM: a matrix product */
+  bool deferred;                      /* T_LET: its right-hand side is left
+                                         to the matrix product of its body
+                                         (PlanMatrix.let) */
 } PlanNote;
 
 #endif

@@ -168,11 +168,15 @@ static void put_kernel(StrBuf *b, const PlanKernel *k) {
   sb_put(b, "\n");
 }
 
-static void put_matrix(StrBuf *b, const PlanMatrix *m) {
+static void put_matrix(StrBuf *b, Names *nm, const PlanMatrix *m) {
   if (m->kind == PLAN_GEMV)
     sb_printf(b, "b%d = matrix-vector product (cblas_dgemv), element i = dot L0[i] L1", m->id);
-  else
+  else if (!m->let)
     sb_printf(b, "b%d = matrix product (cblas_dgemm, L1 transposed), element (i, j) = dot L0[i] L1[j]", m->id);
+  else
+    sb_printf(b, "b%d = matrix product (cblas_dgemm), element (i, j) = dot L0[i] L1[j], L1 = %s computed only "
+                 "for the map as written (BLAS reads %s)",
+              m->id, fe_term_str(display(nm, m->let->kids[0])), fe_term_str(display(nm, m->untransposed)));
   sb_put(b, ": BLAS on the CPU; on the GPU and under :cost, the map as written\n");
 }
 
@@ -220,7 +224,7 @@ char *plan_str(const Plan *p) {
     sb_put(&b, "\n");
   }
   for (int i = 0; i < p->nkernels; i++) put_kernel(&b, p->kernels[i]);
-  for (int i = 0; i < p->nmatrices; i++) put_matrix(&b, p->matrices[i]);
+  for (int i = 0; i < p->nmatrices; i++) put_matrix(&b, &nm, p->matrices[i]);
   for (int i = 0; i < p->nfns; i++) {
     const Term *lam = display(&nm, p->fns[i]->lam);
     sb_printf(&b, "f%d = (", p->fns[i]->id);

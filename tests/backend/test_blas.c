@@ -66,6 +66,8 @@ START_TEST(agrees_with_the_map_as_written) {
   blas_vs_written("matmul M B", 300 * 300 * 0x1p-52);
   blas_vs_written("map (r. map (c. reduce (+) 0 (map2 (*) r c)) BT) M", 300 * 300 * 0x1p-52);
   blas_vs_written("map (r. matvec BT r) MT", 300 * 300 * 0x1p-52);
+  blas_vs_written("matmul (map (i. T[i]) (iota 130)) (transpose T)", 200 * 200 * 0x1p-52);
+  blas_vs_written("map (r. map (c. dot r c) T) (map (i. T[i]) (iota 130))", 200 * 200 * 0x1p-52);
   /* small integers: every sum is exact, on both paths */
   tl_run("let I = map (i. map (j. floor (10 * sin (i + 2 * j))) (iota 70)) (iota 90)\n"
          "let J = map (i. map (j. floor (10 * cos (i - j))) (iota 50)) (iota 70)\n"
@@ -94,7 +96,11 @@ END_TEST
 
 START_TEST(same_bits_with_any_number_of_threads) {
   tl_run(data);
-  static const char *const texts[] = {"matvec T V", "matmul M B", "matmul T (transpose T)", "matvec M X"};
+  /* chunks of rows, and of columns (more columns than rows), with B as it
+     is (matmul) and transposed (the map written with the rows of Y) */
+  static const char *const texts[] = {"matvec T V", "matmul M B", "matmul T (transpose T)", "matvec M X",
+                                      "matmul (map (i. T[i]) (iota 130)) (transpose T)",
+                                      "map (r. map (c. dot r c) T) (map (i. T[i]) (iota 130))"};
   for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
     Exec one = cpu_exec_default;
     one.threads = 1;

@@ -214,6 +214,18 @@ START_TEST(matrix_products_recognized) {
     ck_assert_msg(gemv == cases[i].gemv && gemm == cases[i].gemm, "%s: %d gemv, %d gemm\n%s", cases[i].text, gemv,
                   gemm, plan_str(p));
   }
+  /* matmul's let of transpose b is left to the product */
+  Plan *mp = plan_of_def(optimized("matmul [[1, 2]] [[3], [4]]"));
+  const Term *let = mp->defs[1]->body;
+  ck_assert(let->kind == T_LET && let->note && let->note->deferred);
+  ck_assert_ptr_eq(let->kids[1]->note->matrix, mp->matrices[0]);
+  ck_assert_ptr_eq(mp->matrices[0]->let, let);
+  /* not when the transposed matrix is read elsewhere too */
+  tl_run("def mmt (a: [[R]]) (b: [[R]]) = let bt = transpose b in map (r. map (c. dot r c) bt) (concat a bt)\n");
+  mp = plan_of_def(optimized("mmt [[1, 2]] [[3, 4], [5, 6]]"));
+  ck_assert_int_eq(mp->nmatrices, 1);
+  ck_assert_ptr_null(mp->matrices[0]->let);
+  ck_assert_str_eq(val_to_string(tl_ev("mmt [[1, 2]] [[3, 4], [5, 6]]")), "[[13, 16], [34, 42], [42, 52]]");
   /* the note is on the map, whose lambda is planned too (for the map as
      written); its values are those of the map */
   Plan *p = plan_of_def(optimized("inl [[1, 2], [3, 4]] [1, 10]"));
