@@ -559,14 +559,15 @@ static NOINLINE Term *check_prim(Ck *c, Span s, Prim p, const char *who, bool op
 
 /* ---- Gradients ---- */
 
-/* A type that has a gradient: R, and tuples and arrays of such types. */
+/* A type with a tangent: one with reals in it (LANGUAGE.md section 6:
+   B, [B] and tuples of them have an empty tangent type). */
 static bool differentiable(const Type *t) {
   switch (t->kind) {
   case TY_REAL: return true;
   case TY_TUPLE:
     for (int i = 0; i < t->n; i++)
-      if (!differentiable(t->elems[i])) return false;
-    return true;
+      if (differentiable(t->elems[i])) return true;
+    return false;
   case TY_ARRAY: return differentiable(t->elem);
   default: return false;
   }
@@ -589,21 +590,13 @@ static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, i
   Def *d = r.def;
   if (!is_real(d->ret))
     fe_error(t->span, "grad needs a function returning R; '%s' returns %s", name, tystr(d->ret));
-  for (int i = 0; i < d->nparams; i++) {
-    const Type *pt = d->params[i]->type;
-    if (!is_bool(pt) && !differentiable(pt))
-      fe_error(t->span,
-               "grad needs parameters of R, tuples and arrays of R, or B; parameter '%s' of '%s' "
-               "has type %s",
-               d->params[i]->name, name, tystr(pt));
-  }
   int *wrt = NEW_ARRAY(int, d->nparams > 0 ? d->nparams : 1);
   int nwrt = 0;
   if (t->nnames == 0) {
     for (int i = 0; i < d->nparams; i++)
-      if (!is_bool(d->params[i]->type)) wrt[nwrt++] = i;
+      if (differentiable(d->params[i]->type)) wrt[nwrt++] = i;
     if (nwrt == 0)
-      fe_error(t->span, "grad needs a function with a parameter of a type other than B; '%s' has none",
+      fe_error(t->span, "grad needs a function with a parameter that has reals in its type; '%s' has none",
                name);
   } else {
     if (t->nnames > d->nparams)
@@ -614,8 +607,9 @@ static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, i
       int i = 0;
       while (i < d->nparams && strcmp(d->params[i]->name, t->names[j]) != 0) i++;
       if (i == d->nparams) fe_error(s, "'%s' is not a parameter of '%s'", t->names[j], name);
-      if (is_bool(d->params[i]->type))
-        fe_error(s, "cannot differentiate with respect to '%s': it has type B", t->names[j]);
+      if (!differentiable(d->params[i]->type))
+        fe_error(s, "cannot differentiate with respect to '%s': its type %s has no reals", t->names[j],
+                 tystr(d->params[i]->type));
       for (int k = 0; k < nwrt; k++)
         if (wrt[k] == i) fe_error(s, "'%s' is named twice after wrt", t->names[j]);
       wrt[nwrt++] = i;

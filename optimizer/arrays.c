@@ -25,6 +25,8 @@
      length (map f A) -> length A,  length (map2 f A B) -> length A (safe),
      length (scanl/scanr f v A) -> length A + 1 (safe), with A a variable
      map (t. t.k) W, W = map/map2 (ps. (e1, ..., en)) As -> map/map2 (ps. ek) As
+     (map/map2/map3 (xs. e) As)[i]  -> let xs = As[i] in e   (one element, not all)
+     [e0, ..., en][k], k a count literal < n+1, the others safe -> ek
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
        the same over map/map2 (ps. ek) As, with t.k replaced by a scalar
    The last two fire when ek is a variable or a literal (no work is
@@ -238,6 +240,31 @@ static Term *rule_length(OptRw *c, Term *t) {
   }
 }
 
+static Term *rule_index(OptRw *c, Term *t) {
+  Term *r = opt_rw_resolve(c, t->kids[0]), *i = t->kids[1];
+  if (!trivial(i)) return t;
+  if (is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3)) {
+    /* a map bound elsewhere stays there: its arrays are read again, so
+       they must be variables (no work is duplicated) */
+    if (r != t->kids[0])
+      for (int k = 1; k < r->nkids; k++)
+        if (!trivial(r->kids[k])) return t;
+    Term *lam = fe_copy(r->kids[0]);
+    Term *body = lam->kids[0];
+    for (int k = lam->nsyms - 1; k >= 0; k--) {
+      Term *ix[2] = {r != t->kids[0] ? fe_copy(r->kids[1 + k]) : r->kids[1 + k], fe_copy(i)};
+      body = fe_mk_let(t->span, lam->syms[k], fe_mk_array_prim(t->span, PRIM_INDEX, 2, ix), body);
+    }
+    return body;
+  }
+  if (r->kind == T_ARRAY && i->kind == T_NUM && is_count_literal(i->num) && i->num < r->nkids) {
+    for (int k = 0; k < r->nkids; k++)
+      if (k != (int)i->num && !opt_rw_safe(c, r->kids[k])) return t;
+    return fe_copy(r->kids[(int)i->num]);
+  }
+  return t;
+}
+
 static Term *arrays_rule(OptRw *c, Term *t) {
   if (t->kind != T_PRIM) return t;
   switch (t->prim) {
@@ -250,6 +277,7 @@ static Term *arrays_rule(OptRw *c, Term *t) {
   case PRIM_SHIFT1R: return rule_shift(c, t);
   case PRIM_REPLICATE: return rule_replicate(c, t);
   case PRIM_LENGTH: return rule_length(c, t);
+  case PRIM_INDEX: return rule_index(c, t);
   default: return t;
   }
 }

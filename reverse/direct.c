@@ -566,7 +566,10 @@ static RevSyms *fvd_compute(RevDx *st, const Term *t) {
     case PRIM_SHIFT1R: return fvd_kids(st, t, 0);
     case PRIM_REPLICATE:
     case PRIM_SAVE: return rev_dx_fvd(st, t->kids[1]);
-    default: return &EMPTY_SET;
+    default:
+      /* a builtin this path does not cover (prims.def G_RULE): active
+         when its operands are, so that the dispatch raises */
+      return fe_prims[t->prim].grad == G_RULE ? fvd_kids(st, t, 0) : &EMPTY_SET;
     }
   default: return &EMPTY_SET;
   }
@@ -931,9 +934,8 @@ RevRes rev_dx_D(RevDx *st, const Term *e, RevCont Y, Sym **K, int nK) {
     case PRIM_REPLICATE: return rev_dx_replicate(st, e, Y, K, nK);
     case PRIM_SAVE: return rev_dx_save(st, e, Y, K, nK);
     default:
-      if (fe_prims[e->prim].grad == G_NONE) /* prims.def */
-        fe_error(e->span, "grad: %s is not supported under grad yet", fe_prims[e->prim].name);
-      UNREACHABLE();
+      /* prims.def: the language-2 builtins are the UNF path's only */
+      fe_error(e->span, "grad: the direct path does not cover %s (the UNF path does)", fe_prims[e->prim].name);
     }
   case T_CALL: fe_error(e->span, "grad: internal: the call of '%s' was not inlined", e->def->name);
   default: break;

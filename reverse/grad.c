@@ -91,26 +91,20 @@ static void no_nested_grad(const Term *t, Visited *v) {
 
 /* ---- parameter types ---- */
 
-/* What is wrong with a parameter type under grad, or NULL. */
+static bool has_kind(const Type *t, TypeKind k) {
+  if (t->kind == k) return true;
+  if (t->kind == TY_ARRAY) return has_kind(t->elem, k);
+  if (t->kind == TY_TUPLE)
+    for (int i = 0; i < t->n; i++)
+      if (has_kind(t->elems[i], k)) return true;
+  return false;
+}
+
+/* What is wrong with the type of a parameter named after wrt, or NULL. */
 static const char *param_problem(const Type *t) {
-  switch (t->kind) {
-  case TY_REAL:
-  case TY_BOOL: return NULL;
-  case TY_ARRAY:
-    if (t->elem->kind == TY_REAL) return NULL;
-    if (t->elem->kind == TY_TUPLE) return "arrays of tuples are";
-    if (t->elem->kind == TY_ARRAY) return "nested arrays are";
-    return "arrays of booleans are";
-  case TY_TUPLE:
-    for (int i = 0; i < t->n; i++) {
-      if (t->elems[i]->kind == TY_BOOL) return "tuples with boolean components are";
-      const char *p = param_problem(t->elems[i]);
-      if (p) return p;
-    }
-    return NULL;
-  case TY_FUN: break;
-  }
-  return "functions are";
+  if (has_kind(t, TY_FUN)) return "functions are";
+  if (has_kind(t, TY_BOOL) && has_kind(t, TY_REAL)) return "tuples with boolean components are";
+  return NULL;
 }
 
 /* ---- gradients ---- */
@@ -128,26 +122,34 @@ static Def *prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nct
   Visited v = {0};
   visit(&v, f);
   no_nested_grad(f->body, &v);
+  bool *named = NEW_ARRAY(bool, f->nparams > 0 ? f->nparams : 1);
+  for (int k = 0; k < nwrt; k++) {
+    ASSERT(wrt[k] >= 0 && wrt[k] < f->nparams);
+    named[wrt[k]] = true;
+  }
   for (int i = 0; i < f->nparams; i++) {
+    if (!named[i]) continue; /* a constant: any type */
     const char *p = param_problem(f->params[i]->type);
     if (p)
       fe_error(f->params[i]->span, "grad: %s not supported under grad yet (parameter '%s' has type %s)",
                p, f->params[i]->name, fe_type_str(f->params[i]->type));
   }
   Def *inl = fe_inline(f);
-  rev_check_supported(inl->body);
+  /* The context: the parameters named by wrt, in the order of the
+     parameters; the others are free in the body, so constants. */
   *ctx = NEW_ARRAY(Sym *, inl->nparams > 0 ? inl->nparams : 1);
   int *where = NEW_ARRAY(int, inl->nparams > 0 ? inl->nparams : 1);
   *nctx = 0;
   for (int i = 0; i < inl->nparams; i++) {
     where[i] = -1;
-    if (inl->params[i]->type->kind == TY_BOOL) continue;
+    if (!named[i] || inl->params[i]->type->kind == TY_BOOL) continue;
     where[i] = *nctx;
     (*ctx)[(*nctx)++] = inl->params[i];
   }
+  rev_check_supported(inl->body, *ctx, *nctx);
   *wrt_ctx = NEW_ARRAY(int, nwrt > 0 ? nwrt : 1);
   for (int k = 0; k < nwrt; k++) {
-    ASSERT(wrt[k] >= 0 && wrt[k] < inl->nparams && where[wrt[k]] >= 0);
+    ASSERT(where[wrt[k]] >= 0);
     (*wrt_ctx)[k] = where[wrt[k]];
   }
   return inl;

@@ -19,6 +19,6 @@ Term *rev_direct_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term
 
 /* Raises a located FeError at the first construct of body that cannot be
    differentiated (see reverse.h); both paths call it first. */
-void rev_check_supported(const Term *body);
+void rev_check_supported(const Term *body, Sym **ctx, int n);
 
 #endif

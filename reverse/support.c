@@ -1,12 +1,13 @@
 /* support.c: rev_check_supported, what reverse mode can differentiate
-   (paths.h). Under grad: scalars, tuples of them and arrays of R (arrays
-   of B as non-differentiable data); lambda parameters and accumulators of
-   R. Builtins whose row in prims.def says G_NONE (scans, shifts), arrays
-   of tuples, nested arrays, tuple accumulators and nested gradients are
-   located errors naming the construct. */
+   (paths.h). Every construct of the language is differentiable; what is
+   left is located errors for what has no cotangent type yet: an active
+   value (one that depends on the variables differentiated, unf/activity.h)
+   whose type mixes booleans and numbers in a tuple, and gradients of
+   functions that compute gradients. Inactive values may have any type:
+   they are constants. */
 #include "paths.h"
+#include "../unf/activity.h"
 
-/* True when t has a B somewhere (arrays and tuples included). */
 static bool has_bool(const Type *t) {
   switch (t->kind) {
   case TY_BOOL: return true;
@@ -31,75 +32,38 @@ static bool has_real(const Type *t) {
   }
 }
 
-/* Raises when a value of type t cannot appear under grad. */
+/* Raises when an active value of type t has no cotangent type yet. */
 static void check_type(Span s, const Type *t) {
-  switch (t->kind) {
-  case TY_ARRAY:
-    if (t->elem->kind == TY_TUPLE) fe_error(s, "grad: arrays of tuples are not supported under grad yet");
-    if (t->elem->kind == TY_ARRAY) fe_error(s, "grad: nested arrays are not supported under grad yet");
-    return;
-  case TY_TUPLE:
-    if (has_bool(t) && has_real(t))
-      fe_error(s, "grad: tuples mixing booleans and numbers are not supported under grad yet");
+  if (t->kind == TY_TUPLE && has_bool(t) && has_real(t))
+    fe_error(s, "grad: tuples mixing booleans and numbers are not supported under grad yet");
+  if (t->kind == TY_ARRAY) check_type(s, t->elem);
+  if (t->kind == TY_TUPLE)
     for (int i = 0; i < t->n; i++) check_type(s, t->elems[i]);
-    return;
-  default: return;
-  }
 }
 
-/* The lambda of map, map2, reduce or foldl: parameters of R. */
-static void check_lambda(const Term *t) {
-  const Term *lam = t->kids[0];
-  const char *who = fe_prims[t->prim].name;
-  bool fold = t->prim == PRIM_REDUCE || t->prim == PRIM_FOLDL;
-  ASSERT(lam->kind == T_LAM);
-  for (int i = 0; i < lam->nsyms; i++) {
-    const Type *pt = lam->syms[i]->type;
-    if (pt->kind == TY_REAL) continue;
-    bool acc = fold && i == 0;
-    if (pt->kind == TY_TUPLE && acc)
-      fe_error(t->span, "grad: a tuple accumulator in %s is not supported under grad yet", who);
-    if (acc)
-      fe_error(t->span, "grad: an accumulator of type %s in %s is not supported under grad yet",
-               fe_type_str(pt), who);
-    if (pt->kind == TY_TUPLE)
-      fe_error(t->span, "grad: arrays of tuples are not supported under grad yet");
-    if (pt->kind == TY_ARRAY) fe_error(t->span, "grad: nested arrays are not supported under grad yet");
-    fe_error(t->span, "grad: %s over arrays of %s is not supported under grad yet", who,
-             fe_type_str(pt));
-  }
-  const Type *bt = lam->kids[0]->type;
-  if (bt->kind != TY_REAL && !(bt->kind == TY_BOOL && !fold))
-    check_type(t->span, fe_ty_array(bt));
-}
-
-static void check(const Term *t) {
+/* The parameters of a lambda of an active combinator are active when its
+   operands are: checked as such (conservatively, all of them). */
+static void check(const UnfActivity *a, const Term *t, bool in_lambda) {
   while (t) {
     fe_stack_check(t->span);
-    if (t->type) check_type(t->span, t->type);
     switch (t->kind) {
-    case T_PRIM:
-      if (fe_prims[t->prim].grad == G_NONE) /* prims.def */
-        fe_error(t->span, "grad: %s is not supported under grad yet", fe_prims[t->prim].name);
-      switch (t->prim) {
-      case PRIM_MAP:
-      case PRIM_MAP2:
-      case PRIM_REDUCE:
-      case PRIM_FOLDL: check_lambda(t); break;
-      default: break;
-      }
-      break;
-    case T_GRAD:
-      fe_error(t->span, "grad of a function that itself computes a gradient is not supported yet");
-    case T_CALL:
-      fe_error(t->span, "grad: internal: the call of '%s' was not inlined", t->def->name);
+    case T_GRAD: fe_error(t->span, "grad of a function that itself computes a gradient is not supported yet");
+    case T_CALL: fe_error(t->span, "grad: internal: the call of '%s' was not inlined", t->def->name);
     case T_APP: fe_error(t->span, "grad: internal: an application in a source term");
     default: break;
     }
+    bool active = in_lambda || unf_term_active(a, t);
+    if (!active) return;
+    if (t->type && t->kind != T_LAM) check_type(t->span, t->type);
+    if (t->kind == T_LAM)
+      for (int i = 0; i < t->nsyms; i++) check_type(t->span, t->syms[i]->type);
     if (t->nkids == 0) return;
-    for (int i = 0; i + 1 < t->nkids; i++) check(t->kids[i]);
+    in_lambda |= t->kind == T_LAM;
+    for (int i = 0; i + 1 < t->nkids; i++) check(a, t->kids[i], in_lambda);
     t = t->kids[t->nkids - 1];
   }
 }
 
-void rev_check_supported(const Term *body) { check(body); }
+void rev_check_supported(const Term *body, Sym **ctx, int n) {
+  check(unf_activity(body, ctx, n), body, false);
+}

@@ -14,6 +14,8 @@
      J^T save       cot A += z
      J^T const, cst, comparisons, length, iota, rand: nothing. */
 #include "unf_jt.h"
+#include "jt_prim.h"
+#include "jt_util.h"
 #include "partials.h"
 #include "../frontend/ir/build.h"
 
@@ -38,9 +40,13 @@ static Term *cot_pop(RevCot *c) {
   return c->v[--c->len];
 }
 
-/* cot[i] += t (t of the entry's type, any term; NULL adds nothing). */
-static void cot_add(UnfTt *st, RevCot *c, Span s, const UnfEnv *env, int i, Term *t) {
-  if (!t) return;
+/* Whether entry i of the context in has no derivative. */
+static bool konst(const UnfCtx *in, int i) { return unf_ctx_at(in, i)->konst; }
+
+/* cot[i] += t (t of the entry's type, any term; NULL adds nothing); in is
+   the context of env: an entry without derivative gets nothing. */
+static void cot_add_in(UnfTt *st, RevCot *c, Span s, const UnfCtx *in, const UnfEnv *env, int i, Term *t) {
+  if (!t || konst(in, i)) return;
   ASSERT(i >= 0 && i < c->len);
   const char *name = cot_name(unf_tt_env_atom(env, i));
   if (!c->v[i])
@@ -49,6 +55,8 @@ static void cot_add(UnfTt *st, RevCot *c, Span s, const UnfEnv *env, int i, Term
     c->v[i] = unf_tt_atomize(st, s, name, fe_mk_gadd(s, unf_tt_use(c->v[i]), t));
 }
 
+#define cot_add(st, c, s, env, i, t) cot_add_in(st, c, s, u->in, env, i, t)
+
 /* z as a variable (the J^T builders want one). */
 static Term *as_var(UnfTt *st, Span s, Term *z) {
   return z->kind == T_VAR ? z : unf_tt_bind(st, s, "z", z);
@@ -56,29 +64,21 @@ static Term *as_var(UnfTt *st, Span s, Term *z) {
 
 static bool is_num(const Term *t, double v) { return t->kind == T_NUM && t->num == v; }
 
-/* Element j of the array z: reduce (+) 0 (map2 (i, y. if i == j then y else 0) (iota (length z)) z). */
+/* Element j of the array z: z[j]. */
 static Term *element(Span s, Term *z, int j) {
-  const Type *R = fe_ty_real();
-  Sym *xs[2] = {fe_mk_sym("i", R, s), fe_mk_sym("y", R, s)};
-  Term *pick = fe_mk_if(s, fe_mk_op2(s, PRIM_EQ, fe_mk_var(s, xs[0]), fe_mk_num(s, j)),
-                        fe_mk_var(s, xs[1]), fe_mk_num(s, 0));
-  Term *len = fe_mk_length(s, unf_tt_use(z));
-  Term *iota = fe_term_prim(s, fe_ty_array(R), PRIM_IOTA, 1, &len);
-  Term *m = fe_mk_map2(s, fe_mk_lam(s, 2, xs, pick), iota, unf_tt_use(z));
-  return fe_mk_reduce(s, fe_mk_oplam(s, PRIM_ADD), fe_mk_num(s, 0), m);
+  Term *k[2] = {unf_tt_use(z), fe_mk_num(s, j)};
+  return fe_mk_array_prim(s, PRIM_INDEX, 2, k);
 }
 
-/* The transpose Jacobian of a combinator or if: the cotangents of the
-   free variables of its lambda (or branches) and of its operands. */
-static void jt_combinator(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c, Term *z) {
-  Span s = u->span;
-  /* Free variables that get cotangents: distinct variables of ground type. */
+/* The free variables of u's lambdas (or branches) that get cotangents:
+   distinct variables of ground type with a derivative. */
+static int active_fv(const Unf *u, const UnfEnv *env, Sym ***fvp, int **fv_posp) {
   Sym **fv = NEW_ARRAY(Sym *, u->nfv > 0 ? u->nfv : 1);
   int *fv_pos = NEW_ARRAY(int, u->nfv > 0 ? u->nfv : 1);
   int nfv = 0;
   for (int i = 0; i < u->nfv; i++) {
     Term *a = unf_tt_env_atom(env, u->fv_pos[i]);
-    if (a->kind != T_VAR || !fe_type_is_ground(a->type)) continue;
+    if (a->kind != T_VAR || !fe_type_is_ground(a->type) || konst(u->in, u->fv_pos[i])) continue;
     bool dup = false;
     for (int k = 0; k < nfv && !dup; k++) dup = fv[k] == a->sym;
     if (dup) continue;
@@ -86,6 +86,69 @@ static void jt_combinator(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c,
     fv_pos[nfv] = u->fv_pos[i];
     nfv++;
   }
+  *fvp = fv;
+  *fv_posp = fv_pos;
+  return nfv;
+}
+
+/* Whether a value of type t has reals in it. */
+static bool has_reals(const Type *t) {
+  switch (t->kind) {
+  case TY_REAL: return true;
+  case TY_ARRAY: return has_reals(t->elem);
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++)
+      if (has_reals(t->elems[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* The transpose Jacobian of a generic prim node: its rule from the table
+   of reverse/jt_prim.c on the term rebuilt over the atoms. */
+static void jt_generic(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c, Term *z) {
+  Span s = u->span;
+  Sym **fv;
+  int *fv_pos;
+  int nfv = active_fv(u, env, &fv, &fv_pos);
+  const Term *t = u->term;
+  int base = unf_ctx_len(u->base);
+  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  Term **ops = NEW_ARRAY(Term *, u->n > 0 ? u->n : 1);
+  bool *active = NEW_ARRAY(bool, u->n > 0 ? u->n : 1);
+  for (int i = 0, k = 0; i < t->nkids; i++) {
+    if (t->kids[i]->kind == T_LAM) {
+      kids[i] = unf_tt_subst_fv(u, env, t->kids[i]);
+      continue;
+    }
+    ops[k] = unf_tt_env_atom(env, base + k);
+    active[k] = !konst(u->in, base + k) && has_reals(ops[k]->type);
+    kids[i] = unf_tt_use(ops[k]);
+    k++;
+  }
+  const RevUnfJt *uj = st->jt_ud;
+  RevJtPrim p = {{s, fv, nfv, uj->nabla, uj->ud}, fe_term_prim(s, t->type, t->prim, t->nkids, kids), ops, active,
+                 u->n, as_var(st, s, z)};
+  RevJtPrimRule rule = rev_jt_prim_rule(u->prim);
+  ASSERT(rule);
+  Term *r = rule(&p);
+  if (!r) return;
+  int ncomp = nfv;
+  for (int k = 0; k < u->n; k++) ncomp += active[k];
+  Term **parts = NEW_ARRAY(Term *, ncomp);
+  unf_tt_bind_parts(st, s, "g", r, ncomp, parts);
+  for (int k = 0; k < nfv; k++) cot_add(st, c, s, env, fv_pos[k], unf_tt_use(parts[k]));
+  for (int k = 0, m = nfv; k < u->n; k++)
+    if (active[k]) cot_add(st, c, s, env, base + k, unf_tt_use(parts[m++]));
+}
+
+/* The transpose Jacobian of a combinator or if: the cotangents of the
+   free variables of its lambda (or branches) and of its operands. */
+static void jt_combinator(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c, Term *z) {
+  Span s = u->span;
+  Sym **fv;
+  int *fv_pos;
+  int nfv = active_fv(u, env, &fv, &fv_pos);
   const RevUnfJt *uj = st->jt_ud;
   RevJt j = {s, fv, nfv, uj->nabla, uj->ud};
   Term *zv = as_var(st, s, z);
@@ -180,10 +243,13 @@ void rev_unf_jt_apply(UnfTt *st, const Unf *u, const UnfEnv *env, void *cot) {
   case U_REDUCE:
   case U_FOLDL:
   case U_IF: jt_combinator(st, u, env, c, z); return;
-  case U_REPLICATE:
-    cot_add(st, c, s, env, base + 1,
-            fe_mk_reduce(s, fe_mk_oplam(s, PRIM_ADD), fe_mk_num(s, 0), unf_tt_use(z)));
+  case U_PRIM: jt_generic(st, u, env, c, z); return;
+  case U_REPLICATE: {
+    Term *v = unf_tt_operand(u, env, 1);
+    Term *zero = v->type->kind == TY_REAL ? fe_mk_num(s, 0) : fe_mk_zero_like(s, v);
+    cot_add(st, c, s, env, base + 1, rev_jt_gsum(s, unf_tt_use(z), zero));
     return;
+  }
   case U_ARRAY:
     for (int i = 0; i < u->n; i++) cot_add(st, c, s, env, base + i, element(s, z, i));
     return;

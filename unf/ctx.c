@@ -48,8 +48,18 @@ const UnfCtx *unf_ctx_repush(const UnfCtx *below, const UnfCtx *e) {
   UnfCtx *n = node(below, e->kind);
   n->type = e->type;
   n->sym = e->sym;
+  n->konst = e->konst;
   n->from = e->from;
   n->to = e->to;
+  return n;
+}
+
+const UnfCtx *unf_ctx_name(const UnfCtx *c, Sym *sym) {
+  ASSERT(c && c->kind == UE_TYPE);
+  UnfCtx *n = node(c->prev, UE_TYPE);
+  n->type = c->type;
+  n->sym = sym;
+  n->konst = c->konst;
   return n;
 }
 

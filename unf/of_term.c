@@ -29,6 +29,7 @@
                               their operands, the primitive, proj
      &&, ||, load, globals, free constants: cst[G;e] (no derivative) */
 #include "unf.h"
+#include "activity.h"
 #include "../frontend/ir/subst.h"
 
 /* A map from Sym (by pointer) to its position in the context. */
@@ -79,6 +80,7 @@ typedef struct {
   Unf **steps;       /* the primitives generated so far, in order */
   int n, cap;
   PosMap pos;
+  const UnfActivity *act; /* what depends on the context */
 } Gen;
 
 static void emit(Gen *g, Unf *u) {
@@ -101,7 +103,7 @@ static void hide(Gen *g, Span s, int n2) {
 /* Names the top entry x (a let binding) and records its position. */
 static void bind_top(Gen *g, Sym *x) {
   ASSERT(fe_type_eq(g->cur->type, x->type));
-  g->cur = unf_ctx_push(g->cur->prev, x->type, x);
+  g->cur = unf_ctx_name(g->cur, x);
   pos_put(&g->pos, x, g->cur->len - 1);
   int i = g->n - 1; /* the step that computed the value: the last one but proj */
   while (i > 0 && g->steps[i]->kind == U_PROJ) i--;
@@ -112,17 +114,25 @@ static void bind_top(Gen *g, Sym *x) {
   }
 }
 
-/* The free variables of t1 and t2 (t2 may be NULL) that have a position
-   in the context, each once, in order of first occurrence. */
-static int free_in_ctx(Gen *g, const Term *t1, const Term *t2, Sym ***fv, int **fv_pos) {
-  Sym **a = NULL, **b = NULL;
-  int na = fe_free_vars(t1, &a);
-  int nb = t2 ? fe_free_vars(t2, &b) : 0;
-  *fv = NEW_ARRAY(Sym *, na + nb > 0 ? na + nb : 1);
-  *fv_pos = NEW_ARRAY(int, na + nb > 0 ? na + nb : 1);
+/* The free variables of ts[0..nts) that have a position in the context,
+   each once, in order of first occurrence. */
+static int free_in_ctx_of(Gen *g, const Term *const *ts, int nts, Sym ***fv, int **fv_pos) {
+  Sym **all = NULL;
+  int nall = 0;
+  for (int k = 0; k < nts; k++) {
+    Sym **a = NULL;
+    int na = fe_free_vars(ts[k], &a);
+    Sym **both = NEW_ARRAY(Sym *, nall + na > 0 ? nall + na : 1);
+    if (nall) memcpy(both, all, sizeof(Sym *) * (size_t)nall);
+    if (na) memcpy(both + nall, a, sizeof(Sym *) * (size_t)na);
+    all = both;
+    nall += na;
+  }
+  *fv = NEW_ARRAY(Sym *, nall > 0 ? nall : 1);
+  *fv_pos = NEW_ARRAY(int, nall > 0 ? nall : 1);
   int m = 0;
-  for (int i = 0; i < na + nb; i++) {
-    Sym *x = i < na ? a[i] : b[i - na];
+  for (int i = 0; i < nall; i++) {
+    Sym *x = all[i];
     int p = pos_get(&g->pos, x);
     if (p < 0) continue;
     bool seen = false;
@@ -133,6 +143,12 @@ static int free_in_ctx(Gen *g, const Term *t1, const Term *t2, Sym ***fv, int **
     m++;
   }
   return m;
+}
+
+/* The same for t1 and t2 (t2 may be NULL). */
+static int free_in_ctx(Gen *g, const Term *t1, const Term *t2, Sym ***fv, int **fv_pos) {
+  const Term *ts[2] = {t1, t2};
+  return free_in_ctx_of(g, ts, t2 ? 2 : 1, fv, fv_pos);
 }
 
 static void cst(Gen *g, const Term *t) {
@@ -158,7 +174,38 @@ static void combinator(Gen *g, const Term *t, UnfKind k) {
   hide(g, t->span, nops);
 }
 
-static void unf_prim(Gen *g, const Term *t) {
+/* prim[G; lambdas]: a builtin with its own J^T rule, its operands (the
+   kids that are not lambdas) first. */
+static void generic(Gen *g, const Term *t) {
+  int nops = 0, nlams = 0;
+  const Term **lams = NEW_ARRAY(const Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) {
+    if (t->kids[i]->kind == T_LAM) {
+      lams[nlams++] = t->kids[i];
+      continue;
+    }
+    unf_term(g, t->kids[i]);
+    nops++;
+  }
+  Sym **fv = NULL;
+  int *fv_pos = NULL;
+  int nfv = nlams ? free_in_ctx_of(g, lams, nlams, &fv, &fv_pos) : 0;
+  emit(g, unf_prim(t->span, g->cur, t, nops, nfv, fv, fv_pos));
+  hide(g, t->span, nops);
+}
+
+static bool is_R(const Type *t) { return t->kind == TY_REAL; }
+
+/* Whether the combinator t is in the paper's base language: its lambda
+   over reals, returning a real (map, map2, reduce, foldl of figure 9). */
+static bool paper_combinator(const Term *t) {
+  const Term *lam = t->kids[0];
+  for (int i = 0; i < lam->nsyms; i++)
+    if (!is_R(lam->syms[i]->type)) return false;
+  return is_R(lam->kids[0]->type);
+}
+
+static void unf_builtin(Gen *g, const Term *t) {
   Span s = t->span;
   switch (fe_prims[t->prim].cls) {
   case P_SCALAR1:
@@ -179,10 +226,16 @@ static void unf_prim(Gen *g, const Term *t) {
   case P_ARRAY: break;
   }
   switch (t->prim) {
-  case PRIM_MAP: combinator(g, t, U_MAP); return;
-  case PRIM_MAP2: combinator(g, t, U_MAP2); return;
-  case PRIM_REDUCE: combinator(g, t, U_REDUCE); return;
-  case PRIM_FOLDL: combinator(g, t, U_FOLDL); return;
+  case PRIM_MAP:
+  case PRIM_MAP2:
+  case PRIM_REDUCE:
+  case PRIM_FOLDL:
+    if (!paper_combinator(t)) {
+      generic(g, t);
+      return;
+    }
+    combinator(g, t, t->prim == PRIM_MAP ? U_MAP : t->prim == PRIM_MAP2 ? U_MAP2 : t->prim == PRIM_REDUCE ? U_REDUCE : U_FOLDL);
+    return;
   case PRIM_REPLICATE:
     operands(g, t, 0);
     emit(g, unf_replicate(s, g->cur));
@@ -205,7 +258,8 @@ static void unf_prim(Gen *g, const Term *t) {
     }
     if (fe_prims[t->prim].grad == G_NONE)
       fe_error(s, "grad: %s is not supported under grad yet", fe_prims[t->prim].name);
-    break;
+    generic(g, t);
+    return;
   }
   UNREACHABLE();
 }
@@ -218,7 +272,7 @@ static void unf_nonlet(Gen *g, const Term *t) {
   case T_BOOL: emit(g, unf_const(s, g->cur, t)); return;
   case T_VAR: {
     int p = pos_get(&g->pos, t->sym);
-    if (p >= 0)
+    if (p >= 0 && unf_sym_active(g->act, t->sym))
       emit(g, unf_var(s, g->cur, p));
     else
       cst(g, t);
@@ -253,7 +307,7 @@ static void unf_nonlet(Gen *g, const Term *t) {
     emit(g, unf_array(s, g->cur, t->nkids));
     hide(g, s, t->nkids);
     return;
-  case T_PRIM: unf_prim(g, t); return;
+  case T_PRIM: unf_builtin(g, t); return;
   case T_GRAD: fe_error(s, "grad of a function that itself computes a gradient is not supported yet");
   case T_CALL: fe_error(s, "grad: internal: the call of '%s' was not inlined", t->def->name);
   default: break;
@@ -266,6 +320,10 @@ static void unf_nonlet(Gen *g, const Term *t) {
    first once the final body is done. */
 static void unf_term(Gen *g, const Term *t) {
   fe_stack_check(t->span);
+  if (t->kind != T_VAR && t->kind != T_NUM && t->kind != T_BOOL && !unf_term_active(g->act, t)) {
+    cst(g, t); /* no derivative, whatever its type */
+    return;
+  }
   Span *spans = NULL;
   int *drops = NULL;
   int nlets = 0, cap = 0;
@@ -310,6 +368,7 @@ static void unf_term(Gen *g, const Term *t) {
 Unf *unf_of_term(Sym **ctx, int n, const Term *body) {
   Gen g = {0};
   g.cur = unf_ctx_of_syms(ctx, n);
+  g.act = unf_activity(body, ctx, n);
   for (int i = 0; i < n; i++) pos_put(&g.pos, ctx[i], i);
   unf_term(&g, body);
   ASSERT(g.cur->len == n + 1 && fe_type_eq(g.cur->type, body->type));

@@ -184,6 +184,20 @@ static void prim_str(StrBuf *b, const Unf *e) {
     lam_str(b, e->term);
     sb_put(b, "]");
     return;
+  case U_PRIM: {
+    bool lams = false;
+    for (int i = 0; i < e->term->nkids; i++) lams |= e->term->kids[i]->kind == T_LAM;
+    open_prim(b, fe_prims[e->prim].name, e->base, lams);
+    bool first = true;
+    for (int i = 0; i < e->term->nkids; i++) {
+      if (e->term->kids[i]->kind != T_LAM) continue;
+      if (!first) sb_put(b, ";");
+      first = false;
+      lam_str(b, e->term->kids[i]);
+    }
+    sb_put(b, "]");
+    return;
+  }
   case U_IF:
     open_prim(b, "if", e->base, true);
     sb_put(b, "then ");

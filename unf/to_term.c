@@ -202,6 +202,14 @@ static const UnfEnv *forward(UnfTt *st, const Unf *u, const UnfEnv *env) {
     v = unf_tt_bind(st, s, name, fe_term_kids(s, T_ARRAY, u->out->type, u->n, items));
     break;
   }
+  case U_PRIM: {
+    const Term *t = u->term;
+    Term **kids = NEW_ARRAY(Term *, t->nkids);
+    for (int i = 0, k = 0; i < t->nkids; i++)
+      kids[i] = t->kids[i]->kind == T_LAM ? unf_tt_subst_fv(u, env, t->kids[i]) : unf_tt_operand(u, env, k++);
+    v = unf_tt_bind(st, s, name, fe_term_prim(s, t->type, t->prim, t->nkids, kids));
+    break;
+  }
   case U_SAVE: {
     Term *args[2] = {fe_copy(u->term->kids[0]), unf_tt_operand(u, env, 0)};
     v = unf_tt_bind(st, s, name, fe_term_prim(s, u->term->type, PRIM_SAVE, 2, args));

@@ -40,6 +40,7 @@ static Unf *prim(UnfKind k, Span s, const UnfCtx *in, int nops, const Type *resu
   u->in = in;
   u->base = unf_ctx_prefix(in, unf_ctx_len(in) - nops);
   u->out = result ? unf_ctx_push(in, result, NULL) : NULL;
+  if (u->out && (k == U_CONST || k == U_CST || k == U_NDOP)) ((UnfCtx *)u->out)->konst = true;
   return u;
 }
 
@@ -60,6 +61,7 @@ Unf *unf_var(Span s, const UnfCtx *in, int i) {
   const UnfCtx *e = unf_ctx_at(in, i);
   ASSERT(e->kind == UE_TYPE);
   Unf *u = prim(U_VAR, s, in, 0, e->type);
+  ((UnfCtx *)u->out)->konst = e->konst;
   u->index = i;
   return u;
 }
@@ -201,6 +203,23 @@ Unf *unf_save(Span s, const UnfCtx *in, const Term *t) {
   ASSERT(fe_type_eq(top_type(in, 0), t->type));
   Unf *u = prim(U_SAVE, s, in, 1, t->type);
   u->term = t;
+  return u;
+}
+
+Unf *unf_prim(Span s, const UnfCtx *in, const Term *t, int n, int nfv, Sym **fv, int *fv_pos) {
+  ASSERT(t->kind == T_PRIM);
+  int k = n;
+  for (int i = 0; i < t->nkids; i++) {
+    if (t->kids[i]->kind == T_LAM) continue;
+    k--;
+    ASSERT(k >= 0 && fe_type_eq(top_type(in, k), t->kids[i]->type));
+  }
+  ASSERT(k == 0);
+  Unf *u = prim(U_PRIM, s, in, n, t->type);
+  u->prim = t->prim;
+  u->term = t;
+  u->n = n;
+  set_fv(u, nfv, fv, fv_pos);
   return u;
 }
 

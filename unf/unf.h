@@ -45,6 +45,8 @@ struct UnfCtx {
   UnfEntryKind kind;
   const Type *type;   /* UE_TYPE */
   Sym *sym;           /* UE_TYPE: the source variable, or NULL */
+  bool konst;         /* UE_TYPE: a value with no derivative (a constant,
+                         a cst, a comparison...): J^T adds nothing to it */
   const UnfCtx *from; /* UE_CONT, UE_LIN */
   const UnfCtx *to;   /* UE_LIN */
 };
@@ -57,6 +59,8 @@ const UnfCtx *unf_ctx_push(const UnfCtx *c, const Type *t, Sym *sym);
 const UnfCtx *unf_ctx_push_cont(const UnfCtx *c, const UnfCtx *from);
 /* c, (cot(from) -o cot(to)). */
 const UnfCtx *unf_ctx_push_lin(const UnfCtx *c, const UnfCtx *from, const UnfCtx *to);
+/* The top entry of c renamed sym (kind, type and konst kept). */
+const UnfCtx *unf_ctx_name(const UnfCtx *c, Sym *sym);
 /* c with its top entry e re-pushed on top of below (same kind, type,
    sym and references). */
 const UnfCtx *unf_ctx_repush(const UnfCtx *below, const UnfCtx *e);
@@ -93,7 +97,7 @@ struct Unf {
   int index;              /* VAR: position; PI: component; PROJ: |T2| */
   int n;                  /* operand count (OP NDOP PAIR ARRAY); PROJ: |T3| */
   Prim prim;              /* OP, NDOP */
-  const Term *term;       /* CONST CST MAP MAP2 REDUCE FOLDL IF SAVE NDOP */
+  const Term *term;       /* CONST CST MAP MAP2 REDUCE FOLDL IF SAVE NDOP PRIM */
   /* The free variables of term (lambda or branches or constant term) that
      have a position in the input context, and those positions. */
   int nfv;
@@ -128,6 +132,9 @@ Unf *unf_if(Span s, const UnfCtx *in, const Term *t, int nfv, Sym **fv, int *fv_
 Unf *unf_replicate(Span s, const UnfCtx *in);
 Unf *unf_array(Span s, const UnfCtx *in, int n);
 Unf *unf_save(Span s, const UnfCtx *in, const Term *t);
+/* prim[T; lambdas]: the builtin t (a PRIM term) over its n operands, the
+   kids of t that are not lambdas, on top of in; fv as for unf_cst. */
+Unf *unf_prim(Span s, const UnfCtx *in, const Term *t, int n, int nfv, Sym **fv, int *fv_pos);
 
 /* Sequential composition e1; ...; en (n >= 1), flattening nested
    sequences; each step's output must equal the next step's input. */

@@ -122,6 +122,8 @@ static Term *array_prim(Span s, Prim p, int n, Term **args) {
   return fe_term_prim(s, fe_prim_array_result(p, ts), p, n, args);
 }
 
+Term *fe_mk_array_prim(Span s, Prim p, int n, Term **args) { return array_prim(s, p, n, args); }
+
 Term *fe_mk_map(Span s, Term *lam, Term *a) {
   Term *k[2] = {lam, a};
   return array_prim(s, PRIM_MAP, 2, k);

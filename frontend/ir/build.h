@@ -45,6 +45,10 @@ Term *fe_mk_scanl(Span s, Term *lam, Term *v, Term *a);
 Term *fe_mk_scanr(Span s, Term *lam, Term *v, Term *a);
 Term *fe_mk_shift(Span s, Prim p /* PRIM_SHIFT1L or PRIM_SHIFT1R */, Term *a);
 Term *fe_mk_length(Span s, Term *a);
+/* Any builtin of prims.def's array class over args[0..n), typed by its
+   prim_type rule (index, slice, concat, zip, unzip, transpose, iota,
+   map3, reduce_by_index, loops...). */
+Term *fe_mk_array_prim(Span s, Prim p, int n, Term **args);
 Term *fe_mk_replicate(Span s, Term *n, Term *v);
 /* The builtin-monoid lambda (x, y. x OP y) for OP in + * max min, over R. */
 Term *fe_mk_oplam(Span s, Prim op);

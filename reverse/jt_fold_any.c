@@ -1,0 +1,207 @@
+/* jt_fold_any.c: the transpose Jacobians of the folds and scans over any
+   types (tuple and array accumulators; the reals-only reduce and foldl of
+   the paper are jt_reduce.c and jt_foldl.c), shared with the loops
+   (jt_loop.c). See jt_prim.h.
+
+   A left fold s_(i+1) = e[s_i/x, A_i/y] from s_0 = v, i < n, with the
+   cotangent z of s_n (and, for scanl, z_i of every s_i), runs backwards
+   over its saved states:
+     let S0 = shift1R (scanl (x, y. e) v A) in            -- s_0 .. s_(n-1)
+     let P  = zip S0 A in
+     let Cs = scanr (q, c. z_i +^ ∇_x <c, e>[q/(x, y)]) z_n P' in   -- c_0 .. c_n
+     let G  = map2 (q, c. ∇_(y, fv) <c, e>[q/(x, y)]) P (shift1L Cs) in
+     ( sums of G's fv components...,  Cs[0] (cot v),  map (t. t.0) G (cot A) )
+   where c_i is the cotangent of s_i: c_n = z_n, c_i = z_i + J_x(s_i,
+   A_i)^T c_(i+1) (z_i = 0 for a fold: P' = P; for scanl P' = zip P
+   (shift1R z)). Work: one vjp of the body per element and direction;
+   memory: the n states (loop-invariant values are free variables, not
+   states, so they are not copied). scanr is the mirror image (r_i =
+   e[A_i/x, r_(i+1)/y], the cotangents flow left to right with a scanl). */
+#include "jt_prim.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
+
+static Term *use(const Term *t) { return rev_jt_use(t); }
+static Term *var(Span s, Sym *x) { return fe_mk_var(s, x); }
+
+/* A chain of lets being built: wrap(body) nests them, first outermost. */
+typedef struct {
+  Sym *x[8];
+  Term *rhs[8];
+  int n;
+} Lets;
+
+static Sym *let(Lets *l, Span s, const char *name, Term *rhs) {
+  ASSERT(l->n < 8);
+  Sym *x = fe_mk_sym(name, rhs->type, s);
+  l->x[l->n] = x;
+  l->rhs[l->n++] = rhs;
+  return x;
+}
+
+static Term *wrap(Lets *l, Span s, Term *body) {
+  if (!body) return NULL;
+  for (int i = l->n - 1; i >= 0; i--) body = fe_mk_let(s, l->x[i], l->rhs[i], body);
+  return body;
+}
+
+static Term *prim(Span s, Prim p, int n, Term *a, Term *b, Term *c) {
+  Term *k[3] = {a, b, c};
+  return fe_mk_array_prim(s, p, n, k);
+}
+
+static Term *last(Span s, Term *a) {
+  Term *i = fe_mk_op2(s, PRIM_SUB, fe_mk_length(s, use(a)), fe_mk_num(s, 1));
+  return prim(s, PRIM_INDEX, 2, use(a), i, NULL);
+}
+
+/* The body of a lambda over q (a pair (u, w), or ((u, w), zi) with zs)
+   that binds u and w, and zi. */
+static Term *open_q(Span s, Sym *q, Sym *u, Sym *w, Sym *zi, Term *body) {
+  Sym *uw[2] = {u, w};
+  if (!zi) return fe_mk_lettup(s, 2, uw, var(s, q), body);
+  Sym *pr = fe_mk_sym("p", q->type->elems[0], s);
+  Sym *pz[2] = {pr, zi};
+  return fe_mk_lettup(s, 2, pz, var(s, q), fe_mk_lettup(s, 2, uw, var(s, pr), body));
+}
+
+/* The cotangents of a fold (see above) or, with flip, of scanr's mirror
+   image, in which the state is the lambda's second parameter.
+   lam: the body's lambda (state parameter `si`, element the other one);
+   states: the n states fed to the body, as an array term; a: the array;
+   want_a: whether A gets a cotangent; zn: the cotangent that starts the
+   backward sweep; zs: the extra cotangent of each state (scans), an array
+   aligned with `states`, or NULL.
+   Out: *cots (the array of the state cotangents, c_0..c_n for a fold),
+   *g (the array of vjp results for the element and fv, or NULL), its
+   component count in *ng. The lets go to l. */
+static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *states, Term *a,
+                  bool want_a, Term *zn, Term *zs, Sym **cots, Sym **g, int *ng) {
+  Span s = p->j.span;
+  int ei = 1 - si;
+  const Type *st = lam->syms[si]->type, *et = lam->syms[ei]->type;
+  Sym *pairs = let(l, s, "P", prim(s, PRIM_ZIP, 2, states, a, NULL));
+  Term *sweep_over = var(s, pairs);
+  if (zs) sweep_over = prim(s, PRIM_ZIP, 2, var(s, pairs), zs, NULL);
+
+  /* the backward (or, flipped, forward) sweep of the state cotangents */
+  RevJt jx = p->j;
+  jx.nfv = 0;
+  Sym *u = fe_mk_sym("s", st, s), *w = fe_mk_sym("a", et, s), *c = fe_mk_sym("c", st, s);
+  Sym *params[2];
+  params[si] = u;
+  params[ei] = w;
+  bool want_x[2];
+  want_x[si] = true;
+  want_x[ei] = false;
+  Term *dx = rev_jt_vjp(&jx, lam, params, want_x, var(s, c));
+  Sym *zi = zs ? fe_mk_sym("zi", st, s) : NULL;
+  if (zi) dx = fe_mk_gadd(s, var(s, zi), dx);
+  Sym *q = fe_mk_sym("q", sweep_over->type->elem, s);
+  Term *step = open_q(s, q, u, w, zi, dx);
+  Term *scan;
+  if (si == 0) { /* fold: scanr (q, c. ...) zn P', element first */
+    Sym *ps[2] = {q, c};
+    scan = fe_mk_scanr(s, fe_mk_lam(s, 2, ps, step), zn, sweep_over);
+  } else { /* scanr's mirror: scanl (c, q. ...) zn P', accumulator first */
+    Sym *ps[2] = {c, q};
+    scan = fe_mk_scanl(s, fe_mk_lam(s, 2, ps, step), zn, sweep_over);
+  }
+  *cots = let(l, s, "Cs", scan);
+
+  /* the element's and the free variables' cotangents, each state's
+     outgoing cotangent paired with its step */
+  bool want_g[2];
+  want_g[si] = false;
+  want_g[ei] = want_a;
+  *ng = rev_jt_vjp_count(&p->j, 2, want_g);
+  *g = NULL;
+  if (*ng == 0) return;
+  Sym *u2 = fe_mk_sym("s", st, s), *w2 = fe_mk_sym("a", et, s), *c2 = fe_mk_sym("c", st, s);
+  Sym *params2[2];
+  params2[si] = u2;
+  params2[ei] = w2;
+  Term *dg = rev_jt_vjp(&p->j, lam, params2, want_g, var(s, c2));
+  Sym *q2 = fe_mk_sym("q", pairs->type->elem, s);
+  Term *body = open_q(s, q2, u2, w2, NULL, dg);
+  /* step i's outgoing cotangent: c_(i+1) for a fold (shift1L), the
+     mirror's c_i (shift1R) */
+  Term *outgoing = fe_mk_shift(s, si == 0 ? PRIM_SHIFT1L : PRIM_SHIFT1R, var(s, *cots));
+  Sym *ps[2] = {q2, c2};
+  *g = let(l, s, "G", fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), var(s, pairs), outgoing));
+}
+
+/* The fold of lam (state first) from v over a (which gets a cotangent
+   when want_a), with the cotangent z of the last state and, for scanl,
+   zs of each of the first n states. Sets *cot_v, *cot_a (NULL: none) and
+   fvc; the lets go to l. */
+static void fold_cots(const RevJtPrim *p, Lets *l, const Term *lam, Term *v, Term *a, bool want_a,
+                      Term *zn, Term *zs, Term **cot_v, Term **cot_a, Term **fvc) {
+  Span s = p->j.span;
+  Term *states = fe_mk_shift(s, PRIM_SHIFT1R, fe_mk_scanl(s, fe_copy(lam), use(v), use(a)));
+  Sym *cots, *g;
+  int ng;
+  sweep(p, l, lam, 0, states, use(a), want_a, zn, zs, &cots, &g, &ng);
+  *cot_v = prim(s, PRIM_INDEX, 2, var(s, cots), fe_mk_num(s, 0), NULL);
+  *cot_a = want_a && g ? rev_jt_column(s, g, ng, 0) : NULL;
+  for (int k = 0; k < p->j.nfv; k++) fvc[k] = NULL;
+  if (g) rev_jt_prim_fv_sums(p, g, ng, want_a ? 1 : 0, fvc);
+  else
+    for (int k = 0; k < p->j.nfv; k++) fvc[k] = fe_mk_zero_like(s, var(s, p->j.fv[k]));
+}
+
+Term *rev_jt_fold_any(const RevJtPrim *p) {
+  Span s = p->j.span;
+  Lets l = {0};
+  Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
+  Term *opc[2] = {NULL, NULL};
+  fold_cots(p, &l, p->t->kids[0], p->ops[0], p->ops[1], p->active[1], use(p->z), NULL, &opc[0], &opc[1], fvc);
+  return wrap(&l, s, rev_jt_prim_result(p, fvc, opc));
+}
+
+Term *rev_jt_scanl(const RevJtPrim *p) {
+  Span s = p->j.span;
+  Lets l = {0};
+  Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
+  Term *opc[2] = {NULL, NULL};
+  Term *zs = fe_mk_shift(s, PRIM_SHIFT1R, use(p->z));
+  fold_cots(p, &l, p->t->kids[0], p->ops[0], p->ops[1], p->active[1], last(s, p->z), zs, &opc[0], &opc[1],
+            fvc);
+  return wrap(&l, s, rev_jt_prim_result(p, fvc, opc));
+}
+
+/* scanr (x, y. e) v A: r_n = v, r_i = e[A_i/x, r_(i+1)/y], result
+   r_0 .. r_n; d_0 = z_0 and d_(i+1) = z_(i+1) + J_y(A_i, r_(i+1))^T d_i
+   (a scanl), cot v = d_n, cot A_i = J_x(A_i, r_(i+1))^T d_i. */
+Term *rev_jt_scanr(const RevJtPrim *p) {
+  Span s = p->j.span;
+  Lets l = {0};
+  const Term *lam = p->t->kids[0];
+  Term *v = p->ops[0], *a = p->ops[1];
+  Term *states = fe_mk_shift(s, PRIM_SHIFT1L, fe_mk_scanr(s, fe_copy(lam), use(v), use(a)));
+  Term *z0 = prim(s, PRIM_INDEX, 2, use(p->z), fe_mk_num(s, 0), NULL);
+  Term *zs = fe_mk_shift(s, PRIM_SHIFT1L, use(p->z));
+  /* sweep pairs (state, element) by zip states A; the mirror wants
+     (A_i, r_(i+1)), so the lambda's parameter 1 is the state */
+  Sym *cots, *g;
+  int ng;
+  sweep(p, &l, lam, 1, states, use(a), p->active[1], z0, zs, &cots, &g, &ng);
+  Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
+  Term *opc[2] = {last(s, fe_mk_var(s, cots)), NULL};
+  if (g && p->active[1]) opc[1] = rev_jt_column(s, g, ng, 0);
+  if (g) rev_jt_prim_fv_sums(p, g, ng, p->active[1] ? 1 : 0, fvc);
+  else
+    for (int k = 0; k < p->j.nfv; k++) fvc[k] = fe_mk_zero_like(s, var(s, p->j.fv[k]));
+  return wrap(&l, s, rev_jt_prim_result(p, fvc, opc));
+}
+
+Term *rev_jt_fold_loop(const RevJtPrim *p, const Term *lam, Term *idx) {
+  Span s = p->j.span;
+  Lets l = {0};
+  Sym *ix = let(&l, s, "I", idx);
+  Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
+  Term **opc = NEW_ARRAY(Term *, p->nops);
+  Term *cot_a;
+  fold_cots(p, &l, lam, p->ops[0], var(s, ix), false, use(p->z), NULL, &opc[0], &cot_a, fvc);
+  return wrap(&l, s, rev_jt_prim_result(p, fvc, opc));
+}

@@ -1,0 +1,85 @@
+/* jt_prim.h: the transpose Jacobians of the builtins that the UNF path
+   carries as generic prim nodes (unf_kinds.def's PRIM): one rule per
+   builtin, in a table (reverse/jt_prim.c), written in the files named
+   after their constructs:
+     jt_index.c     index, slice, reduce_by_index
+     jt_shape.c     transpose, concat, zip, unzip, shift1L, shift1R
+     jt_map_any.c   map, map2, map3 over any element types
+     jt_fold_any.c  reduce, foldl, scanl, scanr over any types
+     jt_loop.c      loop ... for, loop ... while
+   Every rule is an ordinary Una term built from builtins of the language
+   (the reverse of indexing is a reduce_by_index, a loop's saved states are
+   a scanl), so printed gradients re-parse and run on every backend.
+
+   The convention of jt.h holds: the result is ONE term with the
+   cotangents of the active free variables of the lambdas first (j->fv),
+   then those of the active operands in order (ops[k] with active[k]);
+   one component: that term itself; none: NULL. */
+#ifndef UNA_JT_PRIM_H
+#define UNA_JT_PRIM_H
+
+#include "jt.h"
+
+typedef struct RevJtPrim {
+  RevJt j;            /* span, the active free variables, ∇ */
+  const Term *t;      /* the primal PRIM term over atoms: lambdas with
+                         their free variables substituted, operands atoms */
+  Term **ops;         /* the operands (the kids that are not lambdas), atoms */
+  const bool *active; /* which operands get a cotangent */
+  int nops;
+  Term *z;            /* the cotangent of the result, a variable */
+} RevJtPrim;
+
+/* The rule of builtin p, or NULL when it has none. */
+typedef Term *(*RevJtPrimRule)(const RevJtPrim *p);
+RevJtPrimRule rev_jt_prim_rule(Prim p);
+
+/* The rules, one per construct file. */
+Term *rev_jt_index(const RevJtPrim *p);
+Term *rev_jt_slice(const RevJtPrim *p);
+Term *rev_jt_reduce_by_index(const RevJtPrim *p);
+Term *rev_jt_transpose(const RevJtPrim *p);
+Term *rev_jt_concat(const RevJtPrim *p);
+Term *rev_jt_zip(const RevJtPrim *p);
+Term *rev_jt_unzip(const RevJtPrim *p);
+Term *rev_jt_shift(const RevJtPrim *p);
+Term *rev_jt_map_any(const RevJtPrim *p);
+Term *rev_jt_fold_any(const RevJtPrim *p);
+Term *rev_jt_scanl(const RevJtPrim *p);
+Term *rev_jt_scanr(const RevJtPrim *p);
+Term *rev_jt_loop_for(const RevJtPrim *p);
+Term *rev_jt_loop_while(const RevJtPrim *p);
+
+/* The fold of a loop (jt_fold_any.c): lam (x, i. e) run from ops[0] over
+   the index array idx (a term; no cotangent); the other operands get
+   zero. */
+Term *rev_jt_fold_loop(const RevJtPrim *p, const Term *lam, Term *idx);
+
+/* ---- shared by the rules ---- */
+
+/* The vector-Jacobian product of a lambda body: with the body e of lam
+   read with its parameters renamed params[0..n) and c a variable of e's
+   type (the cotangent, a constant here), ∇ <c, e> with respect to the
+   params[k] with want[k] (want NULL: all), then j->fv: a term of
+   rev_jt_vjp_count components (a tuple, or the single one), NULL when
+   there are none. */
+Term *rev_jt_vjp(const RevJt *j, const Term *lam, Sym **params, const bool *want, Term *c);
+int rev_jt_vjp_count(const RevJt *j, int n, const bool *want);
+
+/* The result of a rule from its parts: fv cotangents fvc[0..j->nfv)
+   (entries may not be NULL) and the operand cotangents opc[k] of the
+   active operands (NULL: zero, built like ops[k]). */
+Term *rev_jt_prim_result(const RevJtPrim *p, Term **fvc, Term **opc);
+
+/* For the cotangents of the free variables from an array W of vjp
+   results whose components first.. are theirs: fvc[k] = the sum of
+   component first + k over W (fvc needs room for j->nfv). */
+void rev_jt_prim_fv_sums(const RevJtPrim *p, Sym *w, int ncomp, int first, Term **fvc);
+
+/* map (t. pick(t, i)) w: component i of each element of w. */
+Term *rev_jt_column(Span s, Sym *w, int ncomp, int i);
+
+/* A fresh use of the atom t (a variable or a constant). */
+Term *rev_jt_use(const Term *t);
+
+#endif

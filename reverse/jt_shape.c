@@ -1,0 +1,64 @@
+/* jt_shape.c: the transpose Jacobians of the builtins that move elements
+   without computing (see jt_prim.h):
+     transpose M   cot M += transpose z
+     concat A B    cot A += z[:length A], cot B += z[length A:]
+     zip A B       (cot A, cot B) += unzip z
+     unzip P       cot P += zip z.0 z.1
+     shift1L A     cot A += concat 0_(A[:length A - length z]) z
+     shift1R A     cot A += concat z 0_(A[length z:])
+   (the shifts drop one element, none of the empty array). */
+#include <math.h>
+
+#include "jt_prim.h"
+#include "../frontend/ir/build.h"
+
+static Term *use(const Term *t) { return rev_jt_use(t); }
+
+static Term *prim(Span s, Prim p, int n, Term *a, Term *b, Term *c) {
+  Term *k[3] = {a, b, c};
+  return fe_mk_array_prim(s, p, n, k);
+}
+
+static Term *inf(Span s) { return fe_mk_num(s, INFINITY); }
+
+Term *rev_jt_transpose(const RevJtPrim *p) {
+  Term *opc[1] = {prim(p->j.span, PRIM_TRANSPOSE, 1, use(p->z), NULL, NULL)};
+  return rev_jt_prim_result(p, NULL, opc);
+}
+
+Term *rev_jt_concat(const RevJtPrim *p) {
+  Span s = p->j.span;
+  Term *opc[2] = {NULL, NULL};
+  if (p->active[0])
+    opc[0] = prim(s, PRIM_SLICE, 3, use(p->z), fe_mk_num(s, 0), fe_mk_length(s, use(p->ops[0])));
+  if (p->active[1]) opc[1] = prim(s, PRIM_SLICE, 3, use(p->z), fe_mk_length(s, use(p->ops[0])), inf(s));
+  return rev_jt_prim_result(p, NULL, opc);
+}
+
+Term *rev_jt_zip(const RevJtPrim *p) {
+  Span s = p->j.span;
+  Term *opc[2];
+  for (int k = 0; k < 2; k++) opc[k] = fe_mk_proj(s, prim(s, PRIM_UNZIP, 1, use(p->z), NULL, NULL), k);
+  return rev_jt_prim_result(p, NULL, opc);
+}
+
+Term *rev_jt_unzip(const RevJtPrim *p) {
+  Span s = p->j.span;
+  Term *opc[1] = {prim(s, PRIM_ZIP, 2, fe_mk_proj(s, use(p->z), 0), fe_mk_proj(s, use(p->z), 1), NULL)};
+  return rev_jt_prim_result(p, NULL, opc);
+}
+
+Term *rev_jt_shift(const RevJtPrim *p) {
+  Span s = p->j.span;
+  Term *a = p->ops[0], *z = p->z;
+  Term *opc[1];
+  if (p->t->prim == PRIM_SHIFT1L) {
+    Term *drop = fe_mk_op2(s, PRIM_SUB, fe_mk_length(s, use(a)), fe_mk_length(s, use(z)));
+    Term *head = fe_mk_zero_like(s, prim(s, PRIM_SLICE, 3, use(a), fe_mk_num(s, 0), drop));
+    opc[0] = prim(s, PRIM_CONCAT, 2, head, use(z), NULL);
+  } else {
+    Term *tail = fe_mk_zero_like(s, prim(s, PRIM_SLICE, 3, use(a), fe_mk_length(s, use(z)), inf(s)));
+    opc[0] = prim(s, PRIM_CONCAT, 2, use(z), tail, NULL);
+  }
+  return rev_jt_prim_result(p, NULL, opc);
+}
