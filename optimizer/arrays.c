@@ -27,6 +27,8 @@
      map (t. t.k) W, W = map/map2 (ps. (e1, ..., en)) As -> map/map2 (ps. ek) As
      (map/map2/map3 (xs. e) As)[i]  -> let xs = As[i] in e   (one element, not all)
      [e0, ..., en][k], k a count literal < n+1, the others safe -> ek
+     reduce_by_index (reduce_by_index D (+) 0 I V1) (+) 0 I V2, I a variable
+       -> reduce_by_index D (+) 0 I (map2 (+) V1 V2)   (one scatter, not two)
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
        the same over map/map2 (ps. ek) As, with t.k replaced by a scalar
    The last two fire when ek is a variable or a literal (no work is
@@ -83,20 +85,44 @@ static Term *replace_proj(const Term *t, const Sym *x, int k, Sym *y) {
   return opt_with_kids(t, kids);
 }
 
-/* When the array w is map/map2 (ps. (e1, ..., en)) As under the
-   conditions of the header, the array map/map2 (ps. ek) As; else NULL. */
+/* The tuple at the end of the let chain t, or NULL. */
+static const Term *chain_tail(const Term *t) {
+  while (t->kind == T_LET || t->kind == T_LETTUP) t = t->kids[1];
+  return t->kind == T_TUPLE ? t : NULL;
+}
+
+/* The let chain t with its tuple replaced by component k. */
+static Term *chain_pick(Term *t, int k) {
+  if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], chain_pick(t->kids[1], k));
+  if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], chain_pick(t->kids[1], k));
+  return t->kids[k];
+}
+
+/* Nodes in t, up to limit. */
+static int size_upto(const Term *t, int limit) {
+  int n = 1;
+  for (int i = 0; i < t->nkids && n <= limit; i++) n += size_upto(t->kids[i], limit - n);
+  return n;
+}
+
+/* When the array w is map/map2 (ps. lets in (e1, ..., en)) As under the
+   conditions of the header, the array map/map2 (ps. lets in ek) As; else
+   NULL. A short let chain (a vector-Jacobian product's gathers and
+   products) may be recomputed for each component read. */
 static Term *project_array(OptRw *c, Term *w, int k) {
   Term *r = opt_rw_resolve(c, w);
   if (!(is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2))) return NULL;
   Term *lam = r->kids[0];
-  if (lam->kids[0]->kind != T_TUPLE) return NULL;
+  const Term *tail = chain_tail(lam->kids[0]);
+  if (!tail) return NULL;
   bool inline_w = w->kind != T_VAR;
   bool once = inline_w || (opt_rw_uses(c, w->sym) == 1 && opt_rw_same_depth(c, w->sym));
-  if (!once && !trivial(lam->kids[0]->kids[k])) return NULL;
+  bool cheap = tail == lam->kids[0] ? trivial(tail->kids[k]) : size_upto(lam->kids[0], 33) <= 32;
+  if (!once && !cheap) return NULL;
   for (int i = 1; i < r->nkids; i++)
     if (!inline_w && r->kids[i]->kind != T_VAR) return NULL;
   Term *nl = fe_copy(lam);
-  nl = relam(nl, nl->kids[0]->kids[k]);
+  nl = relam(nl, chain_pick(nl->kids[0], k));
   if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, r->kids[1]);
   return fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]);
 }
@@ -265,6 +291,24 @@ static Term *rule_index(OptRw *c, Term *t) {
   return t;
 }
 
+static bool is_plus_rbi(const Term *t) {
+  if (!is_prim(t, PRIM_REDUCE_BY_INDEX) || !opt_is_num(t->kids[2], 0)) return false;
+  const Term *lam = t->kids[0], *b = lam->kids[0];
+  return lam->nsyms == 2 && is_prim(b, PRIM_ADD) && b->kids[0]->kind == T_VAR && b->kids[1]->kind == T_VAR &&
+         b->kids[0]->sym != b->kids[1]->sym && t->type->elem->kind == TY_REAL;
+}
+
+static Term *rule_rbi(OptRw *c, Term *t) {
+  (void)c;
+  Term *d = t->kids[1];
+  if (!is_plus_rbi(t) || !is_plus_rbi(d)) return t;
+  Term *i1 = d->kids[3], *i2 = t->kids[3];
+  if (i1->kind != T_VAR || i2->kind != T_VAR || i1->sym != i2->sym) return t;
+  Term *v = fe_mk_map2(t->span, fe_mk_oplam(t->span, PRIM_ADD), d->kids[4], t->kids[4]);
+  Term *k[5] = {t->kids[0], d->kids[1], t->kids[2], i2, v};
+  return fe_mk_array_prim(t->span, PRIM_REDUCE_BY_INDEX, 5, k);
+}
+
 static Term *arrays_rule(OptRw *c, Term *t) {
   if (t->kind != T_PRIM) return t;
   switch (t->prim) {
@@ -278,6 +322,7 @@ static Term *arrays_rule(OptRw *c, Term *t) {
   case PRIM_REPLICATE: return rule_replicate(c, t);
   case PRIM_LENGTH: return rule_length(c, t);
   case PRIM_INDEX: return rule_index(c, t);
+  case PRIM_REDUCE_BY_INDEX: return rule_rbi(c, t);
   default: return t;
   }
 }

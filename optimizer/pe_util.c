@@ -122,7 +122,7 @@ bool opt_may_raise(const Term *t) {
     case T_GRADREF: return true;
     case T_LAM: continue; /* a closure value; combinator bodies are pushed below */
     case T_PRIM:
-      if (prim_may_raise(u->prim)) return true;
+      if (prim_may_raise(u->prim) && !(u->prim == PRIM_INDEX && u->b)) return true;
       for (int i = 0; i < u->nkids; i++)
         push(&s, u->kids[i]->kind == T_LAM ? u->kids[i]->kids[0] : u->kids[i]);
       continue;

@@ -113,7 +113,10 @@ static Len len_of(OptRw *c, const Term *t, int fuel) {
     switch (t->prim) {
     case PRIM_MAP:
     case PRIM_MAP2:
+    case PRIM_MAP3:
+    case PRIM_REDUCE_BY_INDEX: /* the length of its destination */
     case PRIM_SAVE: return len_of(c, t->kids[1], fuel - 1);
+    case PRIM_TRANSPOSE: return (Len){t, 0};
     case PRIM_SCANL:
     case PRIM_SCANR: {
       Len l = len_of(c, t->kids[2], fuel - 1);
@@ -227,6 +230,9 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
       case PRIM_REPLICATE:
       case PRIM_IOTA:
         if (!count_ok(c, t->kids[0])) return false;
+        break;
+      case PRIM_INDEX:
+        if (!t->b) return false; /* term.h: in range by construction */
         break;
       default:
         if (fe_prims[t->prim].effect != E_PURE) return false; /* rand, load, save */

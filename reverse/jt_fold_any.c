@@ -50,9 +50,15 @@ static Term *prim(Span s, Prim p, int n, Term *a, Term *b, Term *c) {
   return fe_mk_array_prim(s, p, n, k);
 }
 
+/* a[i] for an a known to have an element i (a scan's result) */
+static Term *at(Span s, Term *a, Term *i) {
+  Term *e = prim(s, PRIM_INDEX, 2, a, i, NULL);
+  e->b = true;
+  return e;
+}
+
 static Term *last(Span s, Term *a) {
-  Term *i = fe_mk_op2(s, PRIM_SUB, fe_mk_length(s, use(a)), fe_mk_num(s, 1));
-  return prim(s, PRIM_INDEX, 2, use(a), i, NULL);
+  return at(s, use(a), fe_mk_op2(s, PRIM_SUB, fe_mk_length(s, use(a)), fe_mk_num(s, 1)));
 }
 
 /* The body of a lambda over q (a pair (u, w), or ((u, w), zi) with zs)
@@ -142,7 +148,7 @@ static void fold_cots(const RevJtPrim *p, Lets *l, const Term *lam, Term *v, Ter
   Sym *cots, *g;
   int ng;
   sweep(p, l, lam, 0, states, use(a), want_a, zn, zs, &cots, &g, &ng);
-  *cot_v = prim(s, PRIM_INDEX, 2, var(s, cots), fe_mk_num(s, 0), NULL);
+  *cot_v = at(s, var(s, cots), fe_mk_num(s, 0));
   *cot_a = want_a && g ? rev_jt_column(s, g, ng, 0) : NULL;
   for (int k = 0; k < p->j.nfv; k++) fvc[k] = NULL;
   if (g) rev_jt_prim_fv_sums(p, g, ng, want_a ? 1 : 0, fvc);
@@ -179,7 +185,7 @@ Term *rev_jt_scanr(const RevJtPrim *p) {
   const Term *lam = p->t->kids[0];
   Term *v = p->ops[0], *a = p->ops[1];
   Term *states = fe_mk_shift(s, PRIM_SHIFT1L, fe_mk_scanr(s, fe_copy(lam), use(v), use(a)));
-  Term *z0 = prim(s, PRIM_INDEX, 2, use(p->z), fe_mk_num(s, 0), NULL);
+  Term *z0 = at(s, use(p->z), fe_mk_num(s, 0));
   Term *zs = fe_mk_shift(s, PRIM_SHIFT1L, use(p->z));
   /* sweep pairs (state, element) by zip states A; the mirror wants
      (A_i, r_(i+1)), so the lambda's parameter 1 is the state */

@@ -10,6 +10,7 @@
    three arrays, z rides with the third: map3 (a1, a2, q. let (a3, c) = q
    in ...) A1 A2 (zip A3 z). */
 #include "jt_prim.h"
+#include "jt_util.h"
 #include "../frontend/ir/build.h"
 
 static bool has_reals(const Type *t) {
@@ -24,22 +25,66 @@ static bool has_reals(const Type *t) {
   }
 }
 
+/* mapK (xs. e) A1 .. Ak over the arrays ops[0..k), e over lam's
+   parameters. */
+static Term *map_over(const RevJtPrim *p, const Term *lam, const Term *e) {
+  Span s = p->j.span;
+  int k = p->nops;
+  Sym **xs = NEW_ARRAY(Sym *, k);
+  for (int i = 0; i < k; i++) xs[i] = fe_mk_sym(lam->syms[i]->name, lam->syms[i]->type, s);
+  Term *body = rev_jt_paste(s, e, k, lam->syms, xs);
+  Term *mk[4] = {fe_mk_lam(s, k, xs, body)};
+  for (int i = 0; i < k; i++) mk[1 + i] = rev_jt_use(p->ops[i]);
+  Prim pr = k == 1 ? PRIM_MAP : k == 2 ? PRIM_MAP2 : PRIM_MAP3;
+  return fe_mk_array_prim(s, pr, k + 1, mk);
+}
+
 Term *rev_jt_map_any(const RevJtPrim *p) {
   Span s = p->j.span;
-  const Term *lam = p->t->kids[0];
+  const Term *lam0 = p->t->kids[0];
   int k = p->nops;
-  ASSERT(lam->kind == T_LAM && lam->nsyms == k && k >= 1 && k <= 3);
-  Sym **params = NEW_ARRAY(Sym *, k);
-  bool *want = NEW_ARRAY(bool, k);
-  for (int i = 0; i < k; i++) {
-    params[i] = fe_mk_sym(lam->syms[i]->name, lam->syms[i]->type, s);
-    want[i] = p->active[i] && has_reals(lam->syms[i]->type);
+  ASSERT(lam0->kind == T_LAM && lam0->nsyms == k && k >= 1 && k <= 3);
+  /* the gathers from free arrays: their reads become parameters */
+  RevGathers ga;
+  bool gathers = rev_jt_gathers(&p->j, lam0, &ga);
+  int nr = gathers ? ga.nreads : 0;
+  RevJt j = p->j;
+  int *fv_at = NEW_ARRAY(int, p->j.nfv + 1); /* j.fv[m] is p->j.fv[fv_at[m]] */
+  const Term *lam = lam0;
+  if (gathers) {
+    j.fv = NEW_ARRAY(Sym *, p->j.nfv + 1);
+    j.nfv = 0;
+    for (int m = 0; m < p->j.nfv; m++)
+      if (!ga.gathered[m]) {
+        fv_at[j.nfv] = m;
+        j.fv[j.nfv++] = p->j.fv[m];
+      }
+    Sym **ps = NEW_ARRAY(Sym *, k + nr);
+    for (int i = 0; i < k; i++) ps[i] = lam0->syms[i];
+    for (int i = 0; i < nr; i++) ps[k + i] = ga.r[i];
+    lam = fe_mk_lam(s, k + nr, ps, ga.body);
+  } else {
+    for (int m = 0; m < p->j.nfv; m++) fv_at[m] = m;
   }
-  int ncomp = rev_jt_vjp_count(&p->j, k, want);
+  Sym **params = NEW_ARRAY(Sym *, k + nr);
+  bool *want = NEW_ARRAY(bool, k + nr);
+  for (int i = 0; i < k + nr; i++) {
+    params[i] = fe_mk_sym(lam->syms[i]->name, lam->syms[i]->type, s);
+    want[i] = i >= k || (p->active[i] && has_reals(lam->syms[i]->type));
+  }
+  int ncomp = rev_jt_vjp_count(&j, k + nr, want);
   Term **opc = NEW_ARRAY(Term *, k);
-  if (ncomp == 0) return rev_jt_prim_result(p, NULL, opc);
+  Term **fvc = NEW_ARRAY(Term *, p->j.nfv > 0 ? p->j.nfv : 1);
+  if (ncomp == 0) return rev_jt_prim_result(p, fvc, opc);
   Sym *c = fe_mk_sym("c", p->z->type->elem, s);
-  Term *vjp = rev_jt_vjp(&p->j, lam, params, want, fe_mk_var(s, c));
+  Term *vjp = rev_jt_vjp(&j, lam, params, want, fe_mk_var(s, c));
+  /* the reads, at their indices, before the vjp */
+  for (int i = nr - 1; i >= 0; i--) {
+    Term *ix[2] = {fe_mk_var(s, p->j.fv[ga.read_fv[i]]), rev_jt_paste(s, ga.index[i], k, lam0->syms, params)};
+    Term *read = fe_mk_array_prim(s, PRIM_INDEX, 2, ix);
+    read->b = true; /* the primal read there: in range */
+    vjp = fe_mk_let(s, params[k + i], read, vjp);
+  }
   Term *w_rhs;
   if (k == 1) {
     Sym *ps[2] = {params[0], c};
@@ -59,11 +104,23 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     w_rhs = fe_mk_array_prim(s, PRIM_MAP3, 4, mk);
   }
   Sym *w = fe_mk_sym("W", w_rhs->type, s);
-  int nwant = 0;
+  int at = 0;
   for (int i = 0; i < k; i++)
-    if (want[i]) opc[i] = rev_jt_column(s, w, ncomp, nwant++);
-  Term **fvc = NEW_ARRAY(Term *, p->j.nfv > 0 ? p->j.nfv : 1);
-  rev_jt_prim_fv_sums(p, w, ncomp, nwant, fvc);
+    if (want[i]) opc[i] = rev_jt_column(s, w, ncomp, at++);
+  /* the gathered arrays: the read cotangents added at their indices */
+  for (int i = 0; i < nr; i++) {
+    int m = ga.read_fv[i];
+    Term *d = fvc[m] ? fvc[m] : fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m]));
+    Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), d, fe_mk_num(s, 0), map_over(p, lam0, ga.index[i]),
+                   rev_jt_column(s, w, ncomp, at + i)};
+    fvc[m] = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
+  }
+  /* the other free variables: sums over the elements */
+  Term **rest = NEW_ARRAY(Term *, j.nfv + 1);
+  RevJtPrim pj = *p;
+  pj.j = j;
+  rev_jt_prim_fv_sums(&pj, w, ncomp, at + nr, rest);
+  for (int m = 0; m < j.nfv; m++) fvc[fv_at[m]] = rest[m];
   Term *r = rev_jt_prim_result(p, fvc, opc);
   return r ? fe_mk_let(s, w, w_rhs, r) : NULL;
 }

@@ -55,6 +55,21 @@ Term *rev_jt_loop_while(const RevJtPrim *p);
    zero. */
 Term *rev_jt_fold_loop(const RevJtPrim *p, const Term *lam, Term *idx);
 
+/* The gathers of lam's body from the free arrays j->fv (jt_gather.c):
+   the reads a[e] of a free [R] a, at indices e over the parameters and
+   free variables, each evaluated once per element (not under an if, a
+   loop or an inner lambda), for the free arrays used only so. */
+typedef struct RevGathers {
+  bool *gathered;       /* per j->fv: its cotangent comes from the reads */
+  int nreads;
+  Sym **r;              /* per read: a fresh scalar standing for the value read */
+  int *read_fv;         /* per read: which j->fv it reads */
+  const Term **index;   /* per read: its index, over lam's parameters */
+  Term *body;           /* lam's body with each read replaced by its scalar */
+} RevGathers;
+/* False when there is none. */
+bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g);
+
 /* ---- shared by the rules ---- */
 
 /* The vector-Jacobian product of a lambda body: with the body e of lam

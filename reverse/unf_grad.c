@@ -24,6 +24,7 @@ typedef struct {
 static Term *apply_k(Grad *g, UnfCont *k, RevCot *c) {
   unf_tt_apply_cont(&g->tt, k, c);
   ASSERT(c->len == g->nctx);
+  rev_cot_flush(&g->tt, c, g->nctx > 0 ? g->ctx[0]->span : fe_nospan);
   if (g->y) { /* Y (cot x1, ..., cot xn) */
     Term **args = NEW_ARRAY(Term *, g->nctx > 0 ? g->nctx : 1);
     for (int i = 0; i < g->nctx; i++) {

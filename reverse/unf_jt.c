@@ -18,6 +18,7 @@
 #include "jt_util.h"
 #include "partials.h"
 #include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
 
 /* The name of the cotangent of an atom. */
 static const char *cot_name(const Term *atom) {
@@ -25,37 +26,78 @@ static const char *cot_name(const Term *atom) {
   return "d";
 }
 
-void rev_cot_push(RevCot *c, Term *t) {
+static void push_entry(RevCot *c, Term *t, Term *sp) {
   if (c->len == c->cap) {
     c->cap = c->cap ? c->cap * 2 : 64;
-    Term **v = NEW_ARRAY(Term *, c->cap);
-    if (c->len) memcpy(v, c->v, sizeof(Term *) * (size_t)c->len);
+    Term **v = NEW_ARRAY(Term *, c->cap), **p = NEW_ARRAY(Term *, c->cap);
+    if (c->len) {
+      memcpy(v, c->v, sizeof(Term *) * (size_t)c->len);
+      memcpy(p, c->sp, sizeof(Term *) * (size_t)c->len);
+    }
     c->v = v;
+    c->sp = p;
   }
-  c->v[c->len++] = t;
+  c->v[c->len] = t;
+  c->sp[c->len++] = sp;
 }
 
-static Term *cot_pop(RevCot *c) {
+void rev_cot_push(RevCot *c, Term *t) { push_entry(c, t, NULL); }
+
+/* Pops the top entry as it is: its atom, or its pending term in *sp. */
+static Term *pop_raw(RevCot *c, Term **sp) {
   ASSERT(c->len > 0);
-  return c->v[--c->len];
+  c->len--;
+  *sp = c->sp[c->len];
+  return c->v[c->len];
+}
+
+/* Binds the pending term of entry i, if any. */
+static void flush(UnfTt *st, RevCot *c, Span s, int i) {
+  if (!c->sp[i]) return;
+  c->v[i] = unf_tt_bind(st, s, "d", c->sp[i]);
+  c->sp[i] = NULL;
+}
+
+void rev_cot_flush(UnfTt *st, RevCot *c, Span s) {
+  for (int i = 0; i < c->len; i++) flush(st, c, s, i);
+}
+
+static Term *cot_pop(UnfTt *st, RevCot *c, Span s) {
+  Term *sp, *v = pop_raw(c, &sp);
+  return sp ? unf_tt_bind(st, s, "d", sp) : v;
 }
 
 /* Whether entry i of the context in has no derivative. */
 static bool konst(const UnfCtx *in, int i) { return unf_ctx_at(in, i)->konst; }
 
 /* cot[i] += t (t of the entry's type, any term; NULL adds nothing); in is
-   the context of env: an entry without derivative gets nothing. */
-static void cot_add_in(UnfTt *st, RevCot *c, Span s, const UnfCtx *in, const UnfEnv *env, int i, Term *t) {
+   the context of env: an entry without derivative gets nothing. A sparse
+   t (an index's reduce_by_index 0_a (+) 0 [i] [z]) is kept pending while
+   the entry has no cotangent, and otherwise adds into the cotangent itself,
+   which is then updated in place (plan/lower.c's ownership rule): k reads
+   of an array cost O(k), not O(k n). */
+static void cot_add_in(UnfTt *st, RevCot *c, Span s, const UnfCtx *in, const UnfEnv *env, int i, Term *t,
+                       bool sparse) {
   if (!t || konst(in, i)) return;
   ASSERT(i >= 0 && i < c->len);
   const char *name = cot_name(unf_tt_env_atom(env, i));
-  if (!c->v[i])
-    c->v[i] = unf_tt_atomize(st, s, name, t);
-  else
-    c->v[i] = unf_tt_atomize(st, s, name, fe_mk_gadd(s, unf_tt_use(c->v[i]), t));
+  flush(st, c, s, i);
+  if (!c->v[i]) {
+    if (sparse)
+      c->sp[i] = t;
+    else
+      c->v[i] = unf_tt_atomize(st, s, name, t);
+    return;
+  }
+  if (sparse) {
+    t->kids[1] = unf_tt_use(c->v[i]);
+    c->v[i] = unf_tt_bind(st, s, name, t);
+    return;
+  }
+  c->v[i] = unf_tt_atomize(st, s, name, fe_mk_gadd(s, unf_tt_use(c->v[i]), t));
 }
 
-#define cot_add(st, c, s, env, i, t) cot_add_in(st, c, s, u->in, env, i, t)
+#define cot_add(st, c, s, env, i, t) cot_add_in(st, c, s, u->in, env, i, t, false)
 
 /* z as a variable (the J^T builders want one). */
 static Term *as_var(UnfTt *st, Span s, Term *z) {
@@ -67,7 +109,9 @@ static bool is_num(const Term *t, double v) { return t->kind == T_NUM && t->num 
 /* Element j of the array z: z[j]. */
 static Term *element(Span s, Term *z, int j) {
   Term *k[2] = {unf_tt_use(z), fe_mk_num(s, j)};
-  return fe_mk_array_prim(s, PRIM_INDEX, 2, k);
+  Term *e = fe_mk_array_prim(s, PRIM_INDEX, 2, k);
+  e->b = true; /* z has the literal's length */
+  return e;
 }
 
 /* The free variables of u's lambdas (or branches) that get cotangents:
@@ -135,6 +179,10 @@ static void jt_generic(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c, Te
   if (!r) return;
   int ncomp = nfv;
   for (int k = 0; k < u->n; k++) ncomp += active[k];
+  if (u->prim == PRIM_INDEX && ncomp == 1 && r->kind == T_PRIM && r->prim == PRIM_REDUCE_BY_INDEX) {
+    cot_add_in(st, c, s, u->in, env, base, r, true); /* sparse */
+    return;
+  }
   Term **parts = NEW_ARRAY(Term *, ncomp);
   unf_tt_bind_parts(st, s, "g", r, ncomp, parts);
   for (int k = 0; k < nfv; k++) cot_add(st, c, s, env, fv_pos[k], unf_tt_use(parts[k]));
@@ -195,13 +243,22 @@ void rev_unf_jt_apply(UnfTt *st, const Unf *u, const UnfEnv *env, void *cot) {
   if (u->kind == U_PROJ) {
     int n3 = u->n;
     Term **keep = NEW_ARRAY(Term *, n3 > 0 ? n3 : 1);
-    for (int i = n3 - 1; i >= 0; i--) keep[i] = cot_pop(c);
+    Term **keep_sp = NEW_ARRAY(Term *, n3 > 0 ? n3 : 1);
+    for (int i = n3 - 1; i >= 0; i--) keep[i] = pop_raw(c, &keep_sp[i]);
     for (int i = 0; i < u->index; i++) rev_cot_push(c, NULL);
-    for (int i = 0; i < n3; i++) rev_cot_push(c, keep[i]);
+    for (int i = 0; i < n3; i++) push_entry(c, keep[i], keep_sp[i]);
     ASSERT(c->len == unf_ctx_len(u->in));
     return;
   }
-  Term *z = cot_pop(c);
+  if (u->kind == U_VAR) { /* a copy: its cotangent, pending or not, goes to the entry */
+    Term *sp, *zv = pop_raw(c, &sp);
+    if (sp)
+      cot_add_in(st, c, s, u->in, env, u->index, sp, true);
+    else if (zv)
+      cot_add(st, c, s, env, u->index, unf_tt_use(zv));
+    return;
+  }
+  Term *z = cot_pop(st, c, s);
   if (u->kind == U_PAIR) {
     Term **parts = NEW_ARRAY(Term *, u->n);
     if (z) unf_tt_bind_parts(st, s, "dp", unf_tt_use(z), u->n, parts);
@@ -212,7 +269,6 @@ void rev_unf_jt_apply(UnfTt *st, const Unf *u, const UnfEnv *env, void *cot) {
   ASSERT(c->len == unf_ctx_len(u->in));
   if (!z) return; /* J^T is linear: nothing to add */
   switch (u->kind) {
-  case U_VAR: cot_add(st, c, s, env, u->index, unf_tt_use(z)); return;
   case U_CONST:
   case U_CST:
   case U_NDOP: return;

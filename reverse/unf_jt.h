@@ -10,14 +10,21 @@
 #include "../unf/to_term_int.h"
 
 /* Cotangents of the entries of a context, the last entry on top; NULL
-   is zero (it costs nothing until something is added: 0 + c = c). */
+   is zero (it costs nothing until something is added: 0 + c = c). An
+   entry may instead hold a pending sparse term sp[i] (the cotangent of an
+   index, reduce_by_index 0_a (+) 0 [i] [z], not yet bound): added into
+   the array's cotangent, it becomes an update of that cotangent in place
+   rather than a fresh array. */
 typedef struct RevCot {
   Term **v;
+  Term **sp;
   int len, cap;
 } RevCot;
 
 /* Pushes t (NULL: zero) as the cotangent of a new top entry. */
 void rev_cot_push(RevCot *c, Term *t);
+/* Binds every pending sparse term (before the cotangents are read). */
+void rev_cot_flush(UnfTt *st, RevCot *c, Span s);
 
 /* What the J^T rules need beyond UNF^-1's state (UnfTt.jt_ud points to
    one): the ∇ of lambda bodies and branches. */

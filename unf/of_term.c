@@ -198,8 +198,16 @@ static bool is_R(const Type *t) { return t->kind == TY_REAL; }
 
 /* Whether the combinator t is in the paper's base language: its lambda
    over reals, returning a real (map, map2, reduce, foldl of figure 9). */
+static bool has_index(const Term *t) {
+  if (t->kind == T_PRIM && (t->prim == PRIM_INDEX || t->prim == PRIM_SLICE)) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (has_index(t->kids[i])) return true;
+  return false;
+}
+
 static bool paper_combinator(const Term *t) {
   const Term *lam = t->kids[0];
+  if (has_index(lam->kids[0])) return false; /* gathers: reverse/jt_gather.c */
   for (int i = 0; i < lam->nsyms; i++)
     if (!is_R(lam->syms[i]->type)) return false;
   return is_R(lam->kids[0]->type);

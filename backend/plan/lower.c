@@ -34,6 +34,9 @@ typedef struct Lowering {
   PtrMap fns;    /* LAM term (copy) -> PlanFn* */
   PtrMap used;   /* Sym* -> mark: read somewhere in the copies */
   PtrMap inner;  /* the inner maps of matrix products: no product of their own */
+  PtrMap reads;  /* Sym* -> how many times it is read (as an intptr_t) */
+  PtrMap owned;  /* Sym* of a let of a fresh array -> 1 + its lambda depth */
+  PtrMap depth;  /* reduce_by_index Term* -> 1 + its lambda depth */
 } Lowering;
 
 static char mark;
@@ -241,6 +244,18 @@ static void add_matrix(Lowering *lw, Term *t, PlanMatrix *m) {
   note_of(t)->matrix = m;
 }
 
+/* Whether the reader t of the array term a may write into it (the
+   ownership rule of docs/cpu.md): a is a fresh array, or a variable read
+   only here, at the lambda depth of its let, whose value is a fresh array
+   (a gradient's chain of cotangent updates: let da2 = reduce_by_index da1
+   ...). */
+static bool owns(Lowering *lw, const Term *t, const Term *a) {
+  if (fresh_array(a)) return true;
+  if (a->kind != T_VAR) return false;
+  void *d = ptrmap_get(&lw->owned, a->sym);
+  return d && d == ptrmap_get(&lw->depth, t) && (intptr_t)ptrmap_get(&lw->reads, a->sym) == 1;
+}
+
 /* The kernel of the array builtin t, if it qualifies. */
 static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
@@ -287,7 +302,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
     note_of(t->kids[0])->step = b;
     return;
   }
-  case PRIM_REDUCE_BY_INDEX: note_of(t)->in_place = fresh_array(t->kids[1]); return;
+  case PRIM_REDUCE_BY_INDEX: note_of(t)->in_place = owns(lw, t, t->kids[1]); return;
   case PRIM_MAP3: { /* one element at a time, by a program over its three reals */
     const CpuKernel *k = cpu_step_kernel_for(t->kids[0]);
     note_of(t->kids[0])->step = k;
@@ -317,6 +332,23 @@ static void mark_uses(Lowering *lw, const Term *t) {
   }
 }
 
+/* Counts the reads of every variable in t, and records the lets of fresh
+   arrays and the reduce_by_index terms with their lambda depth (for
+   owns). */
+static void scan_owned(Lowering *lw, const Term *t, intptr_t depth) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_VAR)
+      ptrmap_put(&lw->reads, t->sym, (void *)((intptr_t)ptrmap_get(&lw->reads, t->sym) + 1));
+    if (t->kind == T_LET && fresh_array(t->kids[0])) ptrmap_put(&lw->owned, t->sym, (void *)(depth + 1));
+    if (t->kind == T_PRIM && t->prim == PRIM_REDUCE_BY_INDEX) ptrmap_put(&lw->depth, t, (void *)(depth + 1));
+    if (t->nkids == 0) return;
+    if (t->kind == T_LAM) depth++;
+    for (int i = 0; i + 1 < t->nkids; i++) scan_owned(lw, t->kids[i], depth);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
 /* The copy of d in this plan, made (and walked) on first use. */
 static Def *lower_def(Lowering *lw, const Def *d) {
   Def *c = ptrmap_get(&lw->defs, d);
@@ -332,6 +364,7 @@ static Def *lower_def(Lowering *lw, const Def *d) {
   c->body = copy(lw, d->body);
   lw->copies = (PtrMap){0};
   mark_uses(lw, c->body);
+  scan_owned(lw, c->body, 0);
   walk(lw, c->body);
   return c;
 }

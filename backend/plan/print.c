@@ -201,9 +201,15 @@ static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
       }
       sb_put(b, "): on the CPU, two passes over the scans' input and the result, the scans stored in the result\n");
     }
-    if (t->note && t->note->in_place)
-      sb_printf(b, "reduce_by_index at %d:%d: its destination is fresh and updated in place\n", t->span.line,
-                t->span.col);
+    if (t->note && t->note->in_place) {
+      const Term *d = t->kids[1];
+      if (d->kind == T_VAR)
+        sb_printf(b, "reduce_by_index at %d:%d: its destination %s holds a fresh array read only here, updated in place\n",
+                  t->span.line, t->span.col, d->sym->name);
+      else
+        sb_printf(b, "reduce_by_index at %d:%d: its destination is fresh and updated in place\n", t->span.line,
+                  t->span.col);
+    }
     if (t->nkids == 0) return;
     for (int i = 0; i + 1 < t->nkids; i++) walk_notes(b, nm, t->kids[i]);
     t = t->kids[t->nkids - 1];

@@ -169,7 +169,9 @@ struct Term {
   const Type *type; /* NULL on surface terms */
   Span span;
   double num;
-  bool b;
+  bool b; /* T_BOOL: the value. A PRIM index: in range by construction (a
+             gradient reading again where its primal read), so it cannot
+             raise (the optimizer may drop it); printed as any index */
   const char *str;
   Span str_span; /* where str is written (GRADREF: the function name) */
   Prim prim;

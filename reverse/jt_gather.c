@@ -1,0 +1,122 @@
+/* jt_gather.c: the gathers of a lambda body from its free arrays (see
+   jt_prim.h). A map whose body reads a free array a only as a[e], at
+   indices e computed from the lambda's parameters and free variables, at
+   most once per element each (not under an if, a loop or an inner
+   lambda), gets the cotangent of a as reduce_by_index updates of one
+   array: the body is differentiated with respect to the values read (one
+   scalar per read), and those cotangents go to their indices, O(length of
+   the map) in all. Any other use of a makes its cotangent the sum over
+   the elements of whole-array cotangents (the map's general rule). */
+#include "jt_prim.h"
+#include "jt_util.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/ptrmap.h"
+#include "../frontend/ir/subst.h"
+
+static char mark;
+
+typedef struct {
+  const RevJt *j;
+  bool *bad;        /* per j->fv: a use that is not a gather */
+  PtrMap bound;     /* variables bound inside the body */
+  const Term **reads;
+  int *read_fv;
+  int nreads, cap;
+} Scan;
+
+static int fv_of(const Scan *sc, const Term *t) {
+  if (t->kind != T_VAR) return -1;
+  for (int k = 0; k < sc->j->nfv; k++)
+    if (sc->j->fv[k] == t->sym) return k;
+  return -1;
+}
+
+/* Whether t mentions a variable bound inside the body. */
+static bool mentions_bound(const Scan *sc, const Term *t) {
+  if (t->kind == T_VAR) return ptrmap_get(&sc->bound, t->sym) != NULL;
+  for (int i = 0; i < t->nkids; i++)
+    if (mentions_bound(sc, t->kids[i])) return true;
+  return false;
+}
+
+static void bind_syms(Scan *sc, const Term *t) {
+  if (t->kind == T_LET) ptrmap_put(&sc->bound, t->sym, &mark);
+  if (t->kind == T_LETTUP || t->kind == T_LAM)
+    for (int i = 0; i < t->nsyms; i++) ptrmap_put(&sc->bound, t->syms[i], &mark);
+}
+
+static void scan(Scan *sc, const Term *t, bool guarded) {
+  fe_stack_check(t->span);
+  bind_syms(sc, t);
+  if (t->kind == T_PRIM && t->prim == PRIM_INDEX) {
+    int k = fv_of(sc, t->kids[0]);
+    if (k >= 0) {
+      if (guarded || t->kids[0]->type->elem->kind != TY_REAL || mentions_bound(sc, t->kids[1])) {
+        sc->bad[k] = true;
+      } else {
+        if (sc->nreads == sc->cap) {
+          sc->cap = sc->cap ? 2 * sc->cap : 8;
+          const Term **r = NEW_ARRAY(const Term *, sc->cap);
+          int *f = NEW_ARRAY(int, sc->cap);
+          if (sc->nreads) {
+            memcpy(r, sc->reads, sizeof(Term *) * (size_t)sc->nreads);
+            memcpy(f, sc->read_fv, sizeof(int) * (size_t)sc->nreads);
+          }
+          sc->reads = r;
+          sc->read_fv = f;
+        }
+        sc->reads[sc->nreads] = t;
+        sc->read_fv[sc->nreads++] = k;
+      }
+      scan(sc, t->kids[1], guarded);
+      return;
+    }
+  }
+  int k = fv_of(sc, t);
+  if (k >= 0) sc->bad[k] = true;
+  /* evaluated maybe not at all, or many times: under an if, a && or ||,
+     an inner lambda (map, loop bodies) */
+  bool g = guarded || t->kind == T_IF || t->kind == T_LAM || (t->kind == T_PRIM && fe_prims[t->prim].cls == P_LOGIC);
+  for (int i = 0; i < t->nkids; i++) scan(sc, t->kids[i], g);
+}
+
+/* A copy of t with the reads replaced by their scalars. */
+static Term *replace(const Term *t, const PtrMap *to) {
+  Sym *r = ptrmap_get(to, t);
+  if (r) return fe_mk_var(t->span, r);
+  if (t->nkids == 0) return (Term *)t;
+  Term *c = NEW(Term);
+  *c = *t;
+  c->kids = NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) c->kids[i] = replace(t->kids[i], to);
+  return c;
+}
+
+bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
+  memset(g, 0, sizeof *g);
+  if (j->nfv == 0) return false;
+  Scan sc = {0};
+  sc.j = j;
+  sc.bad = NEW_ARRAY(bool, j->nfv);
+  for (int k = 0; k < j->nfv; k++) sc.bad[k] = j->fv[k]->type->kind != TY_ARRAY;
+  scan(&sc, lam->kids[0], false);
+  PtrMap to = {0};
+  ptrmap_init(&to, 16);
+  g->gathered = NEW_ARRAY(bool, j->nfv);
+  g->r = NEW_ARRAY(Sym *, sc.nreads > 0 ? sc.nreads : 1);
+  g->read_fv = NEW_ARRAY(int, sc.nreads > 0 ? sc.nreads : 1);
+  g->index = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
+  for (int i = 0; i < sc.nreads; i++) {
+    int k = sc.read_fv[i];
+    if (sc.bad[k]) continue;
+    g->gathered[k] = true;
+    Sym *r = fe_mk_sym("r", fe_ty_real(), sc.reads[i]->span);
+    ptrmap_put(&to, sc.reads[i], r);
+    g->r[g->nreads] = r;
+    g->read_fv[g->nreads] = k;
+    g->index[g->nreads++] = sc.reads[i]->kids[1];
+  }
+  if (g->nreads == 0) return false;
+  g->body = fe_copy(replace(lam->kids[0], &to));
+  return true;
+}
