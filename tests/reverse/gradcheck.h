@@ -27,7 +27,7 @@ typedef struct GcOptions {
   int nlengths;
   int points;         /* points per length (default 2) */
   double lo, hi;      /* reals are drawn uniformly from [lo, hi) (default -1.5, 1.5) */
-  const int *wrt;     /* parameter indexes; NULL: every non-B parameter */
+  const int *wrt;     /* parameter indexes; NULL: every parameter with reals */
   int nwrt;
   bool lenient;       /* random programs: a point where f is not finite (or
                          beyond 1e30), or a component whose finite
@@ -71,8 +71,8 @@ char *gc_check(const char *file, const char *text, const char *fname, uint64_t s
 /* The value of expression text in p's environment (raises FeError). */
 Value gc_value(const GcProgram *p, const char *text);
 
-/* Parameter indexes of p->f named in names ("x v"; NULL or "": every non-B
-   parameter) into wrt (room for p->f->nparams); returns the count, or -1
+/* Parameter indexes of p->f named in names ("x v"; NULL or "": every
+   parameter with reals in its type) into wrt (room for p->f->nparams); returns the count, or -1
    for an unknown name. */
 int gc_wrt(const GcProgram *p, const char *names, int *wrt);
 

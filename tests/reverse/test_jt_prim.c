@@ -1,0 +1,139 @@
+/* test_jt_prim.c: the J^T rules of the language-2 constructs
+   (reverse/jt_prim.h, jt_index.c, jt_shape.c, jt_map_any.c,
+   jt_fold_any.c, jt_loop.c, jt_gather.c) through the gradient-check
+   harness: the UNF path's gradient against central finite differences at
+   random points (the direct path does not cover these constructs), and
+   exact values where they are known by hand. */
+#include <check.h>
+
+#include "../suites.h"
+#include "../testlib.h"
+#include "gradcheck.h"
+
+typedef struct Case {
+  const char *name;
+  const char *src;  /* defines f */
+  const char *wrt;  /* NULL: every parameter with reals */
+  bool short_ok;    /* arrays of length 0 and 1 are fine */
+} Case;
+
+static const Case cases[] = {
+    {"index", "def f (a: [R]) : R = a[0] * a[length a - 1] + a[1] * a[1] + a[1]", NULL, false},
+    {"slice", "def f (a: [R]) : R = sum (map (x. x * x) a[1:]) + prod a[:2] + sum a[1:2]", NULL, false},
+    {"gather, repeated indices",
+     "def f (a: [R]) (b: [R]) : R =\n"
+     "  sum (map (i. a[i] * b[length b - 1 - i] + a[0] * a[i]) (map (k. floor (k / 2)) (iota (length a))))",
+     NULL, false},
+    {"gather under an if", "def f (a: [R]) : R = sum (map (i. if i > 0 then a[i - 1] * a[i] else a[i]) (iota (length a)))",
+     NULL, true},
+    {"gather in map2 over a matrix",
+     "def f (m: [[R]]) (v: [R]) : R = sum (map2 (r, i. r[i] * v[i] + dot r v) m (iota (length v)))", NULL, false},
+    {"for loop", "def f (x: R) (v: [R]) : R = loop y = x for i < length v do sin (y * v[i]) + y", NULL, true},
+    {"for loop, tuple state",
+     "def f (k: R) (y0: [R]) : R =\n"
+     "  let (y, t) = loop (y, t) = (y0, 0) for i < 4 do (map (u. u + 0.1 * (sin t - k * u * u)) y, t + 0.1) in\n"
+     "  sum y * t",
+     NULL, true},
+    {"rk4",
+     "def rhs (k: R) (y: [R]) : [R] = map (u. -k * u + 0.1 * u * u) y\n"
+     "def step (k: R) (h: R) (y: [R]) : [R] =\n"
+     "  let k1 = rhs k y in\n"
+     "  let k2 = rhs k (map2 (u, d. u + h / 2 * d) y k1) in\n"
+     "  let k3 = rhs k (map2 (u, d. u + h / 2 * d) y k2) in\n"
+     "  let k4 = rhs k (map2 (u, d. u + h * d) y k3) in\n"
+     "  map3 (u, a, b. u + h / 6 * (a + 2 * b)) y k1 (map3 (p, q, r. p + r + (q - p) * 0) k2 k3 k4)\n"
+     "def f (k: R) (y0: [R]) : R = sum (loop y = y0 for i < 5 do step k 0.1 y)",
+     NULL, true},
+    {"while loop", "def f (x: R) : R = (loop (y, n) = (x, 0) while n < 4 do (y * y * 0.5 + sin y, n + 1)).1", NULL, true},
+    {"scanl with a free variable", "def f (s: R) (v: [R]) : R = sum (scanl (x, y. x * s + y) 0 v)", NULL, true},
+    {"scanr", "def f (v: [R]) : R = sum (map (x. x * x) (scanr (x, y. sin x + y * 0.5) 1 v))", NULL, true},
+    {"scanl of tuples", "def f (v: [R]) : R = sum (map (q. q.1 * q.2) (scanl ((a, b), x. (a + x, b * x)) (0, 1) v))", NULL, true},
+    {"shifts", "def f (v: [R]) : R = sum (map2 (x, y. x * y) (shift1L v) (shift1R v))", NULL, true},
+    {"transpose and concat",
+     "def f (m: [[R]]) (v: [R]) : R = sum (map (r. dot r r) (transpose m)) + sum (concat v (map (x. x * 3) v))", NULL,
+     false},
+    {"zip and unzip",
+     "def f (a: [R]) (b: [R]) : R = let (u, w) = unzip (map (p. (p.1 * p.2, p.1 + p.2)) (zip a b)) in sum u * sum w",
+     NULL, true},
+    {"map3", "def f (a: [R]) (b: [R]) (c: [R]) : R = sum (map3 (x, y, z. x * y + sin z * x) a b c)", NULL, true},
+    {"mlp layer", "def f (w: [[R]]) (b: [R]) (x: [R]) : R = sum (map2 (h, c. tanh (h + c)) (matvec w x) b)", NULL, false},
+    {"matmul", "def f (a: [[R]]) (b: [[R]]) : R = sum (map (r. dot r r) (matmul a b))", NULL, false},
+    {"variance, tuple accumulator",
+     "def f (a: [R]) : R =\n"
+     "  let (s, s2, n) = foldl ((s, s2, n), x. (s + x, s2 + x * x, n + 1)) (0, 0, 0) a in s2 / n - (s / n) * (s / n)",
+     NULL, false},
+    {"array accumulator", "def f (v: [R]) : R = sum (foldl (acc, x. map (a. a * x + 1) acc) v v)", NULL, true},
+    {"reduce_by_index",
+     "def f (v: [R]) : R = let h = reduce_by_index (replicate 3 0) (+) 0 (map (i. i - 3 * floor (i / 3)) (iota (length v))) v in dot h h",
+     NULL, true},
+    {"constant data matrix", "def f (w: [R]) (data: [[R]]) : R = sum (map (row. (dot row w - 1) ^ 2) data)", "w", true},
+    {"nested arrays built", "def f (v: [R]) : R = sum (map (r. prod r) (map (x. [x, x * x, 1]) v))", NULL, true},
+    {"lgamma and digamma", "def f (x: R) : R = lgamma (x * x + 1) + digamma (x * x + 2) * x", NULL, true},
+};
+
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+START_TEST(test_case) {
+  const Case *c = &cases[_i];
+  GcOptions o = gc_default_options();
+  o.no_direct = true;
+  static const int longer[] = {3, 7};
+  if (!c->short_ok) {
+    o.lengths = longer;
+    o.nlengths = 2;
+  }
+  int wrt[8];
+  if (c->wrt) {
+    char *err = NULL;
+    GcProgram *p = gc_load("<jt>", c->src, true, "f", &err);
+    ck_assert_msg(p != NULL, "%s: %s", c->name, err);
+    o.nwrt = gc_wrt(p, c->wrt, wrt);
+    ck_assert_int_gt(o.nwrt, 0);
+    o.wrt = wrt;
+  }
+  char *rep = gc_check("<jt>", c->src, "f", 7000 + (uint64_t)_i, &o, NULL);
+  ck_assert_msg(rep == NULL, "%s: %s", c->name, rep);
+}
+END_TEST
+
+/* Exact gradients, by hand. */
+typedef struct Exact {
+  const char *src, *wrt;
+  const char *args[3];
+  int nargs;
+  const char *want;
+} Exact;
+
+static const Exact exact[] = {
+    {"def f (a: [R]) : R = a[1] * a[2] + a[1] + a[3]", NULL, {"[1, 2, 3, 4]"}, 1, "[0, 4, 2, 1]"},
+    {"def f (a: [R]) (idx: [R]) : R = sum (map (i. a[i] * a[i] + 2 * a[i + 1]) idx)", "a", {"[1, 2, 3, 4]", "[0, 2, 0]"}, 2,
+     "[4, 4, 6, 2]"},
+    {"def f (x: R) : R = loop y = x for i < 3 do y * y + i", NULL, {"1.5"}, 1, "163.6875"},
+    {"def f (x: R) : R = loop y = x while y < 100 do y * 2", NULL, {"3"}, 1, "64"},
+    {"def f (v: [R]) : R = sum (scanr (x, y. x + 2 * y) 0 v)", NULL, {"[1, 2, 3]"}, 1, "[1, 3, 7]"},
+    {"def f (v: [R]) : R = let h = reduce_by_index (replicate 3 0) (+) 0 [0, 1, 1, 2] v in h[1] * h[1] + h[0]", NULL,
+     {"[1, 2, 3, 4]"}, 1, "[1, 10, 10, 0]"},
+    {"def f (v: [R]) (bs: [B]) : R = sum (map2 (x, b. if b then x * x else 0) v bs)", NULL,
+     {"[1, 2, 3]", "[true, false, true]"}, 2, "[2, 0, 6]"},
+};
+
+#define NEXACT ((int)(sizeof exact / sizeof exact[0]))
+
+START_TEST(test_exact) {
+  const Exact *e = &exact[_i];
+  char *err = NULL;
+  GcProgram *p = gc_load("<exact>", e->src, true, "f", &err);
+  ck_assert_msg(p != NULL, "%s", err);
+  ck_assert_str_eq(gc_grad_str(p, e->wrt, REV_UNF, e->nargs, e->args), e->want);
+}
+END_TEST
+
+Suite *suite_jt_prim(void) {
+  Suite *s = suite_create("jt_prim");
+  TCase *tc = tcase_create("jt_prim");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_case, 0, NCASES);
+  tcase_add_loop_test(tc, test_exact, 0, NEXACT);
+  suite_add_tcase(s, tc);
+  return s;
+}
