@@ -124,7 +124,7 @@ static Term *project_array(OptRw *c, Term *w, int k) {
   Term *nl = fe_copy(lam);
   nl = relam(nl, chain_pick(nl->kids[0], k));
   if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, r->kids[1]);
-  return fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]);
+  return opt_checked_as(fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]), r);
 }
 
 /* map/map2 t whose parameter i is a tuple used only as .k, over a
@@ -142,7 +142,8 @@ static Term *narrow(OptRw *c, Term *t, int i) {
   for (int j = 0; j < lam->nsyms; j++) ps[j] = j == i ? y : lam->syms[j];
   Term *nl = fe_mk_lam(lam->span, lam->nsyms, ps, replace_proj(lam->kids[0], x, k, y));
   if (t->prim == PRIM_MAP) return fe_mk_map(t->span, nl, arr);
-  return i == 0 ? fe_mk_map2(t->span, nl, arr, t->kids[2]) : fe_mk_map2(t->span, nl, t->kids[1], arr);
+  return opt_checked_as(i == 0 ? fe_mk_map2(t->span, nl, arr, t->kids[2]) : fe_mk_map2(t->span, nl, t->kids[1], arr),
+                        t);
 }
 
 /* ---- the rules ---- */
@@ -173,12 +174,12 @@ static Term *rule_map2(OptRw *c, Term *t) {
     Sym *x = lam->syms[i];
     if (!opt_mentions(body, x)) continue;
     Term *ce = opt_rw_const_elem(c, t->kids[1 + i]);
-    if (ce) return fe_mk_map2(t->span, subst_param(lam, i, ce), t->kids[1], t->kids[2]);
+    if (ce) return opt_checked_as(fe_mk_map2(t->span, subst_param(lam, i, ce), t->kids[1], t->kids[2]), t);
   }
   for (int i = 0; i < 2; i++) {
     Sym *x = lam->syms[i], *y = lam->syms[1 - i];
     Term *drop = t->kids[1 + i], *keep = t->kids[2 - i];
-    if (!opt_mentions(body, x) && opt_rw_safe(c, drop) && opt_rw_same_length(c, drop, keep))
+    if (!opt_mentions(body, x) && opt_rw_safe(c, drop) && (t->b || opt_rw_same_length(c, drop, keep)))
       return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &y, body), keep);
   }
   /* (x, y. y OP x) A B -> (y, x. y OP x) B A for OP : R x R -> R that
@@ -189,7 +190,7 @@ static Term *rule_map2(OptRw *c, Term *t) {
       body->kids[1]->kind == T_VAR && body->kids[1]->sym == lam->syms[0] &&
       opt_rw_same_length(c, t->kids[1], t->kids[2])) {
     Sym *ps[2] = {lam->syms[1], lam->syms[0]};
-    return fe_mk_map2(t->span, fe_mk_lam(lam->span, 2, ps, body), t->kids[2], t->kids[1]);
+    return opt_checked_as(fe_mk_map2(t->span, fe_mk_lam(lam->span, 2, ps, body), t->kids[2], t->kids[1]), t);
   }
   Term *r = narrow(c, t, 0);
   return r != t ? r : narrow(c, t, 1);

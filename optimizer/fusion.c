@@ -119,8 +119,10 @@ static Term *narrow(OptRw *c, Term *t) {
     Term *il = fe_copy(in->kids[0]);
     Sym *q = fe_mk_sym("q", il->kids[0]->type, il->span);
     Term *qk = fe_mk_proj(il->span, fe_mk_var(il->span, q), k);
-    Term *part = fe_mk_map2(in->span, fe_mk_lam(il->span, il->nsyms, il->syms, fe_mk_let(il->span, q, il->kids[0], qk)),
-                            in->kids[1], in->kids[2]);
+    Term *part = opt_checked_as(
+        fe_mk_map2(in->span, fe_mk_lam(il->span, il->nsyms, il->syms, fe_mk_let(il->span, q, il->kids[0], qk)),
+                   in->kids[1], in->kids[2]),
+        in);
     Sym **ps = NEW_ARRAY(Sym *, 2);
     ps[0] = lam->syms[0];
     ps[1] = lam->syms[1];
@@ -128,7 +130,8 @@ static Term *narrow(OptRw *c, Term *t) {
     ProjTo pt = {lam->syms[i], ps[i]};
     Term *body = proj_to(&pt, lam->kids[0]);
     Term *nl = fe_mk_lam(lam->span, 2, ps, body);
-    return i == 0 ? fe_mk_map2(t->span, nl, part, t->kids[2]) : fe_mk_map2(t->span, nl, t->kids[1], part);
+    return opt_checked_as(i == 0 ? fe_mk_map2(t->span, nl, part, t->kids[2]) : fe_mk_map2(t->span, nl, t->kids[1], part),
+                          t);
   }
   return NULL;
 }
@@ -144,7 +147,7 @@ static Term *fusion_rule(OptRw *c, Term *t) {
     Term *body = compose(in->kids[0], t->kids[0], 0, &np, &ps);
     Term *lam = fe_mk_lam(t->kids[0]->span, np, ps, body);
     if (in->prim == PRIM_MAP) return fe_mk_map(t->span, lam, in->kids[1]);
-    return fe_mk_map2(in->span, lam, in->kids[1], in->kids[2]);
+    return opt_checked_as(fe_mk_map2(in->span, lam, in->kids[1], in->kids[2]), in);
   }
   case PRIM_MAP2: {
     Term *n = narrow(c, t);
@@ -154,8 +157,9 @@ static Term *fusion_rule(OptRw *c, Term *t) {
       if (!in) continue;
       Term *body = compose(in->kids[0], t->kids[0], i, &np, &ps);
       Term *lam = fe_mk_lam(t->kids[0]->span, np, ps, body);
-      return i == 0 ? fe_mk_map2(t->span, lam, in->kids[1], t->kids[2])
-                    : fe_mk_map2(t->span, lam, t->kids[1], in->kids[1]);
+      return opt_checked_as(i == 0 ? fe_mk_map2(t->span, lam, in->kids[1], t->kids[2])
+                                   : fe_mk_map2(t->span, lam, t->kids[1], in->kids[1]),
+                            t);
     }
     return t;
   }

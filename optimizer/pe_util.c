@@ -107,7 +107,23 @@ void opt_count_uses(const Term *t, OptSymMap *m, long sign) {
 
 /* True when the builtin p may raise or has an effect by itself (its
    effect in prims.def). */
-static bool prim_may_raise(Prim p) { return fe_prims[p].effect != E_PURE; }
+static bool prim_may_raise(const Term *t) {
+  if (fe_prims[t->prim].effect == E_PURE) return false;
+  switch (t->prim) { /* term.h: checked by construction */
+  case PRIM_INDEX:
+  case PRIM_MAP2:
+  case PRIM_MAP3:
+  case PRIM_ZIP: return !t->b;
+  default: return true;
+  }
+}
+
+Term *opt_checked_as(Term *n, const Term *from) {
+  if (n->kind == T_PRIM && n->prim == PRIM_MAP2 && from->kind == T_PRIM &&
+      (from->prim == PRIM_MAP2 || from->prim == PRIM_MAP3 || from->prim == PRIM_ZIP))
+    n->b = from->b;
+  return n;
+}
 
 bool opt_may_raise(const Term *t) {
   Stack s = {0};
@@ -122,7 +138,7 @@ bool opt_may_raise(const Term *t) {
     case T_GRADREF: return true;
     case T_LAM: continue; /* a closure value; combinator bodies are pushed below */
     case T_PRIM:
-      if (prim_may_raise(u->prim) && !(u->prim == PRIM_INDEX && u->b)) return true;
+      if (prim_may_raise(u)) return true;
       for (int i = 0; i < u->nkids; i++)
         push(&s, u->kids[i]->kind == T_LAM ? u->kids[i]->kids[0] : u->kids[i]);
       continue;

@@ -36,6 +36,9 @@ void opt_count_uses(const Term *t, OptSymMap *m, long sign);
    combinator bodies. A lambda value itself (a closure not applied) is
    pure. Iterative. */
 bool opt_may_raise(const Term *t);
+/* n (a map2 rebuilt from the map2 `from` over arrays of the same lengths)
+   with from's checked-by-construction flag (term.h). */
+Term *opt_checked_as(Term *n, const Term *from);
 
 /* True when a and b are the same term up to the names of their bound
    variables (calls, gradients and applications are never equal; in

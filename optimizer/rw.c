@@ -225,7 +225,11 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
     case T_PRIM:
       switch (t->prim) { /* what may raise, unless shown not to (prims.def's effect) */
       case PRIM_MAP2:
-        if (!opt_rw_same_length(c, t->kids[1], t->kids[2])) return false;
+        if (!t->b && !opt_rw_same_length(c, t->kids[1], t->kids[2])) return false;
+        break;
+      case PRIM_MAP3:
+      case PRIM_ZIP:
+        if (!t->b) return false; /* term.h: checked by construction */
         break;
       case PRIM_REPLICATE:
       case PRIM_IOTA:

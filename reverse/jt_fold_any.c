@@ -18,6 +18,7 @@
    states, so they are not copied). scanr is the mirror image (r_i =
    e[A_i/x, r_(i+1)/y], the cotangents flow left to right with a scanl). */
 #include "jt_prim.h"
+#include "jt_util.h"
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/subst.h"
 
@@ -86,9 +87,9 @@ static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *st
   Span s = p->j.span;
   int ei = 1 - si;
   const Type *st = lam->syms[si]->type, *et = lam->syms[ei]->type;
-  Sym *pairs = let(l, s, "P", prim(s, PRIM_ZIP, 2, states, a, NULL));
+  Sym *pairs = let(l, s, "P", rev_checked(prim(s, PRIM_ZIP, 2, states, a, NULL)));
   Term *sweep_over = var(s, pairs);
-  if (zs) sweep_over = prim(s, PRIM_ZIP, 2, var(s, pairs), zs, NULL);
+  if (zs) sweep_over = rev_checked(prim(s, PRIM_ZIP, 2, var(s, pairs), zs, NULL));
 
   /* the backward (or, flipped, forward) sweep of the state cotangents */
   RevJt jx = p->j;
@@ -102,7 +103,7 @@ static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *st
   want_x[ei] = false;
   Term *dx = rev_jt_vjp(&jx, lam, params, want_x, var(s, c));
   Sym *zi = zs ? fe_mk_sym("zi", st, s) : NULL;
-  if (zi) dx = fe_mk_gadd(s, var(s, zi), dx);
+  if (zi) dx = rev_gadd(s, var(s, zi), dx);
   Sym *q = fe_mk_sym("q", sweep_over->type->elem, s);
   Term *step = open_q(s, q, u, w, zi, dx);
   Term *scan;
@@ -134,7 +135,7 @@ static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *st
      mirror's c_i (shift1R) */
   Term *outgoing = fe_mk_shift(s, si == 0 ? PRIM_SHIFT1L : PRIM_SHIFT1R, var(s, *cots));
   Sym *ps[2] = {q2, c2};
-  *g = let(l, s, "G", fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), var(s, pairs), outgoing));
+  *g = let(l, s, "G", rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), var(s, pairs), outgoing)));
 }
 
 /* The fold of lam (state first) from v over a (which gets a cotangent

@@ -49,7 +49,7 @@ Term *rev_jt_fold(const RevJt *j, const Term *lam, Term *v, Term *a, Term *z) {
   Term *g = rev_jt_body_grad(j, lam);
   Sym *gp[2] = {fe_mk_sym("a", R, s), fe_mk_sym("b", R, s)};
   Term *glam = fe_mk_lam(s, 2, gp, rev_jt_paste(s, g, 2, lam->syms, gp));
-  Term *w_rhs = fe_mk_map2(s, glam, var(s, a0), a);
+  Term *w_rhs = rev_checked(fe_mk_map2(s, glam, var(s, a0), a));
   Sym *w = fe_mk_sym("W", w_rhs->type, s);
 
   /* P = map (t. t.0) W */

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "jt_prim.h"
+#include "jt_util.h"
 #include "../frontend/ir/build.h"
 
 static Term *use(const Term *t) { return rev_jt_use(t); }
@@ -28,7 +29,7 @@ static Term *singleton(Span s, Term *e) {
 static Term *gplus(Span s, const Type *t) {
   if (t->kind == TY_REAL) return fe_mk_oplam(s, PRIM_ADD);
   Sym *ps[2] = {fe_mk_sym("g", t, s), fe_mk_sym("h", t, s)};
-  return fe_mk_lam(s, 2, ps, fe_mk_gadd(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1])));
+  return fe_mk_lam(s, 2, ps, rev_gadd(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1])));
 }
 
 static Term *slice(Span s, Term *a, Term *from, Term *to) {

@@ -25,7 +25,7 @@ Term *rev_jt_map2(const RevJt *j, const Term *lam, Term *a, Term *b, Term *z) {
   int ncomp = 2 + j->nfv;
   Term *g = rev_jt_body_grad(j, lam);
   Sym *ps[2] = {fe_mk_sym("a", R, s), fe_mk_sym("b", R, s)};
-  Term *w_rhs = fe_mk_map2(s, fe_mk_lam(s, 2, ps, rev_jt_paste(s, g, 2, lam->syms, ps)), a, b);
+  Term *w_rhs = rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, rev_jt_paste(s, g, 2, lam->syms, ps)), a, b));
   Sym *w = fe_mk_sym("W", w_rhs->type, s);
   Term **items = NEW_ARRAY(Term *, ncomp);
   rev_jt_fv_cots(j, w, ncomp, 2, z->sym, items);

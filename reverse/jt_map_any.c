@@ -88,20 +88,20 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   Term *w_rhs;
   if (k == 1) {
     Sym *ps[2] = {params[0], c};
-    w_rhs = fe_mk_map2(s, fe_mk_lam(s, 2, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->z));
+    w_rhs = rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->z)));
   } else {
     Term *third = rev_jt_use(p->z);
     Sym *ps[3] = {params[0], params[1], c};
     if (k == 3) {
       Term *zk[2] = {rev_jt_use(p->ops[2]), rev_jt_use(p->z)};
-      third = fe_mk_array_prim(s, PRIM_ZIP, 2, zk);
+      third = rev_checked(fe_mk_array_prim(s, PRIM_ZIP, 2, zk));
       Sym *q = fe_mk_sym("q", third->type->elem, s);
       Sym *qs[2] = {params[2], c};
       vjp = fe_mk_lettup(s, 2, qs, fe_mk_var(s, q), vjp);
       ps[2] = q;
     }
     Term *mk[4] = {fe_mk_lam(s, 3, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->ops[1]), third};
-    w_rhs = fe_mk_array_prim(s, PRIM_MAP3, 4, mk);
+    w_rhs = rev_checked(fe_mk_array_prim(s, PRIM_MAP3, 4, mk));
   }
   Sym *w = fe_mk_sym("W", w_rhs->type, s);
   int at = 0;

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "jt_prim.h"
+#include "jt_util.h"
 #include "../frontend/ir/build.h"
 
 static Term *use(const Term *t) { return rev_jt_use(t); }
@@ -44,7 +45,7 @@ Term *rev_jt_zip(const RevJtPrim *p) {
 
 Term *rev_jt_unzip(const RevJtPrim *p) {
   Span s = p->j.span;
-  Term *opc[1] = {prim(s, PRIM_ZIP, 2, fe_mk_proj(s, use(p->z), 0), fe_mk_proj(s, use(p->z), 1), NULL)};
+  Term *opc[1] = {rev_checked(prim(s, PRIM_ZIP, 2, fe_mk_proj(s, use(p->z), 0), fe_mk_proj(s, use(p->z), 1), NULL))};
   return rev_jt_prim_result(p, NULL, opc);
 }
 

@@ -4,6 +4,25 @@
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/subst.h"
 
+Term *rev_checked(Term *t) {
+  ASSERT(t->kind == T_PRIM);
+  t->b = true;
+  return t;
+}
+
+/* Marks the map2s of a term built over atoms only (no user code inside). */
+static void mark_all(Term *t) {
+  if (t->kind == T_PRIM && t->prim == PRIM_MAP2) t->b = true;
+  for (int i = 0; i < t->nkids; i++)
+    if (t->kids[i]->kind != T_VAR) mark_all(t->kids[i]);
+}
+
+Term *rev_gadd(Span s, Term *a, Term *b) {
+  Term *r = fe_mk_gadd(s, a, b);
+  mark_all(r);
+  return r;
+}
+
 Term *rev_jt_body_grad(const RevJt *j, const Term *lam) {
   ASSERT(lam->kind == T_LAM);
   int n = lam->nsyms + j->nfv;
@@ -34,7 +53,7 @@ Term *rev_jt_scaled(Span s, Sym *w_arr, int ncomp, int i, Sym *wts) {
   Sym *ps[2] = {fe_mk_sym("t", w_arr->type->elem, s), fe_mk_sym("w", fe_ty_real(), s)};
   Term *g = rev_jt_pick(s, fe_mk_var(s, ps[0]), ncomp, i);
   Term *body = fe_mk_gscale(s, fe_mk_var(s, ps[1]), g);
-  return fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), fe_mk_var(s, w_arr), fe_mk_var(s, wts));
+  return rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), fe_mk_var(s, w_arr), fe_mk_var(s, wts)));
 }
 
 Term *rev_jt_gsum(Span s, Term *arr, Term *zero) {
@@ -45,7 +64,7 @@ Term *rev_jt_gsum(Span s, Term *arr, Term *zero) {
     lam = fe_mk_oplam(s, PRIM_ADD);
   } else {
     Sym *ps[2] = {fe_mk_sym("g", t, s), fe_mk_sym("h", t, s)};
-    lam = fe_mk_lam(s, 2, ps, fe_mk_gadd(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1])));
+    lam = fe_mk_lam(s, 2, ps, rev_gadd(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1])));
   }
   return fe_mk_reduce(s, lam, zero, arr);
 }
@@ -67,7 +86,7 @@ Term *rev_jt_inner(Span s, Term *z, Term *e) {
     /* reduce (+) 0 (map2 (p, q. <p, q>) z e) */
     Sym *ps[2] = {fe_mk_sym("p", t->elem, s), fe_mk_sym("q", t->elem, s)};
     Term *body = rev_jt_inner(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1]));
-    Term *prods = fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), z, e);
+    Term *prods = rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), z, e));
     return fe_mk_reduce(s, fe_mk_oplam(s, PRIM_ADD), fe_mk_num(s, 0), prods);
   }
   case TY_TUPLE: {

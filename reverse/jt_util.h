@@ -41,6 +41,13 @@ Term *rev_jt_gsum(Span s, Term *arr, Term *zero);
    with the zero of fv[k]'s type. */
 void rev_jt_fv_cots(const RevJt *j, Sym *w_arr, int ncomp, int first, Sym *wts, Term **items);
 
+/* t (an index, map2, map3 or zip the reverse pass builds) marked checked
+   by construction (term.h): a gradient re-reads where its primal read and
+   pairs arrays its primal paired, or a value with its cotangent. */
+Term *rev_checked(Term *t);
+/* fe_mk_gadd of two cotangents of the same value, its map2s checked. */
+Term *rev_gadd(Span s, Term *a, Term *b);
+
 /* The inner product <z, e> of two terms of the same ground type, of type
    R: z * e for R, the sum of the element-wise products for arrays, the
    sum over the components for tuples. z must be a variable (or built from

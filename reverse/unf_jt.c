@@ -94,7 +94,7 @@ static void cot_add_in(UnfTt *st, RevCot *c, Span s, const UnfCtx *in, const Unf
     c->v[i] = unf_tt_bind(st, s, name, t);
     return;
   }
-  c->v[i] = unf_tt_atomize(st, s, name, fe_mk_gadd(s, unf_tt_use(c->v[i]), t));
+  c->v[i] = unf_tt_atomize(st, s, name, rev_gadd(s, unf_tt_use(c->v[i]), t));
 }
 
 #define cot_add(st, c, s, env, i, t) cot_add_in(st, c, s, u->in, env, i, t, false)

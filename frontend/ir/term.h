@@ -169,9 +169,11 @@ struct Term {
   const Type *type; /* NULL on surface terms */
   Span span;
   double num;
-  bool b; /* T_BOOL: the value. A PRIM index: in range by construction (a
-             gradient reading again where its primal read), so it cannot
-             raise (the optimizer may drop it); printed as any index */
+  bool b; /* T_BOOL: the value. A PRIM index, map2, map3 or zip: checked
+             by construction, so its own check cannot fail (a gradient
+             reading again where its primal read; pairing arrays its
+             primal paired, or a value with its cotangent): the optimizer
+             may drop it when dead. Printed like any other */
   const char *str;
   Span str_span; /* where str is written (GRADREF: the function name) */
   Prim prim;
