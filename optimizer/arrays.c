@@ -27,6 +27,11 @@
      map (t. t.k) W, W = map/map2 (ps. (e1, ..., en)) As -> map/map2 (ps. ek) As
      (map/map2/map3 (xs. e) As)[i]  -> let xs = As[i] in e   (one element, not all)
      [e0, ..., en][k], k a count literal < n+1, the others safe -> ek
+     reduce (g, h. map2 (+) g h) ZerosLike(X) (map2 (r, c. map (a. c * a) r) M V)
+       -> if length M == 0 then ZerosLike(X) else
+          let t = transpose M in map (col. reduce (+) 0 (map2 (*) col V)) t
+       (the sum of scaled rows is a transposed matrix-vector product, which
+       the plan gives to BLAS; a gradient of matvec has this shape)
      reduce_by_index (reduce_by_index D (+) 0 I V1) (+) 0 I V2, I a variable
        -> reduce_by_index D (+) 0 I (map2 (+) V1 V2)   (one scatter, not two)
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
@@ -197,7 +202,49 @@ static Term *rule_map2(OptRw *c, Term *t) {
 }
 
 /* reduce OP v Const(c, A) -> v when folding c into v gives v again. */
+static bool is_var(const Term *t, const Sym *x) { return t->kind == T_VAR && t->sym == x; }
+
+/* Whether lam is (g, h. map2 (+) g h) over [R]. */
+static bool is_vector_plus(const Term *lam) {
+  const Term *b = lam->kids[0];
+  if (lam->nsyms != 2 || !is_prim(b, PRIM_MAP2) || !opt_is_oplam(b->kids[0], PRIM_ADD)) return false;
+  if (b->type->elem->kind != TY_REAL) return false;
+  return (is_var(b->kids[1], lam->syms[0]) && is_var(b->kids[2], lam->syms[1])) ||
+         (is_var(b->kids[1], lam->syms[1]) && is_var(b->kids[2], lam->syms[0]));
+}
+
+/* The transposed matrix-vector product of the header, or NULL. */
+static Term *vecmat(OptRw *c, Term *t) {
+  Term *z = t->kids[1], *a = t->kids[2];
+  if (!is_vector_plus(t->kids[0]) || !is_prim(a, PRIM_MAP2)) return NULL;
+  Term *ce = opt_rw_const_elem(c, z);
+  if (!ce || !opt_is_num(ce, 0)) return NULL;
+  const Term *lam = a->kids[0], *b = lam->kids[0];
+  if (!is_prim(b, PRIM_MAP) || b->kids[1]->kind != T_VAR) return NULL;
+  int j = b->kids[1]->sym == lam->syms[0] ? 0 : b->kids[1]->sym == lam->syms[1] ? 1 : -1;
+  if (j < 0 || lam->syms[j]->type->kind != TY_ARRAY) return NULL;
+  const Term *il = b->kids[0], *m = il->kids[0]; /* (e. c * e) */
+  if (!is_prim(m, PRIM_MUL)) return NULL;
+  Sym *e = il->syms[0], *s = lam->syms[1 - j];
+  if (!((is_var(m->kids[0], e) && is_var(m->kids[1], s)) || (is_var(m->kids[0], s) && is_var(m->kids[1], e))))
+    return NULL;
+  Term *mat = a->kids[1 + j], *vec = a->kids[2 - j];
+  if (mat->kind != T_VAR || vec->kind != T_VAR || !a->b) return NULL;
+  Span sp = t->span;
+  Term *tr = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &mat);
+  Sym *tt = fe_mk_sym("t", tr->type, sp);
+  Sym *col = fe_mk_sym("col", tr->type->elem, sp);
+  Term *prods = fe_mk_map2(sp, fe_mk_oplam(sp, PRIM_MUL), fe_mk_var(sp, col), fe_copy(vec));
+  prods->b = true; /* the columns have the rows' count, the length of vec (a->b) */
+  Term *dot = fe_mk_reduce(sp, fe_mk_oplam(sp, PRIM_ADD), fe_mk_num(sp, 0), prods);
+  Term *prod = fe_mk_let(sp, tt, tr, fe_mk_map(sp, fe_mk_lam(sp, 1, &col, dot), fe_mk_var(sp, tt)));
+  Term *empty = fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, fe_copy(mat)), fe_mk_num(sp, 0));
+  return fe_mk_if(sp, empty, z, prod);
+}
+
 static Term *rule_reduce(OptRw *c, Term *t) {
+  Term *vm = vecmat(c, t);
+  if (vm) return vm;
   Term *lam = t->kids[0], *v = t->kids[1], *a = t->kids[2];
   Term *ce = opt_rw_const_elem(c, a);
   if (!ce || ce->kind != T_NUM || v->kind != T_NUM || !opt_rw_safe(c, a)) return t;

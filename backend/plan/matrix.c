@@ -108,7 +108,9 @@ static bool real_matrix(const Type *t) { return t && t->kind == TY_ARRAY && real
 
 /* Whether t (in env) is the dot product of two arrays, through calls:
    reduce (+) 0 (map2 (*) a b), (+) and (*) in either order of their
-   parameters. *a and *b are then the arrays, resolved. */
+   parameters, the map2 maybe let-bound just before (let p = map2 (*) a b
+   in reduce (+) 0 p, as gradients have it). *a and *b are then the
+   arrays, resolved. */
 static bool dot_of(const Term *t, const Env *env, int depth, Evaluated *ev, At *a, At *b) {
   At r = resolve_in(t, env, ev);
   t = r.t;
@@ -120,10 +122,21 @@ static bool dot_of(const Term *t, const Env *env, int depth, Evaluated *ev, At *
     return dot_of(t->def->body, &inner, depth + 1, ev, a, b);
   }
   bool swapped;
+  const Term *let = NULL;
+  if (t->kind == T_LET) {
+    let = t;
+    t = t->kids[1];
+  }
   if (t->kind != T_PRIM || t->prim != PRIM_REDUCE || cpu_monoid_of(t->kids[0], &swapped) != CPU_M_ADD) return false;
   At z = resolve_in(t->kids[1], env, ev);
   if (z.t->kind != T_NUM || z.t->num != 0 || signbit(z.t->num)) return false;
-  At m = resolve_in(t->kids[2], env, ev);
+  At m;
+  if (let) {
+    if (t->kids[2]->kind != T_VAR || t->kids[2]->sym != let->sym) return false;
+    m = (At){let->kids[0], env};
+  } else {
+    m = resolve_in(t->kids[2], env, ev);
+  }
   if (m.t->kind != T_PRIM || m.t->prim != PRIM_MAP2 || cpu_monoid_of(m.t->kids[0], &swapped) != CPU_M_MUL)
     return false;
   *a = resolve_in(m.t->kids[1], m.env, ev);
