@@ -285,6 +285,54 @@ START_TEST(gathers) {
 }
 END_TEST
 
+/* The gradients of the language-2 constructs (reverse/jt_prim.h) through
+   the plan on the device, against the CPU. */
+static const char *const grad_programs[] = {
+    "def f (a: [R]) : R = a[0] * a[length a - 1] + a[1] * a[1] + sum (map (x. x * x) a[1:])",
+    "def f (a: [R]) (b: [R]) : R = sum (map (i. a[i] * b[length b - 1 - i] + a[0] * a[i]) (map (k. floor (k / 2)) (iota (length a))))",
+    "def f (a: [R]) : R = sum (map (i. if i > 0 then a[i - 1] * a[i] else a[i]) (iota (length a)))",
+    "def f (x: R) (v: [R]) : R = loop y = x for i < 20 do sin (y * v[i]) + y",
+    "def f (k: R) (y0: [R]) : R = let (y, t) = loop (y, t) = (y0, 0) for i < 4 do (map (u. u + 0.1 * (sin t - k * u * u)) y, t + 0.1) in sum y * t",
+    "def f (x: R) : R = (loop (y, n) = (x, 0) while n < 4 do (y * y * 0.5 + sin y, n + 1)).1",
+    "def f (s: R) (v: [R]) : R = sum (scanl (x, y. x * s + y) 0 v)",
+    "def f (v: [R]) : R = sum (map (x. x * x) (scanr (x, y. sin x + y * 0.5) 1 v))",
+    "def f (v: [R]) : R = sum (map2 (x, y. x * y) (shift1L v) (shift1R v))",
+    "def f (m: [[R]]) (v: [R]) : R = sum (map (r. dot r r) (transpose m)) + sum (concat v (map (x. x * 3) v))",
+    "def f (a: [R]) (b: [R]) : R = let (u, w) = unzip (map (p. (p.1 * p.2, p.1 + p.2)) (zip a b)) in sum u * sum w",
+    "def f (a: [R]) (b: [R]) (c: [R]) : R = sum (map3 (x, y, z. x * y + sin z * x) a b c)",
+    "def f (w: [[R]]) (b: [R]) (x: [R]) : R = sum (map2 (h, c. tanh (0.02 * h - c)) (matvec w x) b)",
+    "def f (a: [R]) : R = let (s, s2, n) = foldl ((s, s2, n), x. (s + x, s2 + x * x, n + 1)) (0, 0, 0) a in s2 / n - (s / n) * (s / n)",
+    "def f (v: [R]) : R = let h = reduce_by_index (replicate 3 0) (+) 0 (map (i. i - 3 * floor (i / 3)) (iota (length v))) v in dot h h",
+};
+
+START_TEST(gradients) {
+  static const size_t glengths[] = {20, 64, 1000};
+  OptOptions o = {0};
+  o.enabled = true;
+  o.check_passes = true;
+  for (size_t pi = 0; pi < sizeof grad_programs / sizeof grad_programs[0]; pi++) {
+    char *err = NULL;
+    GcProgram *p = gc_load("<grads>", grad_programs[pi], true, "f", &err);
+    ck_assert_msg(p != NULL, "%s: %s", grad_programs[pi], err);
+    int *wrt = NEW_ARRAY(int, p->f->nparams + 1);
+    int nwrt = gc_wrt(p, NULL, wrt);
+    Def *g = opt_optimize_program(rev_grad(p->f, wrt, nwrt, REV_UNF), &o);
+    bool nest = nested(g->body, false);
+    double worst = 0, cms = 0, gms = 0;
+    for (size_t li = 0; li < sizeof glengths / sizeof glengths[0]; li++) {
+      size_t n = glengths[li];
+      if (nest && n > 64) continue; /* a matrix of n x n, or a launch per element */
+      GenRng rng = gen_rng(3000 + (uint64_t)li);
+      Value *args = NEW_ARRAY(Value, p->f->nparams + 1);
+      for (int i = 0; i < p->f->nparams; i++) args[i] = gc_random_value(&rng, p->f->params[i]->type, n, 0.5, 1.5);
+      worst = fmax(worst, compare(g, args, p->f->nparams, una_sprintf("%s at length %zu", grad_programs[pi], n), &cms, &gms));
+    }
+    printf("grad %-40.40s %10.2g %10.2f %10.2f\n", grad_programs[pi] + 4, worst, cms, gms);
+    fflush(stdout);
+  }
+}
+END_TEST
+
 START_TEST(cache) {
   const char *src = "extern \"C\" __global__ void una_cache_probe(double *o) { o[0] = 1; }\n";
   size_t n1 = 0, n2 = 0;
@@ -327,6 +375,7 @@ int main(void) {
   tcase_add_test(tc, session);
   tcase_add_test(tc, cache);
   tcase_add_test(tc, gathers);
+  tcase_add_test(tc, gradients);
   tcase_add_test(tc, corpus);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
