@@ -235,6 +235,9 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
       case PRIM_IOTA:
         if (!count_ok(c, t->kids[0])) return false;
         break;
+      case PRIM_LOOP_FOR: /* raises only for a bad count */
+        if (!count_ok(c, t->kids[2])) return false;
+        break;
       case PRIM_INDEX:
         if (!t->b) return false; /* term.h: in range by construction */
         break;
