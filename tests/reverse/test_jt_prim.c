@@ -45,6 +45,12 @@ static const Case cases[] = {
      "def f (k: R) (y0: [R]) : R = sum (loop y = y0 for i < 5 do step k 0.1 y)",
      NULL, true},
     {"while loop", "def f (x: R) : R = (loop (y, n) = (x, 0) while n < 4 do (y * y * 0.5 + sin y, n + 1)).1", NULL, true},
+    {"while loop in a map (a trip count per element)",
+     "def f (v: [R]) (s: R) : R = sum (map (y. loop x = y * y + 0.1 while x < 4 do x * (1.5 + 0.1 * s)) v)", NULL, true},
+    {"two-layer mlp",
+     "def f (w1: [[R]]) (w2: [[R]]) (x: [R]) : R =\n"
+     "  let h = map (u. tanh (0.3 * u)) (matvec w1 x) in sum (map (o. o * o) (matvec w2 h))",
+     NULL, false},
     {"scanl with a free variable", "def f (s: R) (v: [R]) : R = sum (scanl (x, y. x * s + y) 0 v)", NULL, true},
     {"scanr", "def f (v: [R]) : R = sum (map (x. x * x) (scanr (x, y. sin x + y * 0.5) 1 v))", NULL, true},
     {"scanl of tuples", "def f (v: [R]) : R = sum (map (q. q.1 * q.2) (scanl ((a, b), x. (a + x, b * x)) (0, 1) v))", NULL, true},
