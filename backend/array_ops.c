@@ -166,8 +166,13 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   Value r;
   if (cpu_map2_of_scan(ex, t, frame, &r)) return r;
   Array *a, *b;
+  const PlanMatrix *pm = t->note ? t->note->matrix : NULL;
+  if (pm && pm->x_let) { /* X is a transpose left to the product */
+    if (cpu_blas_map(ex, t, frame, NULL, &r)) return r;
+    cpu_blas_as_written(ex, t, frame);
+  }
   map_args(ex, t, frame, &a, &b);
-  if (t->note && t->note->matrix) {
+  if (pm && !pm->x_let) {
     if (cpu_blas_map(ex, t, frame, a, &r)) return r;
     cpu_blas_as_written(ex, t, frame);
   }

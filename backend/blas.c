@@ -76,6 +76,7 @@ typedef struct Job {
   double *c;
   size_t m, n, k;
   bool b_kn; /* GEMM: b is k rows of n (c = a b), not n rows of k (c = a b^T) */
+  bool trans; /* GEMV: a is k rows of m, c = a^T b (chunks of c's elements) */
   bool by_cols;
   int nchunks;
 } Job;
@@ -86,7 +87,9 @@ static void run_chunk(void *ctx, int thread, int chunk) {
   cpu_chunk_bounds(j->by_cols ? j->n : j->m, ROW_BLOCK, j->nchunks, chunk, &lo, &hi);
   if (hi <= lo) return;
   int k = (int)j->k, n = (int)j->n;
-  if (j->kind == PLAN_GEMV)
+  if (j->kind == PLAN_GEMV && j->trans)
+    cblas_dgemv(CblasRowMajor, CblasTrans, k, (int)(hi - lo), 1.0, j->a + lo, (int)j->m, j->b, 1, 0.0, j->c + lo, 1);
+  else if (j->kind == PLAN_GEMV)
     cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)(hi - lo), k, 1.0, j->a + lo * j->k, k, j->b, 1, 0.0, j->c + lo, 1);
   else if (!j->by_cols)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, j->b_kn ? CblasNoTrans : CblasTrans, (int)(hi - lo), n, k, 1.0,
@@ -145,9 +148,39 @@ static const double *rows_of(const Array *a, size_t k) {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void one_thread(void) { openblas_set_num_threads(1); }
 
+/* B^T v for `let t = transpose B in map (p. dot p v) t` (PlanMatrix.x_let):
+   B of k rows of m, v of k; false when the map as written would raise or
+   treat an empty dimension its own way. */
+static bool gemv_transposed(const Exec *ex, const Term *t, const PlanMatrix *pm, Value *frame, Value *out) {
+  Array *bm = cpu_eval_array(ex, pm->untransposed, frame);
+  if (!bm->boxed || bm->len == 0) return false;
+  Job j;
+  memset(&j, 0, sizeof j);
+  j.kind = PLAN_GEMV;
+  j.trans = true;
+  j.k = bm->len;
+  j.m = bm->v[0].u.a->len;
+  if (j.m == 0 || !fits_int(j.m) || !fits_int(j.k)) return false;
+  Array *v = cpu_eval_array(ex, pm->other, frame);
+  if (v->boxed || v->len != j.k) return false;
+  if (!(j.a = rows_of(bm, j.m))) return false;
+  j.b = v->r;
+  fe_poll_interrupt(t->span);
+  Array *r = val_new_real_array(j.m, t->span);
+  j.c = r->r;
+  pthread_once(&once, one_thread);
+  plan_chunks(&j);
+  cpu_parallel_chunks(cpu_exec_threads(ex), j.nchunks, run_chunk, &j, t->span);
+  products++;
+  *out = val_array(r);
+  return true;
+}
+
 bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, Value *out) {
   const PlanMatrix *pm = t->note ? t->note->matrix : NULL;
-  if (!pm || !ex->kernel || ex->meter || ex->gpu || x->len == 0 || !x->boxed) return false;
+  if (!pm || !ex->kernel || ex->meter || ex->gpu) return false;
+  if (pm->x_let) return gemv_transposed(ex, t, pm, frame, out);
+  if (x->len == 0 || !x->boxed) return false;
   Job j;
   memset(&j, 0, sizeof j);
   j.kind = pm->kind;

@@ -382,17 +382,22 @@ static int reads_of(const Term *t, const Sym *x) {
 }
 
 /* `let y = transpose B in map ... X` whose map is a matrix product that
-   reads y only as its Y, B and X variables (the prelude's matmul): the
+   reads y only as its Y, B and X variables (the prelude's matmul), or
+   `let t = transpose B in map (p. dot p v) t` (a matvec gradient): the
    product reads B as it is, and the transpose is computed only when the
-   map runs as written (note.h: PlanMatrix.let). */
+   map runs as written (note.h: PlanMatrix.let, x_let). */
 static void plan_deferred_let(Lowering *lw, Term *t) {
   Term *rhs = t->kids[0], *map = t->kids[1];
   if (rhs->kind != T_PRIM || rhs->prim != PRIM_TRANSPOSE || rhs->kids[0]->kind != T_VAR) return;
   if (map->kind != T_PRIM || map->prim != PRIM_MAP || map->kids[1]->kind != T_VAR || map->note) return;
   PlanMatrix *m = plan_matrix_of(map);
-  if (!m || m->kind != PLAN_GEMM || m->other->kind != T_VAR || m->other->sym != t->sym ||
-      reads_of(map, t->sym) != 1)
+  if (!m || reads_of(map, t->sym) != 1) return;
+  if (m->kind == PLAN_GEMV) { /* X = transpose B, read only as X */
+    if (map->kids[1]->sym != t->sym) return;
+    m->x_let = true;
+  } else if (m->other->kind != T_VAR || m->other->sym != t->sym) {
     return;
+  }
   m->let = t;
   m->untransposed = rhs->kids[0];
   add_matrix(lw, map, m);

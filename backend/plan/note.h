@@ -44,6 +44,11 @@ typedef struct PlanMatrix {
                                 is, and the map as written evaluates it
                                 first (backend/blas.h) */
   const struct Term *untransposed; /* B, with let */
+  bool x_let;                /* GEMV: the let is `let t = transpose B in
+                                map (p. dot p v) t`, X itself transposed (a
+                                gradient of matvec): BLAS computes B^T v
+                                from B (cblas_dgemv transposed), and X is
+                                computed only for the map as written */
 } PlanMatrix;
 
 /* The decisions about one node of the host program. */
