@@ -161,9 +161,9 @@ static bool gemv_transposed(const Exec *ex, const Term *t, const PlanMatrix *pm,
   j.k = bm->len;
   j.m = bm->v[0].u.a->len;
   if (j.m == 0 || !fits_int(j.m) || !fits_int(j.k)) return false;
+  if (!(j.a = rows_of(bm, j.m))) return false; /* ragged: transpose raises */
   Array *v = cpu_eval_array(ex, pm->other, frame);
   if (v->boxed || v->len != j.k) return false;
-  if (!(j.a = rows_of(bm, j.m))) return false;
   j.b = v->r;
   fe_poll_interrupt(t->span);
   Array *r = val_new_real_array(j.m, t->span);

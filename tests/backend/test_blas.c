@@ -70,9 +70,11 @@ START_TEST(agrees_with_the_map_as_written) {
   blas_vs_written("map (r. map (c. dot r c) T) (map (i. T[i]) (iota 130))", 200 * 200 * 0x1p-52);
   /* a transposed product left to BLAS (PlanMatrix.x_let: cblas_dgemv
      transposed, as in a matvec gradient), with more columns than a chunk */
-  blas_vs_written("let t = transpose T in map (c. dot c (map (i. sin i) (iota 1030))) t", 1030 * 1030 * 0x1p-52);
-  blas_vs_written("let t = transpose M in map (c. reduce (+) 0 (map2 (*) c (map (i. cos i) (iota 257)))) t",
-                  257 * 257 * 0x1p-52);
+  tl_run("def tv (m: [[R]]) (v: [R]) : [R] = let t = transpose m in map (c. dot c v) t\n"
+         "def tv2 (m: [[R]]) (v: [R]) : [R] = let t = transpose m in map (c. reduce (+) 0 (map2 (*) c v)) t\n");
+  ck_assert_ptr_nonnull(strstr(tl_capture(tl_session, ":plan tv T V\n", true).out, "cblas_dgemv, transposed"));
+  blas_vs_written("tv T (map (i. sin i) (iota 1030))", 1030 * 1030 * 0x1p-52);
+  blas_vs_written("tv2 M (map (i. cos i) (iota 257))", 257 * 257 * 0x1p-52);
   /* small integers: every sum is exact, on both paths */
   tl_run("let I = map (i. map (j. floor (10 * sin (i + 2 * j))) (iota 70)) (iota 90)\n"
          "let J = map (i. map (j. floor (10 * cos (i - j))) (iota 50)) (iota 70)\n"
@@ -172,12 +174,12 @@ START_TEST(errors_and_empty_dimensions_as_written) {
   r = tl_capture(tl_session,
                  "matvec [[], []] []\nmatvec ([] : [[R]]) [1]\nmatmul [[], []] [[]]\n"
                  "matmul [[1], [2]] ([] : [[R]])\nmatmul ([] : [[R]]) [[1]]\n"
-                 "let t = transpose ([] : [[R]]) in map (c. dot c [1]) t\n"
-                 "let t = transpose [[], []] in map (c. dot c [1, 2]) t\n",
+                 "def tv (m: [[R]]) (v: [R]) : [R] = let t = transpose m in map (c. dot c v) t\n"
+                 "tv ([] : [[R]]) [1]\ntv [[], []] [1, 2]\n",
                  true);
   ck_assert_msg(r.ok, "%s", r.err);
   ck_assert_str_eq(r.out, "[0, 0]\n[]\n[[], []]\n[[], []]\n[]\n[]\n[]\n");
-  r = tl_capture(tl_session, "let t = transpose [[1, 2], [3, 4]] in map (c. dot c [1, 2, 3]) t\n", false);
+  r = tl_capture(tl_session, "tv [[1, 2], [3, 4]] [1, 2, 3]\n", false);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.err, "<prelude>:11:38: error: map2: lengths 2 and 3 differ\n");
   ck_assert_int_eq(cpu_blas_products(), before);
