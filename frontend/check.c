@@ -559,19 +559,6 @@ static NOINLINE Term *check_prim(Ck *c, Span s, Prim p, const char *who, bool op
 
 /* ---- Gradients ---- */
 
-/* A type with a tangent: one with reals in it (LANGUAGE.md section 6:
-   B, [B] and tuples of them have an empty tangent type). */
-static bool differentiable(const Type *t) {
-  switch (t->kind) {
-  case TY_REAL: return true;
-  case TY_TUPLE:
-    for (int i = 0; i < t->n; i++)
-      if (differentiable(t->elems[i])) return true;
-    return false;
-  case TY_ARRAY: return differentiable(t->elem);
-  default: return false;
-  }
-}
 
 /* Resolves the function and the wrt list of a grad (T_GRADREF t): the
    def, its parameter indexes in wrt and nwrt, and the gradient's type. */
@@ -594,7 +581,7 @@ static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, i
   int nwrt = 0;
   if (t->nnames == 0) {
     for (int i = 0; i < d->nparams; i++)
-      if (differentiable(d->params[i]->type)) wrt[nwrt++] = i;
+      if (fe_type_has_reals(d->params[i]->type)) wrt[nwrt++] = i;
     if (nwrt == 0)
       fe_error(t->span, "grad needs a function with a parameter that has reals in its type; '%s' has none",
                name);
@@ -607,7 +594,7 @@ static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, i
       int i = 0;
       while (i < d->nparams && strcmp(d->params[i]->name, t->names[j]) != 0) i++;
       if (i == d->nparams) fe_error(s, "'%s' is not a parameter of '%s'", t->names[j], name);
-      if (!differentiable(d->params[i]->type))
+      if (!fe_type_has_reals(d->params[i]->type))
         fe_error(s, "cannot differentiate with respect to '%s': its type %s has no reals", t->names[j],
                  tystr(d->params[i]->type));
       for (int k = 0; k < nwrt; k++)

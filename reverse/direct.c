@@ -119,19 +119,7 @@ void rev_dx_unsupported(Span s, const char *what) {
   fe_error(s, "grad: %s not supported under grad yet", what);
 }
 
-bool rev_dx_has_reals(const Type *t) {
-  switch (t->kind) {
-  case TY_REAL: return true;
-  case TY_ARRAY: return rev_dx_has_reals(t->elem);
-  case TY_TUPLE:
-    for (int i = 0; i < t->n; i++)
-      if (rev_dx_has_reals(t->elems[i])) return true;
-    return false;
-  case TY_BOOL:
-  case TY_FUN: return false;
-  }
-  UNREACHABLE();
-}
+bool rev_dx_has_reals(const Type *t) { return fe_type_has_reals(t); }
 
 /* Raises unless t is R, [R] or a tuple of those (what carries gradients). */
 static void check_differentiable_type(Span s, const Type *t) {

@@ -13,17 +13,6 @@
 #include "jt_util.h"
 #include "../frontend/ir/build.h"
 
-static bool has_reals(const Type *t) {
-  switch (t->kind) {
-  case TY_REAL: return true;
-  case TY_ARRAY: return has_reals(t->elem);
-  case TY_TUPLE:
-    for (int i = 0; i < t->n; i++)
-      if (has_reals(t->elems[i])) return true;
-    return false;
-  default: return false;
-  }
-}
 
 /* mapK (xs. e) A1 .. Ak over the arrays ops[0..k), e over lam's
    parameters. */
@@ -70,7 +59,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   bool *want = NEW_ARRAY(bool, k + nr);
   for (int i = 0; i < k + nr; i++) {
     params[i] = fe_mk_sym(lam->syms[i]->name, lam->syms[i]->type, s);
-    want[i] = i >= k || (p->active[i] && has_reals(lam->syms[i]->type));
+    want[i] = i >= k || (p->active[i] && fe_type_has_reals(lam->syms[i]->type));
   }
   int ncomp = rev_jt_vjp_count(&j, k + nr, want);
   Term **opc = NEW_ARRAY(Term *, k);

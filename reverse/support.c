@@ -20,21 +20,10 @@ static bool has_bool(const Type *t) {
   }
 }
 
-static bool has_real(const Type *t) {
-  switch (t->kind) {
-  case TY_REAL: return true;
-  case TY_ARRAY: return has_real(t->elem);
-  case TY_TUPLE:
-    for (int i = 0; i < t->n; i++)
-      if (has_real(t->elems[i])) return true;
-    return false;
-  default: return false;
-  }
-}
 
 /* Raises when an active value of type t has no cotangent type yet. */
 static void check_type(Span s, const Type *t) {
-  if (t->kind == TY_TUPLE && has_bool(t) && has_real(t))
+  if (t->kind == TY_TUPLE && has_bool(t) && fe_type_has_reals(t))
     fe_error(s, "grad: tuples mixing booleans and numbers are not supported under grad yet");
   if (t->kind == TY_ARRAY) check_type(s, t->elem);
   if (t->kind == TY_TUPLE)

@@ -135,18 +135,6 @@ static int active_fv(const Unf *u, const UnfEnv *env, Sym ***fvp, int **fv_posp)
   return nfv;
 }
 
-/* Whether a value of type t has reals in it. */
-static bool has_reals(const Type *t) {
-  switch (t->kind) {
-  case TY_REAL: return true;
-  case TY_ARRAY: return has_reals(t->elem);
-  case TY_TUPLE:
-    for (int i = 0; i < t->n; i++)
-      if (has_reals(t->elems[i])) return true;
-    return false;
-  default: return false;
-  }
-}
 
 /* The transpose Jacobian of a generic prim node: its rule from the table
    of reverse/jt_prim.c on the term rebuilt over the atoms. */
@@ -166,7 +154,7 @@ static void jt_generic(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c, Te
       continue;
     }
     ops[k] = unf_tt_env_atom(env, base + k);
-    active[k] = !konst(u->in, base + k) && has_reals(ops[k]->type);
+    active[k] = !konst(u->in, base + k) && fe_type_has_reals(ops[k]->type);
     kids[i] = unf_tt_use(ops[k]);
     k++;
   }

@@ -307,10 +307,6 @@ static void unf_nonlet(Gen *g, const Term *t) {
     hide(g, s, 1);
     return;
   case T_ARRAY:
-    if (t->type->elem->kind != TY_REAL) { /* [B]: data without derivative */
-      cst(g, t);
-      return;
-    }
     operands(g, t, 0);
     emit(g, unf_array(s, g->cur, t->nkids));
     hide(g, s, t->nkids);
@@ -328,7 +324,8 @@ static void unf_nonlet(Gen *g, const Term *t) {
    first once the final body is done. */
 static void unf_term(Gen *g, const Term *t) {
   fe_stack_check(t->span);
-  if (t->kind != T_VAR && t->kind != T_NUM && t->kind != T_BOOL && !unf_term_active(g->act, t)) {
+  if (t->kind != T_VAR && t->kind != T_NUM && t->kind != T_BOOL &&
+      (!unf_term_active(g->act, t) || !fe_type_has_reals(t->type))) {
     cst(g, t); /* no derivative, whatever its type */
     return;
   }

@@ -192,8 +192,9 @@ Unf *unf_replicate(Span s, const UnfCtx *in) {
 
 Unf *unf_array(Span s, const UnfCtx *in, int n) {
   ASSERT(n >= 0);
-  for (int i = 0; i < n; i++) ASSERT(fe_type_eq(top_type(in, i), R()));
-  Unf *u = prim(U_ARRAY, s, in, n, fe_ty_array(R()));
+  const Type *elem = n > 0 ? top_type(in, 0) : R();
+  for (int i = 0; i < n; i++) ASSERT(fe_type_eq(top_type(in, i), elem));
+  Unf *u = prim(U_ARRAY, s, in, n, fe_ty_array(elem));
   u->n = n;
   return u;
 }

@@ -60,6 +60,18 @@ bool fe_type_is_real_array(const Type *t) {
   return t->kind == TY_ARRAY && t->elem->kind == TY_REAL;
 }
 
+bool fe_type_has_reals(const Type *t) {
+  switch (t->kind) {
+  case TY_REAL: return true;
+  case TY_ARRAY: return fe_type_has_reals(t->elem);
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++)
+      if (fe_type_has_reals(t->elems[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
 int fe_type_real_rank(const Type *t) {
   int k = 0;
   for (; t && t->kind == TY_ARRAY; t = t->elem) k++;

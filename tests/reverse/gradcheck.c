@@ -57,23 +57,12 @@ Value gc_value(const GcProgram *p, const char *text) {
   return cpu_call(fe_check_expr(p->env, e), NULL);
 }
 
-static bool has_reals(const Type *t) {
-  switch (t->kind) {
-  case TY_REAL: return true;
-  case TY_ARRAY: return has_reals(t->elem);
-  case TY_TUPLE:
-    for (int i = 0; i < t->n; i++)
-      if (has_reals(t->elems[i])) return true;
-    return false;
-  default: return false;
-  }
-}
 
 int gc_wrt(const GcProgram *p, const char *names, int *wrt) {
   int n = 0;
   if (!names || !*names) {
     for (int i = 0; i < p->f->nparams; i++)
-      if (has_reals(p->f->params[i]->type)) wrt[n++] = i;
+      if (fe_type_has_reals(p->f->params[i]->type)) wrt[n++] = i;
     return n;
   }
   const char *s = names;

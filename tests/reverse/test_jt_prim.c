@@ -73,6 +73,9 @@ static const Case cases[] = {
      "def f (v: [R]) : R = let h = reduce_by_index (replicate 3 0) (+) 0 (map (i. i - 3 * floor (i / 3)) (iota (length v))) v in dot h h",
      NULL, true},
     {"constant data matrix", "def f (w: [R]) (data: [[R]]) : R = sum (map (row. (dot row w - 1) ^ 2) data)", "w", true},
+    {"array literals of arrays and of tuples",
+     "def f (x: R) (y: R) : R = sum (map (r. prod r) [[x, 1], [2, x * y]]) + (let p = [(x, 1), (y, x)] in p[0].1 * p[1].2)",
+     NULL, true},
     {"nested arrays built", "def f (v: [R]) : R = sum (map (r. prod r) (map (x. [x, x * x, 1]) v))", NULL, true},
     {"lgamma and digamma", "def f (x: R) : R = lgamma (x * x + 1) + digamma (x * x + 2) * x", NULL, true},
 };
@@ -112,6 +115,7 @@ typedef struct Exact {
 
 static const Exact exact[] = {
     {"def f (a: [R]) : R = a[1] * a[2] + a[1] + a[3]", NULL, {"[1, 2, 3, 4]"}, 1, "[0, 4, 2, 1]"},
+    {"def f (x: R) : R = sum (map (r. sum r) [[x, 1], [2, x * x]])", NULL, {"3"}, 1, "7"},
     {"def f (a: [R]) (idx: [R]) : R = sum (map (i. a[i] * a[i] + 2 * a[i + 1]) idx)", "a", {"[1, 2, 3, 4]", "[0, 2, 0]"}, 2,
      "[4, 4, 6, 2]"},
     {"def f (x: R) : R = loop y = x for i < 3 do y * y + i", NULL, {"1.5"}, 1, "163.6875"},
