@@ -14,7 +14,9 @@
    map2 (*) Const(c, A) ZerosLike(B) -> a constant for a finite literal c
    (otherwise kept: 0 * inf is nan);
      map2 (x, y. y OP x) A B, OP + or *, A ~ B -> map2 (y, x. y OP x) B A
-     map (x. c) A, x not in c, A = map f B / map2 f B C safe -> map (x. c) B
+     map (x. c) A, x not in c, A = map f B / map2 f B C / map3 f B C D safe -> map (x. c) B
+     map (x. c) A, x not in c, A = loop y = B for i < n do e, safe, e as long
+       as y -> map (x. c) B
      reduce (*) 1 Const(1, A) -> 1,  reduce (+) 0 Const(0 or -0, A) -> 0
      reduce (max|min) c Const(c, A) -> c        (A safe)
      scanl/scanr (*) 1 Const(1, A) -> replicate (length A + 1) 1, (+) 0 alike
@@ -51,6 +53,11 @@
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
 static bool trivial(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
+
+/* An array cheap to compute again: a variable, or iota (length x). */
+static bool cheap_array(const Term *t) {
+  return t->kind == T_VAR || (is_prim(t, PRIM_IOTA) && is_prim(t->kids[0], PRIM_LENGTH) && t->kids[0]->kids[0]->kind == T_VAR);
+}
 
 /* The lambda (xs. body) with the parameters of lam, body replaced. */
 static Term *relam(const Term *lam, Term *body) { return fe_mk_lam(lam->span, lam->nsyms, lam->syms, body); }
@@ -116,7 +123,7 @@ static int size_upto(const Term *t, int limit) {
    products) may be recomputed for each component read. */
 static Term *project_array(OptRw *c, Term *w, int k) {
   Term *r = opt_rw_resolve(c, w);
-  if (!(is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2))) return NULL;
+  if (!(is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3))) return NULL;
   Term *lam = r->kids[0];
   const Term *tail = chain_tail(lam->kids[0]);
   if (!tail) return NULL;
@@ -125,11 +132,19 @@ static Term *project_array(OptRw *c, Term *w, int k) {
   bool cheap = tail == lam->kids[0] ? trivial(tail->kids[k]) : size_upto(lam->kids[0], 33) <= 32;
   if (!once && !cheap) return NULL;
   for (int i = 1; i < r->nkids; i++)
-    if (!inline_w && r->kids[i]->kind != T_VAR) return NULL;
+    if (!inline_w && !cheap_array(r->kids[i])) return NULL;
   Term *nl = fe_copy(lam);
   nl = relam(nl, chain_pick(nl->kids[0], k));
-  if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, r->kids[1]);
-  return opt_checked_as(fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]), r);
+  Term **as = NEW_ARRAY(Term *, r->nkids);
+  for (int i = 1; i < r->nkids; i++) as[i] = inline_w ? r->kids[i] : fe_copy(r->kids[i]);
+  if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, as[1]);
+  if (r->prim == PRIM_MAP3) {
+    Term *mk[4] = {nl, as[1], as[2], as[3]};
+    Term *m3 = fe_mk_array_prim(r->span, PRIM_MAP3, 4, mk);
+    m3->b = r->b;
+    return m3;
+  }
+  return opt_checked_as(fe_mk_map2(r->span, nl, as[1], as[2]), r);
 }
 
 /* map/map2 t whose parameter i is a tuple used only as .k, over a
@@ -165,9 +180,16 @@ static Term *rule_map(OptRw *c, Term *t) {
   }
   /* a constant body needs only the length of a */
   Term *r = opt_rw_resolve(c, a);
-  if ((is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2)) && r->kids[1]->kind == T_VAR && opt_rw_safe(c, r)) {
+  if ((is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3)) && r->kids[1]->kind == T_VAR &&
+      opt_rw_safe(c, r)) {
     Sym *y = fe_mk_sym(x->name, r->kids[1]->type->elem, x->span);
     return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &y, body), r->kids[1]);
+  }
+  /* a for loop whose body keeps its state's length: the initial value's */
+  if (is_prim(r, PRIM_LOOP_FOR) && r->kids[1]->kind == T_VAR && opt_rw_safe(c, r) &&
+      opt_rw_same_length(c, r, r->kids[1])) {
+    Sym *y = fe_mk_sym(x->name, r->kids[1]->type->elem, x->span);
+    return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &y, body), fe_copy(r->kids[1]));
   }
   return t;
 }
@@ -322,15 +344,19 @@ static Term *rule_index(OptRw *c, Term *t) {
        they must be variables (no work is duplicated) */
     if (r != t->kids[0])
       for (int k = 1; k < r->nkids; k++)
-        if (!trivial(r->kids[k])) return t;
+        if (!cheap_array(r->kids[k])) return t;
     Term *lam = fe_copy(r->kids[0]);
     Term *body = lam->kids[0];
     for (int k = lam->nsyms - 1; k >= 0; k--) {
       Term *ix[2] = {r != t->kids[0] ? fe_copy(r->kids[1 + k]) : r->kids[1 + k], fe_copy(i)};
-      body = fe_mk_let(t->span, lam->syms[k], fe_mk_array_prim(t->span, PRIM_INDEX, 2, ix), body);
+      Term *read = fe_mk_array_prim(t->span, PRIM_INDEX, 2, ix);
+      read->b = t->b && r->prim == PRIM_MAP; /* in range when t is (a map's arrays have its length) */
+      body = fe_mk_let(t->span, lam->syms[k], read, body);
     }
     return body;
   }
+  /* (iota n)[i] is i when the read is in range by construction (term.h) */
+  if (is_prim(r, PRIM_IOTA) && t->b) return fe_copy(i);
   if (r->kind == T_ARRAY && i->kind == T_NUM && is_count_literal(i->num) && i->num < r->nkids) {
     for (int k = 0; k < r->nkids; k++)
       if (k != (int)i->num && !opt_rw_safe(c, r->kids[k])) return t;

@@ -117,6 +117,14 @@ static Len len_of(OptRw *c, const Term *t, int fuel) {
     case PRIM_REDUCE_BY_INDEX: /* the length of its destination */
     case PRIM_SAVE: return len_of(c, t->kids[1], fuel - 1);
     case PRIM_TRANSPOSE: return (Len){t, 0};
+    case PRIM_LOOP_FOR: {
+      /* the initial value's length when the body keeps the state's */
+      const Term *lam = t->kids[0];
+      if (lam->syms[0]->type->kind != TY_ARRAY) return (Len){t, 0};
+      Len e = len_of(c, lam->kids[0], fuel - 1);
+      if (e.root != lam->syms[0] || e.off != 0) return (Len){t, 0};
+      return len_of(c, t->kids[1], fuel - 1);
+    }
     case PRIM_SCANL:
     case PRIM_SCANR: {
       Len l = len_of(c, t->kids[2], fuel - 1);
@@ -228,8 +236,11 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
         if (!t->b && !opt_rw_same_length(c, t->kids[1], t->kids[2])) return false;
         break;
       case PRIM_MAP3:
+        if (!t->b && !(opt_rw_same_length(c, t->kids[1], t->kids[2]) && opt_rw_same_length(c, t->kids[1], t->kids[3])))
+          return false;
+        break;
       case PRIM_ZIP:
-        if (!t->b) return false; /* term.h: checked by construction */
+        if (!t->b && !opt_rw_same_length(c, t->kids[0], t->kids[1])) return false; /* term.h */
         break;
       case PRIM_REPLICATE:
       case PRIM_IOTA:

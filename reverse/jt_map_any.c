@@ -7,8 +7,9 @@
        map (t. t.i) W ... )                   -- cot A_i
    the vector-Jacobian product of the body at each element (<c, e> the
    inner product, c a constant for ∇), so e may return any type. With
-   three arrays, z rides with the third: map3 (a1, a2, q. let (a3, c) = q
-   in ...) A1 A2 (zip A3 z). */
+   three arrays (four with z, and no map4), the map runs over the indices
+   and reads each element: map (i. let a1 = A1[i] ... in let c = z[i] in
+   ...) (iota (length A1)), unboxed in the kernels. */
 #include "jt_prim.h"
 #include "jt_util.h"
 #include "../frontend/ir/build.h"
@@ -78,19 +79,22 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   if (k == 1) {
     Sym *ps[2] = {params[0], c};
     w_rhs = rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->z)));
-  } else {
-    Term *third = rev_jt_use(p->z);
+  } else if (k == 2) {
     Sym *ps[3] = {params[0], params[1], c};
-    if (k == 3) {
-      Term *zk[2] = {rev_jt_use(p->ops[2]), rev_jt_use(p->z)};
-      third = rev_checked(fe_mk_array_prim(s, PRIM_ZIP, 2, zk));
-      Sym *q = fe_mk_sym("q", third->type->elem, s);
-      Sym *qs[2] = {params[2], c};
-      vjp = fe_mk_lettup(s, 2, qs, fe_mk_var(s, q), vjp);
-      ps[2] = q;
-    }
-    Term *mk[4] = {fe_mk_lam(s, 3, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->ops[1]), third};
+    Term *mk[4] = {fe_mk_lam(s, 3, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->ops[1]), rev_jt_use(p->z)};
     w_rhs = rev_checked(fe_mk_array_prim(s, PRIM_MAP3, 4, mk));
+  } else {
+    /* four arrays: over the indices, each element read (in range: the
+       arrays and z have the length of the first) */
+    Sym *i = fe_mk_sym("i", fe_ty_real(), s);
+    Term *arrays[4] = {p->ops[0], p->ops[1], p->ops[2], p->z};
+    Sym *xs[4] = {params[0], params[1], params[2], c};
+    for (int m = 3; m >= 0; m--) {
+      Term *ix[2] = {rev_jt_use(arrays[m]), fe_mk_var(s, i)};
+      vjp = fe_mk_let(s, xs[m], rev_checked(fe_mk_array_prim(s, PRIM_INDEX, 2, ix)), vjp);
+    }
+    Term *n = fe_mk_length(s, rev_jt_use(p->ops[0]));
+    w_rhs = fe_mk_map(s, fe_mk_lam(s, 1, &i, vjp), fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
   }
   Sym *w = fe_mk_sym("W", w_rhs->type, s);
   int at = 0;

@@ -170,7 +170,9 @@ static void combinator(Gen *g, const Term *t, UnfKind k) {
   Sym **fv;
   int *fv_pos;
   int nfv = free_in_ctx(g, t->kids[0], NULL, &fv, &fv_pos);
-  emit(g, unf_combinator(t->span, k, g->cur, t->kids[0], nfv, fv, fv_pos));
+  Unf *u = unf_combinator(t->span, k, g->cur, t->kids[0], nfv, fv, fv_pos);
+  u->checked = t->b;
+  emit(g, u);
   hide(g, t->span, nops);
 }
 

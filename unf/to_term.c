@@ -185,7 +185,9 @@ static const UnfEnv *forward(UnfTt *st, const Unf *u, const UnfEnv *env) {
     Term *(*mk)(Span, Term *, Term *, Term *) = u->kind == U_MAP2     ? fe_mk_map2
                                                 : u->kind == U_REDUCE ? fe_mk_reduce
                                                                       : fe_mk_foldl;
-    v = unf_tt_bind(st, s, name, mk(s, unf_tt_subst_fv(u, env, u->term), unf_tt_operand(u, env, 0), unf_tt_operand(u, env, 1)));
+    Term *r = mk(s, unf_tt_subst_fv(u, env, u->term), unf_tt_operand(u, env, 0), unf_tt_operand(u, env, 1));
+    r->b = u->checked;
+    v = unf_tt_bind(st, s, name, r);
     break;
   }
   case U_IF:
@@ -207,7 +209,9 @@ static const UnfEnv *forward(UnfTt *st, const Unf *u, const UnfEnv *env) {
     Term **kids = NEW_ARRAY(Term *, t->nkids);
     for (int i = 0, k = 0; i < t->nkids; i++)
       kids[i] = t->kids[i]->kind == T_LAM ? unf_tt_subst_fv(u, env, t->kids[i]) : unf_tt_operand(u, env, k++);
-    v = unf_tt_bind(st, s, name, fe_term_prim(s, t->type, t->prim, t->nkids, kids));
+    Term *r = fe_term_prim(s, t->type, t->prim, t->nkids, kids);
+    r->b = t->b; /* checked by construction (term.h) */
+    v = unf_tt_bind(st, s, name, r);
     break;
   }
   case U_SAVE: {

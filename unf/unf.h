@@ -103,6 +103,8 @@ struct Unf {
   int nfv;
   Sym **fv;
   int *fv_pos;
+  bool checked;     /* MAP2: the source map2 was checked by construction
+                       (term.h's b); its forward keeps the mark */
   const char *hint; /* a name for the value this produces (the let's), or NULL */
   bool user;        /* the hint is a let of the source program (Sym.user) */
   Unf **kids;       /* SEQ: the steps; TPAIR, COMP: 2; JT: 1 */
