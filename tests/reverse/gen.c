@@ -658,6 +658,23 @@ static char *gen_real_v2(Gen *G, int form, int d) {
   }
   case 6: { /* foldl with a tuple accumulator */
     char *a = gen(G, ty_arr(pick_cls(G)), d - 1);
+    if (chance(G, 0.3)) {
+      /* an array in the accumulator */
+      const GTy *zt = ty_arr(pick_cls(G));
+      char *e0 = gen(G, &ty_r, d - 1), *e1 = gen(G, zt, d - 1);
+      const char *s0 = fresh(G, "s"), *z = fresh(G, "z"), *x = fresh(G, "e");
+      int mark = G->nvars;
+      push(G, s0, &ty_r);
+      push(G, z, zt);
+      push(G, x, &ty_r);
+      G->lam++;
+      char *b0 = bound(G, s0, gen(G, &ty_r, d - 1));
+      char *b1 = chance(G, 0.5) ? una_sprintf("(map (u. u * sin %s + %s) %s)", x, s0, z)
+                                : arr_bound(G, z, gen(G, zt, d - 1));
+      G->lam--;
+      G->nvars = mark;
+      return una_sprintf("((foldl ((%s, %s), %s. (%s, %s)) (%s, %s) %s).1)", s0, z, x, b0, b1, e0, e1, a);
+    }
     char *e0 = gen(G, &ty_r, d - 1), *e1 = gen(G, &ty_r, d - 1);
     const char *s = fresh(G, "s"), *t = fresh(G, "t"), *x = fresh(G, "e");
     int mark = G->nvars;
