@@ -27,6 +27,12 @@ GenOptions gen_default_options(void) {
   return o;
 }
 
+GenOptions gen_v2_options(void) {
+  GenOptions o = gen_default_options();
+  o.v2 = true;
+  return o;
+}
+
 /* ---- generator types: R, B, [R] with a length class, tuples ---- */
 
 typedef enum { G_R, G_B, G_ARR, G_TUP } GKind;
@@ -36,6 +42,11 @@ typedef enum { G_R, G_B, G_ARR, G_TUP } GKind;
    within one class. */
 #define CLS_N (-1)
 #define CLS_ANY 99 /* for ty_has_arr: an array of any class */
+/* Classes derived from N (only with GenOptions.v2): n + 1 (scanl, scanr,
+   concat [x] a), max(n - 1, 0) (shift1L, shift1R) and 2n (concat a a). */
+#define CLS_N1 (-2)
+#define CLS_NM1 (-3)
+#define CLS_2N (-4)
 #define MAX_LIT 4
 
 typedef struct GTy {
@@ -109,7 +120,10 @@ static char *ty_text(const GTy *t) {
 typedef struct Var {
   const char *name;
   const GTy *ty;
+  int icls; /* an index variable (an R): a valid index of every array of
+               this class; NO_IDX otherwise */
 } Var;
+#define NO_IDX 100
 
 typedef struct Helper {
   const char *name;
@@ -144,7 +158,14 @@ static void push(Gen *G, const char *name, const GTy *t) {
   ASSERT(G->nvars < MAX_VARS);
   G->vars[G->nvars].name = name;
   G->vars[G->nvars].ty = t;
+  G->vars[G->nvars].icls = NO_IDX;
   G->nvars++;
+}
+
+/* An index variable: an R in [0, length) of the arrays of class cls. */
+static void push_idx(Gen *G, const char *name, int cls) {
+  push(G, name, &ty_r);
+  G->vars[G->nvars - 1].icls = cls;
 }
 
 static bool chance(Gen *G, double p) { return gen_unit(&G->r) < p; }
@@ -187,9 +208,18 @@ static bool has_cls(Gen *G, int cls) {
 
 /* A class for a new array: mostly N when an N array is in scope. */
 static int pick_cls(Gen *G) {
-  if (has_cls(G, CLS_N) && chance(G, 0.85)) return CLS_N;
+  if (has_cls(G, CLS_N) && chance(G, 0.85)) {
+    if (G->o->v2 && chance(G, 0.25)) {
+      static const int derived[] = {CLS_N1, CLS_N1, CLS_NM1, CLS_2N};
+      return derived[gen_below(&G->r, 4)];
+    }
+    return CLS_N;
+  }
   return 1 + gen_below(&G->r, 3);
 }
+
+static char *leaf_derived(Gen *G, int cls);
+static char *gather(Gen *G);
 
 static char *constant(Gen *G) {
   static const char *const k[] = {"0.5", "1", "2", "0.25", "1.5", "3", "0.1", "0.75",
@@ -238,6 +268,7 @@ static char *leaf(Gen *G, const GTy *t) {
   char *a = NULL;
   switch (t->kind) {
   case G_R:
+    if (G->o->v2 && chance(G, 0.3) && (a = gather(G))) return a;
     if (chance(G, 0.85) && (a = get_access(G, t))) return a;
     return constant(G);
   case G_B: {
@@ -249,6 +280,7 @@ static char *leaf(Gen *G, const GTy *t) {
   }
   case G_ARR:
     if ((t->cls == CLS_N || chance(G, 0.6)) && (a = get_access(G, t))) return a;
+    if (t->cls < CLS_N) return leaf_derived(G, t->cls);
     ASSERT(t->cls >= 0);
     switch (gen_below(&G->r, 10)) {
     case 0: return una_sprintf("(iota %d)", t->cls);
@@ -358,6 +390,486 @@ static const char *unary_helper(Gen *G) {
   return NULL;
 }
 
+/* ---- v2: the language-2 constructs (GenOptions.v2) ---- */
+
+/* e kept bounded, so that a loop or a scan cannot overflow; state is the
+   loop's or scan's own R, or NULL */
+static char *bound(Gen *G, const char *state, char *e) {
+  switch (gen_below(&G->r, state ? 4 : 2)) {
+  case 0: return una_sprintf("(tanh %s)", e);
+  case 1: return una_sprintf("(sin %s)", e);
+  case 2: return una_sprintf("(0.5 * %s + 0.5 * tanh %s)", state, e);
+  default: return una_sprintf("(%s + 0.25 * sin %s)", state, e);
+  }
+}
+
+/* The same for an array e of the class of the array state. */
+static char *arr_bound(Gen *G, const char *state, char *e) {
+  if (chance(G, 0.5)) return una_sprintf("(map tanh %s)", e);
+  return una_sprintf("(map2 (u, w. 0.5 * u + 0.5 * sin w) %s %s)", state, e);
+}
+
+/* An array of class cls under a name: a variable in scope, or a new one
+   bound by *pre ("let aK = E in "), pushed (the caller pops). */
+static const char *named_arr(Gen *G, int cls, int d, char **pre) {
+  char *a;
+  *pre = "";
+  if (chance(G, 0.5) && (a = get_access(G, ty_arr(cls)))) return a;
+  char *e = gen(G, ty_arr(cls), d - 1);
+  const char *x = fresh(G, "a");
+  *pre = una_sprintf("let %s = %s in ", x, e);
+  push(G, x, ty_arr(cls));
+  return x;
+}
+
+/* A leaf of a class derived from N (an N array is in scope). */
+static char *leaf_derived(Gen *G, int cls) {
+  char *a = leaf(G, ty_arr(CLS_N));
+  switch (cls) {
+  case CLS_N1:
+    if (chance(G, 0.5)) return una_sprintf("(concat [%s] %s)", leaf(G, &ty_r), a);
+    return una_sprintf("(scanl (+) 0 %s)", a);
+  case CLS_NM1: return una_sprintf("(%s %s)", chance(G, 0.5) ? "shift1L" : "shift1R", a);
+  default: return una_sprintf("(concat %s %s)", a, leaf(G, ty_arr(CLS_N)));
+  }
+}
+
+/* An element (or a slice's sum) of an array in scope at an index
+   variable in scope that is valid for it, or NULL when there is none. */
+static char *gather(Gen *G) {
+  int idx[MAX_VARS], n = 0;
+  for (int i = 0; i < G->nvars; i++)
+    if (G->vars[i].icls != NO_IDX) idx[n++] = i;
+  if (n == 0) return NULL;
+  const Var *iv = &G->vars[idx[chance(G, 0.5) ? n - 1 : gen_below(&G->r, n)]];
+  int c = iv->icls;
+  char *out[MAX_ACCESS];
+  int na = 0;
+  for (int j = 0; j < G->nvars; j++) access_in(G->vars[j].ty, G->vars[j].name, ty_arr(c), out, &na);
+  int nsame = na;
+  /* an index of an N array is one of an N1 array too, and so is i + 1 */
+  if (c == CLS_N)
+    for (int j = 0; j < G->nvars; j++) access_in(G->vars[j].ty, G->vars[j].name, ty_arr(CLS_N1), out, &na);
+  if (na == 0) return NULL;
+  int k = gen_below(&G->r, na);
+  const char *a = out[k], *i = iv->name;
+  if (k < nsame) {
+    switch (gen_below(&G->r, 9)) {
+    case 0: return una_sprintf("(%s[length %s - 1 - %s])", a, a, i);
+    case 1: return una_sprintf("(%s[floor (%s / 2)])", a, i);
+    case 2: return una_sprintf("(reduce (+) 0 %s[:%s])", a, i);
+    case 3: return una_sprintf("(reduce (+) 0 %s[%s:])", a, i);
+    case 4: return una_sprintf("(reduce (*) 1 %s[floor (%s / 2):%s + 1])", a, i, i);
+    default: return una_sprintf("(%s[%s])", a, i);
+    }
+  }
+  switch (gen_below(&G->r, 3)) {
+  case 0: return una_sprintf("(%s[%s + 1])", a, i);
+  case 1: return una_sprintf("(%s[length %s - 1 - %s])", a, a, i);
+  default: return una_sprintf("(%s[%s])", a, i);
+  }
+}
+
+/* A loop count: the length of an array in scope (*icls its class), or a
+   literal 0..4 (*icls that literal class). */
+static char *loop_count(Gen *G, int *icls) {
+  char *a;
+  if (chance(G, 0.7)) {
+    int c = pick_cls(G);
+    if ((a = get_access(G, ty_arr(c)))) {
+      *icls = c;
+      return una_sprintf("length %s", a);
+    }
+  }
+  int k = gen_below(&G->r, 5);
+  *icls = k;
+  return una_sprintf("%d", k);
+}
+
+/* (acc, x. body) or (x, acc. body) for scanl/scanr/foldl, body bounded. */
+static char *scan_lam(Gen *G, bool right, int d) {
+  const char *acc = fresh(G, "acc"), *x = fresh(G, "e");
+  if (chance(G, 0.25)) {
+    /* Horner's rule in a free variable */
+    char *k = leaf(G, &ty_r);
+    return right ? una_sprintf("(%s, %s. %s * sin %s + %s)", x, acc, acc, k, x)
+                 : una_sprintf("(%s, %s. %s * sin %s + %s)", acc, x, acc, k, x);
+  }
+  int mark = G->nvars;
+  push(G, acc, &ty_r);
+  push(G, x, &ty_r);
+  G->lam++;
+  char *body = bound(G, acc, gen(G, &ty_r, d - 1));
+  G->lam--;
+  G->nvars = mark;
+  return right ? una_sprintf("(%s, %s. %s)", x, acc, body) : una_sprintf("(%s, %s. %s)", acc, x, body);
+}
+
+/* A scan whose result has class cls (N1, or a literal >= 1). */
+static char *gen_scan(Gen *G, int cls, int d) {
+  int src = cls == CLS_N1 ? CLS_N : cls - 1;
+  char *a = gen(G, ty_arr(src), d - 1);
+  char *init = gen(G, &ty_r, d - 1);
+  switch (gen_below(&G->r, 6)) {
+  case 0: return una_sprintf("(scanl (+) %s %s)", init, a);
+  case 1: return una_sprintf("(%s (*) %s %s)", chance(G, 0.5) ? "scanl" : "scanr", init, a);
+  case 2: return una_sprintf("(scanr (+) %s %s)", init, a);
+  case 3: return una_sprintf("(scanr %s %s %s)", scan_lam(G, true, d), init, a);
+  case 4: {
+    /* a tuple accumulator, its elements taken apart by a map */
+    const char *s = fresh(G, "s"), *t = fresh(G, "t"), *x = fresh(G, "e");
+    const char *qa = fresh(G, "q"), *qb = fresh(G, "q");
+    char *e1 = gen(G, &ty_r, d - 1);
+    int mark = G->nvars;
+    push(G, s, &ty_r);
+    push(G, t, &ty_r);
+    push(G, x, &ty_r);
+    G->lam++;
+    char *b0, *b1;
+    if (chance(G, 0.3)) {
+      b0 = una_sprintf("%s + %s", s, x);
+      b1 = una_sprintf("%s * %s", t, x);
+    } else {
+      b0 = bound(G, s, gen(G, &ty_r, d - 1));
+      b1 = bound(G, t, gen(G, &ty_r, d - 1));
+    }
+    G->nvars = mark;
+    push(G, qa, &ty_r);
+    push(G, qb, &ty_r);
+    char *body = gen(G, &ty_r, d - 1);
+    G->lam--;
+    G->nvars = mark;
+    return una_sprintf("(map ((%s, %s). %s) (scanl ((%s, %s), %s. (%s, %s)) (%s, %s) %s))", qa, qb, body, s, t,
+                       x, b0, b1, init, e1, a);
+  }
+  default: return una_sprintf("(scanl %s %s %s)", scan_lam(G, false, d), init, a);
+  }
+}
+
+static char *gen_real_v2(Gen *G, int form, int d) {
+  bool nb = has_cls(G, CLS_N);
+  switch (form) {
+  case 0: { /* an index */
+    int opt = nb ? gen_below(&G->r, 4) : 3;
+    if (opt == 0) {
+      char *e = gen(G, ty_arr(CLS_N1), d - 1);
+      const char *s = fresh(G, "s");
+      switch (gen_below(&G->r, 3)) {
+      case 0: return una_sprintf("(let %s = %s in %s[0])", s, e, s);
+      case 1: return una_sprintf("(let %s = %s in %s[length %s - 1])", s, e, s, s);
+      default: return una_sprintf("(let %s = %s in %s[floor (length %s / 2)])", s, e, s, s);
+      }
+    }
+    if (opt <= 2) {
+      /* an N array, guarded by its length */
+      char *e = gen(G, ty_arr(CLS_N), d - 1);
+      const char *a = fresh(G, "a");
+      int mark = G->nvars;
+      char *els = gen(G, &ty_r, d - 1);
+      push(G, a, ty_arr(CLS_N));
+      char *other = gen(G, &ty_r, d - 1);
+      G->nvars = mark;
+      if (opt == 1)
+        return una_sprintf("(let %s = %s in if length %s > 0 then %s[length %s - 1] * %s else %s)", a, e, a, a, a,
+                           other, els);
+      return una_sprintf("(let %s = %s in if length %s > 1 then %s[1] - %s[0] * %s else %s)", a, e, a, a, a, other,
+                         els);
+    }
+    int k = 1 + gen_below(&G->r, 3);
+    return una_sprintf("(%s[%d])", gen(G, ty_arr(k), d - 1), gen_below(&G->r, k));
+  }
+  case 1: { /* a slice */
+    if (nb && chance(G, 0.5)) {
+      char *e = gen(G, ty_arr(CLS_N), d - 1);
+      const char *a = fresh(G, "a");
+      char *els = gen(G, &ty_r, d - 1);
+      return una_sprintf("(let %s = %s in if length %s > 2 then reduce (+) 0 %s[1:3] else %s)", a, e, a, a, els);
+    }
+    if (nb) {
+      char *e = gen(G, ty_arr(CLS_N1), d - 1);
+      const char *s = fresh(G, "s");
+      return chance(G, 0.5) ? una_sprintf("(let %s = %s in reduce (*) 1 %s[1:])", s, e, s)
+                            : una_sprintf("(let %s = %s in reduce (+) 0 %s[:length %s - 1])", s, e, s, s);
+    }
+    int k = 2 + gen_below(&G->r, 2);
+    return una_sprintf("(reduce (+) 0 %s[1:%d])", gen(G, ty_arr(k), d - 1), k);
+  }
+  case 2: { /* a for loop, R state */
+    char *e0 = gen(G, &ty_r, d - 1);
+    int ic;
+    char *cnt = loop_count(G, &ic);
+    const char *y = fresh(G, "y"), *i = fresh(G, "i");
+    int mark = G->nvars;
+    push(G, y, &ty_r);
+    push_idx(G, i, ic);
+    char *body = bound(G, y, gen(G, &ty_r, d - 1));
+    G->nvars = mark;
+    return una_sprintf("(loop %s = %s for %s < %s do %s)", y, e0, i, cnt, body);
+  }
+  case 3: { /* a for loop, tuple state */
+    bool arr = chance(G, 0.4);
+    const GTy *zt = arr ? ty_arr(pick_cls(G)) : &ty_r;
+    char *e0 = gen(G, &ty_r, d - 1), *e1 = gen(G, zt, d - 1);
+    int ic;
+    char *cnt = loop_count(G, &ic);
+    const char *y = fresh(G, "y"), *z = fresh(G, "z"), *i = fresh(G, "i");
+    int mark = G->nvars;
+    push(G, y, &ty_r);
+    push(G, z, zt);
+    push_idx(G, i, ic);
+    char *b0 = bound(G, y, gen(G, &ty_r, d - 1));
+    char *b1 = arr ? arr_bound(G, z, gen(G, zt, d - 1)) : bound(G, z, gen(G, &ty_r, d - 1));
+    G->nvars = mark;
+    char *lp = una_sprintf("(loop (%s, %s) = (%s, %s) for %s < %s do (%s, %s))", y, z, e0, e1, i, cnt, b0, b1);
+    if (chance(G, 0.4)) return una_sprintf("(%s.%d)", lp, arr || chance(G, 0.5) ? 1 : 2);
+    const char *u = fresh(G, "v"), *w = fresh(G, "v");
+    push(G, u, &ty_r);
+    push(G, w, zt);
+    char *body = gen(G, &ty_r, d - 1);
+    G->nvars = mark;
+    return una_sprintf("(let (%s, %s) = %s in %s)", u, w, lp, body);
+  }
+  case 4: { /* a while loop with a counter */
+    char *e0 = gen(G, &ty_r, d - 1);
+    const char *y = fresh(G, "y"), *k = fresh(G, "k");
+    char *a = NULL, *lim;
+    int c = pick_cls(G);
+    if (chance(G, 0.6) && (a = get_access(G, ty_arr(c)))) lim = una_sprintf("length %s", a);
+    else lim = una_sprintf("%d", gen_below(&G->r, 5));
+    char *cond = una_sprintf("%s < %s", k, lim);
+    if (chance(G, 0.2)) cond = una_sprintf("%s && %s < 20", cond, y);
+    int mark = G->nvars;
+    push(G, y, &ty_r);
+    if (a) push_idx(G, k, c); /* k < length a in the body */
+    else push(G, k, &ty_r);
+    char *body = bound(G, y, gen(G, &ty_r, d - 1));
+    G->nvars = mark;
+    return una_sprintf("((loop (%s, %s) = (%s, 0) while %s do (%s, %s + 1)).1)", y, k, e0, cond, body, k);
+  }
+  case 5: { /* a scan, summed or indexed */
+    int c = nb ? CLS_N1 : 1 + gen_below(&G->r, 3);
+    char *s = gen_scan(G, c, d);
+    const char *x = fresh(G, "s");
+    switch (gen_below(&G->r, 4)) {
+    case 0: return una_sprintf("(let %s = %s in %s[length %s - 1] * %s[0])", x, s, x, x, x);
+    case 1: return una_sprintf("(let %s = %s in reduce (+) 0 (map2 (*) %s %s))", x, s, x, x);
+    default: return una_sprintf("(reduce (+) 0 %s)", s);
+    }
+  }
+  case 6: { /* foldl with a tuple accumulator */
+    char *a = gen(G, ty_arr(pick_cls(G)), d - 1);
+    if (chance(G, 0.3)) {
+      /* an array in the accumulator */
+      const GTy *zt = ty_arr(pick_cls(G));
+      char *e0 = gen(G, &ty_r, d - 1), *e1 = gen(G, zt, d - 1);
+      const char *s0 = fresh(G, "s"), *z = fresh(G, "z"), *x = fresh(G, "e");
+      int mark = G->nvars;
+      push(G, s0, &ty_r);
+      push(G, z, zt);
+      push(G, x, &ty_r);
+      G->lam++;
+      char *b0 = bound(G, s0, gen(G, &ty_r, d - 1));
+      char *b1 = chance(G, 0.5) ? una_sprintf("(map (u. u * sin %s + %s) %s)", x, s0, z)
+                                : arr_bound(G, z, gen(G, zt, d - 1));
+      G->lam--;
+      G->nvars = mark;
+      return una_sprintf("((foldl ((%s, %s), %s. (%s, %s)) (%s, %s) %s).1)", s0, z, x, b0, b1, e0, e1, a);
+    }
+    char *e0 = gen(G, &ty_r, d - 1), *e1 = gen(G, &ty_r, d - 1);
+    const char *s = fresh(G, "s"), *t = fresh(G, "t"), *x = fresh(G, "e");
+    int mark = G->nvars;
+    push(G, s, &ty_r);
+    push(G, t, &ty_r);
+    push(G, x, &ty_r);
+    G->lam++;
+    char *b0, *b1;
+    if (chance(G, 0.3)) {
+      b0 = una_sprintf("%s + %s", s, x);
+      b1 = una_sprintf("%s * %s", t, x);
+    } else {
+      b0 = bound(G, s, gen(G, &ty_r, d - 1));
+      b1 = bound(G, t, gen(G, &ty_r, d - 1));
+    }
+    G->lam--;
+    G->nvars = mark;
+    return una_sprintf("((foldl ((%s, %s), %s. (%s, %s)) (%s, %s) %s).%d)", s, t, x, b0, b1, e0, e1, a,
+                       1 + gen_below(&G->r, 2));
+  }
+  case 7: { /* unzip into a let */
+    int c = pick_cls(G);
+    char *a = gen(G, ty_arr(c), d - 1), *src;
+    if (chance(G, 0.3)) {
+      src = una_sprintf("(zip %s %s)", a, gen(G, ty_arr(c), d - 1));
+    } else {
+      const char *x = fresh(G, "x");
+      int mark = G->nvars;
+      push(G, x, &ty_r);
+      G->lam++;
+      char *e1 = gen(G, &ty_r, d - 1), *e2 = gen(G, &ty_r, d - 1);
+      G->lam--;
+      G->nvars = mark;
+      src = una_sprintf("(map (%s. (%s, %s)) %s)", x, e1, e2, a);
+    }
+    const char *u = fresh(G, "u"), *w = fresh(G, "w");
+    int mark = G->nvars;
+    push(G, u, ty_arr(c));
+    push(G, w, ty_arr(c));
+    char *body = gen(G, &ty_r, d - 1);
+    G->nvars = mark;
+    return una_sprintf("(let (%s, %s) = unzip %s in %s)", u, w, src, body);
+  }
+  default: { /* the rows of a transposed matrix */
+    int c = pick_cls(G), k = 1 + gen_below(&G->r, 3);
+    char *a = gen(G, ty_arr(c), d - 1);
+    const char *x = fresh(G, "x"), *r = fresh(G, "r");
+    int mark = G->nvars;
+    push(G, x, &ty_r);
+    G->lam++;
+    char *row = "[";
+    for (int j = 0; j < k; j++) row = una_sprintf("%s%s%s", row, j ? ", " : "", gen(G, &ty_r, d - 2));
+    G->nvars = mark;
+    push(G, r, ty_arr(c));
+    char *body = gen(G, &ty_r, d - 1);
+    G->lam--;
+    G->nvars = mark;
+    return una_sprintf("(reduce (+) 0 (map (%s. %s) (transpose (map (%s. %s]) %s))))", r, body, x, row, a);
+  }
+  }
+}
+
+static char *gen_arr_v2(Gen *G, int cls, int form, int d) {
+  const GTy *t = ty_arr(cls);
+  int mark = G->nvars;
+  switch (form) {
+  case 0: { /* a map over the indices of an array, gathering */
+    char *pre;
+    const char *a = named_arr(G, cls, d, &pre);
+    const char *i = fresh(G, "i");
+    char *b = chance(G, 0.3) ? gen(G, t, d - 1) : NULL;
+    const char *x = b ? fresh(G, "x") : NULL;
+    if (x) push(G, x, &ty_r);
+    push_idx(G, i, cls);
+    G->lam++;
+    char *g = gather(G);
+    char *e = gen(G, &ty_r, d - 1);
+    G->lam--;
+    G->nvars = mark;
+    static const char *const ops[] = {"*", "+", "-"};
+    char *body = g ? una_sprintf("(%s %s %s)", g, ops[gen_below(&G->r, 3)], e) : e;
+    if (x) return una_sprintf("(%smap2 (%s, %s. %s) %s (iota (length %s)))", pre, x, i, body, b, a);
+    return una_sprintf("(%smap (%s. %s) (iota (length %s)))", pre, i, body, a);
+  }
+  case 1: { /* map3 */
+    char *a = gen(G, t, d - 1), *b = gen(G, t, d - 1), *c = gen(G, t, d - 1);
+    const char *x = fresh(G, "x"), *y = fresh(G, "y"), *z = fresh(G, "z");
+    push(G, x, &ty_r);
+    push(G, y, &ty_r);
+    push(G, z, &ty_r);
+    G->lam++;
+    char *body = gen(G, &ty_r, d - 1);
+    G->lam--;
+    G->nvars = mark;
+    return una_sprintf("(map3 (%s, %s, %s. %s) %s %s %s)", x, y, z, body, a, b, c);
+  }
+  case 2: { /* a map over a zip */
+    char *a = gen(G, t, d - 1), *b = gen(G, t, d - 1);
+    const char *x = fresh(G, "x"), *y = fresh(G, "y");
+    push(G, x, &ty_r);
+    push(G, y, &ty_r);
+    G->lam++;
+    char *body = gen(G, &ty_r, d - 1);
+    G->lam--;
+    G->nvars = mark;
+    return una_sprintf("(map ((%s, %s). %s) (zip %s %s))", x, y, body, a, b);
+  }
+  case 3: { /* a component of an unzip */
+    char *a = gen(G, t, d - 1);
+    int k = 1 + gen_below(&G->r, 2);
+    if (chance(G, 0.3)) return una_sprintf("((unzip (zip %s %s)).%d)", a, gen(G, t, d - 1), k);
+    const char *x = fresh(G, "x");
+    push(G, x, &ty_r);
+    G->lam++;
+    char *e1 = gen(G, &ty_r, d - 1), *e2 = gen(G, &ty_r, d - 1);
+    G->lam--;
+    G->nvars = mark;
+    return una_sprintf("((unzip (map (%s. (%s, %s)) %s)).%d)", x, e1, e2, a, k);
+  }
+  case 4: return gen_scan(G, cls, d);
+  case 5: { /* a shift */
+    int src = cls == CLS_NM1 ? CLS_N : cls == CLS_N ? CLS_N1 : cls + 1;
+    return una_sprintf("(%s %s)", chance(G, 0.5) ? "shift1L" : "shift1R", gen(G, ty_arr(src), d - 1));
+  }
+  case 6: { /* a slice */
+    const char *s = fresh(G, "s");
+    if (cls == CLS_N) {
+      char *e = gen(G, ty_arr(CLS_N1), d - 1);
+      return chance(G, 0.5) ? una_sprintf("(let %s = %s in %s[1:])", s, e, s)
+                            : una_sprintf("(let %s = %s in %s[:length %s - 1])", s, e, s, s);
+    }
+    char *e = gen(G, ty_arr(CLS_N), d - 1);
+    return chance(G, 0.5) ? una_sprintf("(let %s = %s in if length %s > 0 then %s[1:] else %s)", s, e, s, s, s)
+                          : una_sprintf("(let %s = %s in if length %s > 0 then %s[:length %s - 1] else %s)", s, e,
+                                        s, s, s, s);
+  }
+  case 7: { /* concat */
+    if (cls == CLS_2N) return una_sprintf("(concat %s %s)", gen(G, ty_arr(CLS_N), d - 1), gen(G, ty_arr(CLS_N), d - 1));
+    if (cls == CLS_N1) {
+      char *a = gen(G, ty_arr(CLS_N), d - 1), *x = gen(G, &ty_r, d - 1);
+      return chance(G, 0.5) ? una_sprintf("(concat [%s] %s)", x, a) : una_sprintf("(concat %s [%s])", a, x);
+    }
+    int j = gen_below(&G->r, cls + 1);
+    return una_sprintf("(concat %s %s)", gen(G, ty_arr(j), d - 1), gen(G, ty_arr(cls - j), d - 1));
+  }
+  case 8: { /* reduce_by_index with (+) */
+    const char *op = chance(G, 0.5) ? "(+)" : "(x, y. x + y)";
+    const char *i = fresh(G, "i");
+    char *pre;
+    const char *v = named_arr(G, cls == CLS_N ? CLS_N : pick_cls(G), d, &pre);
+    char *dst = gen(G, t, d - 1), *ix;
+    G->nvars = mark;
+    if (cls == CLS_N) {
+      switch (gen_below(&G->r, 3)) {
+      case 0: ix = una_sprintf("floor (%s / 2)", i); break;
+      case 1: ix = una_sprintf("length %s - 1 - %s", v, i); break;
+      default: ix = una_sprintf("%s", i); break;
+      }
+    } else if (chance(G, 0.5)) {
+      ix = una_sprintf("%s - %d * floor (%s / %d)", i, cls, i, cls);
+    } else {
+      ix = una_sprintf("%d - 1 - (%s - %d * floor (%s / %d))", cls, i, cls, i, cls);
+    }
+    return una_sprintf("(%sreduce_by_index %s %s 0 (map (%s. %s) (iota (length %s))) %s)", pre, dst, op, i, ix, v,
+                       v);
+  }
+  case 9: { /* a for loop, array state */
+    char *e0 = gen(G, t, d - 1);
+    int ic;
+    char *cnt = loop_count(G, &ic);
+    const char *y = fresh(G, "y"), *i = fresh(G, "i");
+    push(G, y, t);
+    push_idx(G, i, ic);
+    char *body = arr_bound(G, y, gen(G, t, d - 1));
+    G->nvars = mark;
+    return una_sprintf("(loop %s = %s for %s < %s do %s)", y, e0, i, cnt, body);
+  }
+  default: { /* transposed twice: n rows of k again */
+    int k = 1 + gen_below(&G->r, 3);
+    char *a = gen(G, t, d - 1);
+    const char *x = fresh(G, "x"), *r = fresh(G, "r");
+    push(G, x, &ty_r);
+    G->lam++;
+    char *row = "[";
+    for (int j = 0; j < k; j++) row = una_sprintf("%s%s%s", row, j ? ", " : "", gen(G, &ty_r, d - 2));
+    G->nvars = mark;
+    push(G, r, ty_arr(k));
+    char *body = gen(G, &ty_r, d - 1);
+    G->lam--;
+    G->nvars = mark;
+    return una_sprintf("(map (%s. %s) (transpose (transpose (map (%s. %s]) %s))))", r, body, x, row, a);
+  }
+  }
+}
+
 /* ---- R ---- */
 
 static char *gen_reduce(Gen *G, int d) {
@@ -437,8 +949,12 @@ static char *gen_prelude_real(Gen *G, int d) {
 static char *gen_real(Gen *G, int d) {
   /* array operations: fewer inside lambda bodies, none two lambdas deep */
   int arrw = G->lam == 0 ? 3 : (G->o->nested && G->lam == 1) ? 1 : 0;
+  int v2w = G->o->v2 ? arrw : 0;
   int w[] = {6, 18, 4, 10, 4, 6, 4, 2, 1, 5, 8, 3, 3 * arrw, 2 * arrw, arrw / 2 + (arrw > 0),
-             G->nhelpers ? 5 : 0, G->o->prelude ? 2 * arrw : 0, 2};
+             G->nhelpers ? 5 : 0, G->o->prelude ? 2 * arrw : 0, 2,
+             /* v2: index, slice, for, tuple for, while, scans, tuple
+                foldl, unzip, transpose */
+             v2w * 4, v2w * 2, v2w * 3, v2w * 3, v2w * 3, v2w * 3, v2w * 2, v2w * 2, v2w};
   int total = 0, n = (int)(sizeof w / sizeof w[0]);
   for (int i = 0; i < n; i++) total += w[i];
   int k = gen_below(&G->r, total), form = 0;
@@ -510,13 +1026,14 @@ static char *gen_real(Gen *G, int d) {
     if ((a = gen_call(G, &ty_r, d))) return a;
     return leaf(G, &ty_r);
   case 16: return gen_prelude_real(G, d);
-  default: {
+  case 17: {
     const GTy *tt = random_tuple_type(G);
     int i = 0;
     while (tt->el[i]->kind != G_R && i + 1 < tt->n) i++;
     if (tt->el[i]->kind != G_R) return leaf(G, &ty_r);
     return una_sprintf("(%s.%d)", gen(G, tt, d - 1), i + 1);
   }
+  default: return gen_real_v2(G, form - 18, d);
   }
 }
 
@@ -524,8 +1041,18 @@ static char *gen_real(Gen *G, int d) {
 
 static char *gen_arr(Gen *G, int cls, int d) {
   const GTy *t = ty_arr(cls);
+  bool v2 = G->o->v2, nb = has_cls(G, CLS_N);
   int w[] = {3, 10, 8, 3, cls >= 0 && cls <= MAX_LIT ? 3 : 0, 3, 4, 1, G->nhelpers ? 3 : 0,
-             G->o->prelude ? 1 : 0};
+             G->o->prelude ? 1 : 0,
+             /* v2: gather map, map3, zip, unzip, scan, shift, slice, concat,
+                reduce_by_index, loop, transpose */
+             v2 ? 5 : 0, v2 ? 2 : 0, v2 ? 2 : 0, v2 ? 1 : 0,
+             v2 && (cls == CLS_N1 || (cls >= 1 && cls <= MAX_LIT)) ? 5 : 0,
+             v2 && (cls == CLS_NM1 || (cls == CLS_N && nb) || (cls >= 0 && cls < MAX_LIT)) ? 3 : 0,
+             v2 && nb && (cls == CLS_N || cls == CLS_NM1) ? 2 : 0,
+             v2 && (cls == CLS_2N || cls == CLS_N1 || (cls >= 1 && cls <= MAX_LIT)) ? 3 : 0,
+             v2 && (cls == CLS_N || (cls >= 1 && cls <= MAX_LIT)) ? 2 : 0, v2 ? 1 : 0,
+             v2 && cls == CLS_N ? 1 : 0};
   int total = 0, n = (int)(sizeof w / sizeof w[0]);
   for (int i = 0; i < n; i++) total += w[i];
   int k = gen_below(&G->r, total), form = 0;
@@ -549,7 +1076,7 @@ static char *gen_arr(Gen *G, int cls, int d) {
     return una_sprintf("(map2 %s %s %s)", gen_lam(G, 2, "x", "y", d), a, b);
   }
   case 3:
-    if (cls == CLS_N) {
+    if (cls < 0) {
       a = leaf(G, t);
       return una_sprintf("(replicate (length %s) %s)", a, gen(G, &ty_r, d - 1));
     }
@@ -565,7 +1092,8 @@ static char *gen_arr(Gen *G, int cls, int d) {
   case 8:
     if ((a = gen_call(G, t, d))) return a;
     return leaf(G, t);
-  default: return una_sprintf("(softmax %s)", gen(G, t, d - 1));
+  case 9: return una_sprintf("(softmax %s)", gen(G, t, d - 1));
+  default: return gen_arr_v2(G, cls, form - 10, d);
   }
 }
 

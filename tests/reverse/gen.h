@@ -36,10 +36,23 @@ typedef struct GenOptions {
   int max_params;  /* parameters per def (default 3) */
   bool prelude;    /* may call prelude functions (sum, prod, dot, ...) */
   bool nested;     /* array operations inside lambda bodies */
+  bool v2;         /* also the language-2 constructs that only the UNF path
+                      differentiates: indexing and gathers, slices, for and
+                      while loops (scalar and tuple state), scanl/scanr,
+                      shift1L/shift1R, map3, zip/unzip, concat, transpose,
+                      reduce_by_index, tuple accumulators (off by default:
+                      the programs of existing seeds do not change) */
 } GenOptions;
 
-/* The defaults above (prelude and nested on). */
+/* The defaults above (prelude and nested on, v2 off). */
 GenOptions gen_default_options(void);
+
+/* The defaults with v2 on (test_random_v2.c). Every index and slice is in
+   bounds for every length of the array parameters, 0 included: indices
+   come from iota (length a) (and length a - 1 - i, floor (i / 2), i + 1
+   into an array one longer), loop counters bounded by a length, or are
+   guarded by `if length a > k`. */
+GenOptions gen_v2_options(void);
 
 /* A generated program: helper defs then `def f ...`, one def per line
    (each def's body on the following indented line), ending in a newline. */

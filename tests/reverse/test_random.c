@@ -2,6 +2,8 @@
    gradient harness (gradcheck.h): on every program both differentiation
    paths agree and match finite differences. `make check` runs
    RANDOM_PROGRAMS programs from the fixed seed RANDOM_BASE, in batches.
+   The suite random_v2 (at the end) does the same for programs with the
+   language-2 constructs (gen_v2_options), on the UNF path only.
 
    Environment (limit the run to this suite with CK_RUN_SUITE=random):
      UNA_GEN_SEED=N     checks program N only, printing it and its counts
@@ -77,14 +79,26 @@ static bool read_all(int fd, void *p, size_t n) {
   return true;
 }
 
+/* What a run checks: the generator's options, the harness's, and the
+   suite that replays a seed. */
+typedef struct Mode {
+  GenOptions go;
+  GcOptions o;
+  const char *suite;
+} Mode;
+
+static Mode random_mode(void) {
+  Mode m = {gen_default_options(), random_options(), "random"};
+  return m;
+}
+
 /* The child: checks [from, to), one Record per program. */
-static _Noreturn void check_child(uint64_t from, uint64_t to, int fd) {
-  GenOptions go = gen_default_options();
-  GcOptions o = random_options();
+static _Noreturn void check_child(const Mode *m, uint64_t from, uint64_t to, int fd) {
   GcStats st = {0};
   for (uint64_t seed = from; seed < to; seed++) {
-    GenProgram p = gen_program(seed, &go);
-    char *rep = gc_check("<gen>", p.text, p.fname, seed, &o, &st);
+    GenProgram p = gen_program(seed, &m->go);
+    const GcOptions *o = &m->o;
+    char *rep = gc_check("<gen>", p.text, p.fname, seed, o, &st);
     Record r = {seed, rep != NULL, rep ? strlen(rep) : 0, st};
     if (!write_all(fd, &r, sizeof r) || (rep && !write_all(fd, rep, r.len))) _exit(3);
   }
@@ -106,8 +120,8 @@ static char *tail_of(FILE *f) {
 /* Checks programs [from, to) in child processes, so that a crash (an
    internal error aborts) is reported with its seed and message and the
    remaining programs still run. Fails with the first report and the
-   failing seeds. */
-static void check_range(uint64_t from, uint64_t to, bool verbose) {
+   failing seeds. Returns the counts. */
+static GcStats check_range(const Mode *m, uint64_t from, uint64_t to, bool verbose) {
   GcStats total = {0};
   char *first = NULL;
   uint64_t bad[8];
@@ -126,7 +140,7 @@ static void check_range(uint64_t from, uint64_t to, bool verbose) {
     if (pid == 0) {
       close(fd[0]);
       dup2(fileno(err), 2);
-      check_child(next, to, fd[1]);
+      check_child(m, next, to, fd[1]);
     }
     close(fd[1]);
     GcStats st = {0};
@@ -160,11 +174,10 @@ static void check_range(uint64_t from, uint64_t to, bool verbose) {
     total.eval_s += st.eval_s;
     if (next < to && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
       /* the child died while checking program `next` */
-      GenOptions go = gen_default_options();
       char *why = WIFSIGNALED(status) ? una_sprintf("signal %d", WTERMSIG(status))
                                       : una_sprintf("exit status %d", WEXITSTATUS(status));
       char *rep = una_sprintf("gradient check crashed (%s); its stderr ended with:\n%s\n  seed: %llu\n  program:\n%s",
-                              why, tail_of(err), (unsigned long long)next, gen_program(next, &go).text);
+                              why, tail_of(err), (unsigned long long)next, gen_program(next, &m->go).text);
       if (all) fprintf(stderr, "%s\n", rep);
       if (!first) first = rep;
       if (nbad < 8) bad[nbad] = next;
@@ -175,20 +188,21 @@ static void check_range(uint64_t from, uint64_t to, bool verbose) {
   }
   if (verbose)
     fprintf(stderr,
-            "random [%llu, %llu): %ld programs, %ld points (%ld skipped: f not finite), %ld components, "
+            "%s [%llu, %llu): %ld programs, %ld points (%ld skipped: f not finite), %ld components, "
             "%ld checked by finite differences (%ld of them not 0), %ld skipped (unstable); derive %.2f s, "
             "evaluate %.2f s\n",
-            (unsigned long long)from, (unsigned long long)to, total.programs, total.points,
+            m->suite, (unsigned long long)from, (unsigned long long)to, total.programs, total.points,
             total.points_skipped, total.components, total.fd_checked, total.nonzero, total.fd_skipped,
             total.derive_s, total.eval_s);
   if (nbad) {
     char *seeds = "";
     for (int i = 0; i < nbad && i < 8; i++) seeds = una_sprintf("%s %llu", seeds, (unsigned long long)bad[i]);
     ck_abort_msg("%d of %llu generated programs failed (seeds%s%s); the first:\n%s\nreplay one with "
-                 "UNA_GEN_SEED=%llu CK_RUN_SUITE=random",
+                 "UNA_GEN_SEED=%llu CK_RUN_SUITE=%s",
                  nbad, (unsigned long long)(to - from), seeds, nbad > 8 ? " ..." : "", first,
-                 (unsigned long long)bad[0]);
+                 (unsigned long long)bad[0], m->suite);
   }
+  return total;
 }
 
 START_TEST(test_random_programs) {
@@ -196,10 +210,10 @@ START_TEST(test_random_programs) {
   if (one && *one) {
     if (_i != 0) return;
     uint64_t seed = env_u64("UNA_GEN_SEED", 0);
-    GenOptions go = gen_default_options();
-    GenProgram p = gen_program(seed, &go);
+    Mode m = random_mode();
+    GenProgram p = gen_program(seed, &m.go);
     fprintf(stderr, "-- generated program %llu\n%s", (unsigned long long)seed, p.text);
-    check_range(seed, seed + 1, true);
+    check_range(&m, seed, seed + 1, true);
     return;
   }
   if (getenv("UNA_GEN_PRINT")) return;
@@ -207,7 +221,8 @@ START_TEST(test_random_programs) {
   uint64_t count = env_u64("UNA_GEN_COUNT", RANDOM_PROGRAMS);
   uint64_t from = base + count * (uint64_t)_i / RANDOM_BATCHES;
   uint64_t to = base + count * (uint64_t)(_i + 1) / RANDOM_BATCHES;
-  check_range(from, to, getenv("UNA_GEN_VERBOSE") != NULL);
+  Mode m = random_mode();
+  check_range(&m, from, to, getenv("UNA_GEN_VERBOSE") != NULL);
 }
 END_TEST
 
@@ -245,15 +260,10 @@ static char *printed_program(const GcProgram *g, const char *text) {
    or UNA_GEN_PRINT=N, which also prints them (generated and printed back)
    for debugging the generator. */
 #define PRINT_PROGRAMS 1000
-START_TEST(test_print_programs) {
-  if (getenv("UNA_GEN_SEED")) return;
-  uint64_t shown = env_u64("UNA_GEN_PRINT", 0);
-  uint64_t n = shown ? shown : PRINT_PROGRAMS;
-  uint64_t base = env_u64("UNA_GEN_BASE", RANDOM_BASE);
-  GenOptions go = gen_default_options();
+static void print_programs(const GenOptions *go, uint64_t base, uint64_t n, bool shown) {
   GcOptions o = random_options();
   for (uint64_t i = 0; i < n; i++) {
-    GenProgram p = gen_program(base + i, &go);
+    GenProgram p = gen_program(base + i, go);
     unsigned long long seed = (unsigned long long)p.seed;
     char *err = NULL;
     GcProgram *g = gc_load("<gen>", p.text, true, p.fname, &err);
@@ -281,19 +291,24 @@ START_TEST(test_print_programs) {
   }
   fflush(stdout);
 }
+
+START_TEST(test_print_programs) {
+  if (getenv("UNA_GEN_SEED")) return;
+  uint64_t shown = env_u64("UNA_GEN_PRINT", 0);
+  GenOptions go = gen_default_options();
+  print_programs(&go, env_u64("UNA_GEN_BASE", RANDOM_BASE), shown ? shown : PRINT_PROGRAMS, shown != 0);
+}
 END_TEST
 
 /* The generator itself: deterministic, and every program checks and
    evaluates without error at every kind of point (no gradient involved). */
-START_TEST(test_generator_wellformed) {
-  if (getenv("UNA_GEN_SEED") || getenv("UNA_GEN_PRINT")) return;
-  GenOptions go = gen_default_options();
-  ck_assert_str_eq(gen_program(7, &go).text, gen_program(7, &go).text);
-  ck_assert_str_ne(gen_program(7, &go).text, gen_program(8, &go).text);
+static void generator_wellformed(const GenOptions *go, uint64_t base, uint64_t n) {
+  ck_assert_str_eq(gen_program(7, go).text, gen_program(7, go).text);
+  ck_assert_str_ne(gen_program(7, go).text, gen_program(8, go).text);
   GcOptions o = random_options();
   long finite = 0, total = 0;
-  for (uint64_t seed = RANDOM_BASE; seed < RANDOM_BASE + 1000; seed++) {
-    GenProgram p = gen_program(seed, &go);
+  for (uint64_t seed = base; seed < base + n; seed++) {
+    GenProgram p = gen_program(seed, go);
     char *err = NULL;
     GcProgram *g = gc_load("<gen>", p.text, true, p.fname, &err);
     ck_assert_msg(g != NULL, "generated program %llu does not check: %s\n%s", (unsigned long long)seed, err,
@@ -314,6 +329,12 @@ START_TEST(test_generator_wellformed) {
   /* the domains are kept: almost every value is finite */
   ck_assert_msg(finite >= total * 99 / 100, "%ld of %ld values finite", finite, total);
 }
+
+START_TEST(test_generator_wellformed) {
+  if (getenv("UNA_GEN_SEED") || getenv("UNA_GEN_PRINT")) return;
+  GenOptions go = gen_default_options();
+  generator_wellformed(&go, RANDOM_BASE, 1000);
+}
 END_TEST
 
 Suite *suite_random(void) {
@@ -323,6 +344,109 @@ Suite *suite_random(void) {
   tcase_add_test(tc, test_print_programs);
   tcase_add_test(tc, test_generator_wellformed);
   tcase_add_loop_test(tc, test_random_programs, 0, RANDOM_BATCHES);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+/* ---- random_v2: the language-2 constructs (gen_v2_options) ----
+
+   Programs with indexing, gathers in map bodies, slices, for and while
+   loops, scans, shifts, map3, zip/unzip, concat, transpose,
+   reduce_by_index and tuple accumulators, which only the UNF path
+   differentiates: checked against finite differences alone (no_direct).
+   The same environment variables as above, with CK_RUN_SUITE=random_v2
+   (UNA_GEN_BASE defaults to RANDOM_V2_BASE, UNA_GEN_COUNT to
+   RANDOM_V2_PROGRAMS). */
+
+#define RANDOM_V2_BASE 20261125u
+#if defined(__SANITIZE_ADDRESS__)
+#define RANDOM_V2_PROGRAMS 100
+#else
+#define RANDOM_V2_PROGRAMS 400
+#endif
+#define RANDOM_V2_BATCHES 4
+
+static Mode v2_mode(void) {
+  Mode m = {gen_v2_options(), random_options(), "random_v2"};
+  m.o.no_direct = true;
+  return m;
+}
+
+START_TEST(test_v2_programs) {
+  Mode m = v2_mode();
+  const char *one = getenv("UNA_GEN_SEED");
+  if (one && *one) {
+    if (_i != 0) return;
+    uint64_t seed = env_u64("UNA_GEN_SEED", 0);
+    GenProgram p = gen_program(seed, &m.go);
+    fprintf(stderr, "-- generated program %llu\n%s", (unsigned long long)seed, p.text);
+    check_range(&m, seed, seed + 1, true);
+    return;
+  }
+  if (getenv("UNA_GEN_PRINT")) return;
+  uint64_t base = env_u64("UNA_GEN_BASE", RANDOM_V2_BASE);
+  uint64_t count = env_u64("UNA_GEN_COUNT", RANDOM_V2_PROGRAMS);
+  uint64_t from = base + count * (uint64_t)_i / RANDOM_V2_BATCHES;
+  uint64_t to = base + count * (uint64_t)(_i + 1) / RANDOM_V2_BATCHES;
+  GcStats st = check_range(&m, from, to, getenv("UNA_GEN_VERBOSE") != NULL);
+  /* the check means something: most points are finite, most components
+     are checked by finite differences (not skipped as kinks), and many
+     of the checked gradients are not 0 */
+  ck_assert_msg(st.points_skipped * 5 <= st.points, "%ld of %ld points skipped", st.points_skipped, st.points);
+  ck_assert_msg(st.fd_skipped * 5 <= st.fd_checked + st.fd_skipped, "%ld of %ld components skipped",
+                st.fd_skipped, st.fd_checked + st.fd_skipped);
+  ck_assert_msg(st.nonzero * 3 >= st.fd_checked, "only %ld of %ld checked components not 0", st.nonzero,
+                st.fd_checked);
+}
+END_TEST
+
+START_TEST(test_v2_print_programs) {
+  if (getenv("UNA_GEN_SEED")) return;
+  uint64_t shown = env_u64("UNA_GEN_PRINT", 0);
+  GenOptions go = gen_v2_options();
+  print_programs(&go, env_u64("UNA_GEN_BASE", RANDOM_V2_BASE), shown ? shown : 300, shown != 0);
+}
+END_TEST
+
+/* Every v2 program checks and runs without an index error at every
+   length (0 included), and the constructs all occur. */
+START_TEST(test_v2_wellformed) {
+  if (getenv("UNA_GEN_SEED") || getenv("UNA_GEN_PRINT")) return;
+  GenOptions go = gen_v2_options();
+  generator_wellformed(&go, RANDOM_V2_BASE, 1000);
+  static const char *const constructs[] = {
+      "[length ",      "[floor (", "[:",       "[1:]", " for ",   " while ",      "(scanl ",    "(scanr ",
+      "(shift1L ",     "(shift1R ", "(map3 ",  "(zip ", "unzip ", "(concat ",    "(transpose ", "reduce_by_index ",
+      "(iota (length ", "(foldl ((", "(scanl ((", "&& "};
+  enum { NC = sizeof constructs / sizeof constructs[0] };
+  int seen[NC] = {0};
+  for (uint64_t seed = RANDOM_V2_BASE; seed < RANDOM_V2_BASE + RANDOM_V2_PROGRAMS; seed++) {
+    const char *text = gen_program(seed, &go).text;
+    for (int k = 0; k < NC; k++) seen[k] += strstr(text, constructs[k]) != NULL;
+  }
+  for (int k = 0; k < NC; k++)
+    ck_assert_msg(seen[k] >= 3, "only %d of the %d programs have \"%s\"", seen[k], RANDOM_V2_PROGRAMS,
+                  constructs[k]);
+  /* the default generator has none of them */
+  GenOptions d = gen_default_options();
+  for (uint64_t seed = RANDOM_BASE; seed < RANDOM_BASE + 200; seed++) {
+    const char *text = gen_program(seed, &d).text;
+    static const char *const v2only[] = {"loop ", "scanl", "scanr", "shift1", "map3", "zip", "concat",
+                                         "transpose", "reduce_by_index"};
+    for (size_t k = 0; k < sizeof v2only / sizeof v2only[0]; k++)
+      ck_assert_msg(strstr(text, v2only[k]) == NULL, "default program %llu has %s", (unsigned long long)seed,
+                    v2only[k]);
+  }
+}
+END_TEST
+
+Suite *suite_random_v2(void) {
+  Suite *s = suite_create("random_v2");
+  TCase *tc = tcase_create("random_v2");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_v2_wellformed);
+  tcase_add_test(tc, test_v2_print_programs);
+  tcase_add_loop_test(tc, test_v2_programs, 0, RANDOM_V2_BATCHES);
   suite_add_tcase(s, tc);
   return s;
 }
