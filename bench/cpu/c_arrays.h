@@ -5,6 +5,9 @@
    `loop`, and a `while` loop over a scalar state. For each: its Una
    definition of f, its inputs (formulas of the index, the same in
    peers.py) and the C an expert would write (OpenBLAS for the products).
+   Then the gradient programs (bench_array_grad_programs): scalar losses
+   of these programs (and of a small MLP), each timed as f and as its
+   gradient, against a hand-written C gradient.
 
    c_arrays.c is compiled on its own with gcc -O3 -march=native -fopenmp
    and OpenBLAS's header (Makefile), like c_grads_omp.o; only una_bench
@@ -14,7 +17,7 @@
 
 #include <stddef.h>
 
-#define BENCH_ARRAY_MAX_ARGS 3
+#define BENCH_ARRAY_MAX_ARGS 5
 
 typedef enum { BA_REAL, BA_VECTOR, BA_MATRIX } BenchArrayKind;
 
@@ -29,7 +32,7 @@ typedef struct BenchArray {
 } BenchArray;
 
 typedef struct BenchArrayProgram {
-  const char *name;   /* matvec, matmul, gather, rk4, while (BENCH_PROGRAMS) */
+  const char *name;   /* matvec, matmul, gather, rk4, while; matvec_grad, ... (BENCH_PROGRAMS) */
   size_t n;           /* the size that names it in the peers' lines */
   const char *size;   /* the size in words, for the table */
   const char *una;    /* the Una text defining f */
@@ -38,11 +41,23 @@ typedef struct BenchArrayProgram {
   /* Allocates and fills the arguments. */
   void (*inputs)(BenchArray *args);
   /* The C baseline: f's value as *len reals (a matrix row after row),
-     malloc'd here. */
+     malloc'd here. For a gradient program: the hand-written gradient, its
+     components (the arguments in wrt, in order) one after the other, each
+     as f's value would be. */
   double *(*run)(const BenchArray *args, size_t *len);
+  /* Gradient programs only (NULL and 0 for the others): the Una function
+     that is applied to the arguments for the gradient ("grad f", "(grad f
+     wrt a)"), the arguments it differentiates (bit k: argument k), and the
+     C value of f (a real: f is a scalar loss). */
+  const char *grad;
+  unsigned wrt;
+  double (*primal)(const BenchArray *args);
 } BenchArrayProgram;
 
 extern const BenchArrayProgram bench_array_programs[];
 extern const int bench_narray_programs;
+/* The gradient programs: matvec_grad, gather_grad, rk4_grad, mlp_grad. */
+extern const BenchArrayProgram bench_array_grad_programs[];
+extern const int bench_narray_grad_programs;
 
 #endif

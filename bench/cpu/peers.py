@@ -7,7 +7,9 @@ For every program and size it builds the same inputs as c_grads.c (formulas
 of the index i), then times the gradient with respect to every parameter,
 median of REPS calls after one warm-up call (the array programs of
 c_arrays.c, at their one size each, are timed as they are, no gradient:
-JAX jit, PyTorch under torch.no_grad()):
+JAX jit, PyTorch under torch.no_grad(); their gradient programs, scalar
+losses of them and an MLP, get the gradient with respect to the arguments
+of GRAD_ARRAY_PROGRAMS):
   jax    jax.jit(jax.grad(f, argnums=(0, 1, ...))), float64, result
          waited for with jax.block_until_ready;
   torch  forward + backward, float64: torch.autograd.grad(f(*xs), xs) with
@@ -31,6 +33,11 @@ PROGRAMS = ["prod", "dot", "logsumexp", "softmax_xent", "bce", "linreg", "horner
             "map_heavy", "lets16"]
 # The array programs (c_arrays.c) and the size that names each one's line.
 ARRAY_PROGRAMS = {"matvec": 2000, "matmul": 1000, "gather": 10**7, "rk4": 10**5, "while": 10**7}
+# The gradient programs (c_arrays.c): the size that names each one's line,
+# and the arguments that the gradient is taken with respect to.
+GRAD_ARRAY_PROGRAMS = {"matvec_grad": (2000, (0, 1)), "gather_grad": (10**7, (0,)),
+                       "rk4_grad": (10**5, (0,)), "mlp_grad": (256, (0, 1, 2, 3))}
+MLP_B, MLP_IN, MLP_HID, MLP_OUT = 256, 784, 128, 10
 
 
 def emit(obj):
@@ -99,6 +106,23 @@ def array_inputs(name):
         return [0.1 + 0.8 * u, 0.01]
     if name == "while":
         return [0.5, float(n)]
+    raise ValueError(name)
+
+
+def grad_array_inputs(name):
+    """The arguments of the gradient program name, as c_arrays.c builds them."""
+    if name in ("matvec_grad", "gather_grad", "rk4_grad"):
+        return array_inputs(name[:-len("_grad")])
+    if name == "mlp_grad":
+        def u(n, off=0):
+            return base(n + off)[0][off:]
+        def v(n, off=0):
+            return base(n + off)[1][off:]
+        return [(0.1 * (u(MLP_HID * MLP_IN) - 0.5)).reshape(MLP_HID, MLP_IN),
+                0.1 * (v(MLP_HID) - 0.5),
+                (0.5 * (u(MLP_OUT * MLP_HID, 1) - 0.5)).reshape(MLP_OUT, MLP_HID),
+                0.1 * (v(MLP_OUT, 1) - 0.5),
+                v(MLP_B * MLP_IN).reshape(MLP_B, MLP_IN)]
     raise ValueError(name)
 
 
@@ -205,6 +229,46 @@ def jax_array_functions():
     }
 
 
+def jax_grad_array_functions():
+    """The losses of the gradient programs (c_arrays.c), for jax.grad."""
+    import jax
+    import jax.numpy as jnp
+
+    def rk4(y0, h):
+        return jnp.sum(jax.lax.fori_loop(0, 100, lambda i, y: rk4_step(y, h), y0))
+
+    def mlp(w1, b1, w2, b2, x):
+        return jnp.sum((jnp.tanh(x @ w1.T + b1) @ w2.T + b2) ** 2)
+
+    return {
+        "matvec_grad": lambda m, x: jnp.sum(jnp.dot(m, x) ** 2),
+        "gather_grad": lambda a, idx: jnp.sum(a[idx] * a[idx]),
+        "rk4_grad": rk4,
+        "mlp_grad": mlp,
+    }
+
+
+def torch_grad_array_functions():
+    """The losses of the gradient programs, for torch.autograd.grad."""
+    import torch
+
+    def rk4(y0, h):
+        y = y0
+        for _ in range(100):
+            y = rk4_step(y, h)
+        return torch.sum(y)
+
+    def mlp(w1, b1, w2, b2, x):
+        return torch.sum((torch.tanh(x @ w1.T + b1) @ w2.T + b2) ** 2)
+
+    return {
+        "matvec_grad": lambda m, x: torch.sum(torch.mv(m, x) ** 2),
+        "gather_grad": lambda a, idx: torch.sum(a[idx] * a[idx]),
+        "rk4_grad": rk4,
+        "mlp_grad": mlp,
+    }
+
+
 def torch_array_functions():
     import torch
 
@@ -243,7 +307,7 @@ def timed(call, reps, quick=False):
     return statistics.median(times), out
 
 
-def run_jax(programs, array_programs, sizes, reps):
+def run_jax(programs, array_programs, sizes, reps, grad_programs=()):
     import jax
     jax.config.update("jax_enable_x64", True)
     jax.config.update("jax_platforms", "cpu")
@@ -279,9 +343,25 @@ def run_jax(programs, array_programs, sizes, reps):
             emit({"peer": "jax", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
         gc.collect()
         jax.clear_caches()
+    gfns = jax_grad_array_functions()
+    for name in grad_programs:
+        n, wrt = GRAD_ARRAY_PROGRAMS[name]
+        try:
+            args = [jnp.asarray(a) if isinstance(a, np.ndarray) else jnp.asarray(a, dtype=jnp.float64)
+                    for a in grad_array_inputs(name)]
+            g = jax.jit(jax.grad(gfns[name], argnums=wrt))
+            jax.block_until_ready(g(*args))  # compiles
+            ms, out = timed(lambda: jax.block_until_ready(g(*args)), reps, quick=True)
+            gabs = float(sum(np.sum(np.abs(np.asarray(c))) for c in out))
+            emit({"peer": "jax", "program": name, "n": n, "ms": ms, "gabs": gabs})
+            del args, g, out
+        except Exception as e:
+            emit({"peer": "jax", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
+        gc.collect()
+        jax.clear_caches()
 
 
-def run_torch(programs, array_programs, sizes, reps):
+def run_torch(programs, array_programs, sizes, reps, grad_programs=()):
     import torch
     fns = torch_functions()
     emit({"peer": "torch", "version": torch.__version__, "threads": torch.get_num_threads()})
@@ -313,6 +393,21 @@ def run_torch(programs, array_programs, sizes, reps):
         except Exception as e:
             emit({"peer": "torch", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
         gc.collect()
+    gfns = torch_grad_array_functions()
+    for name in grad_programs:
+        n, wrt = GRAD_ARRAY_PROGRAMS[name]
+        try:
+            args = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in grad_array_inputs(name)]
+            for k in wrt:  # leaves that require grad: the arguments differentiated
+                args[k] = args[k].clone().requires_grad_(True)
+            leaves = [args[k] for k in wrt]
+            ms, out = timed(lambda: torch.autograd.grad(gfns[name](*args), leaves), reps, quick=True)
+            gabs = float(sum(torch.sum(torch.abs(c)).item() for c in out))
+            emit({"peer": "torch", "program": name, "n": n, "ms": ms, "gabs": gabs})
+            del args, leaves, out
+        except Exception as e:
+            emit({"peer": "torch", "program": name, "n": n, "error": f"{type(e).__name__}: {e}"[:300]})
+        gc.collect()
 
 
 def main():
@@ -323,21 +418,25 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args()
     words = a.programs.replace(",", " ").split()
-    programs, array_programs = [], []
+    programs, array_programs, grad_programs = [], [], []
     for w in words:
         if w == "all":
             programs += PROGRAMS
             array_programs += list(ARRAY_PROGRAMS)
+            grad_programs += list(GRAD_ARRAY_PROGRAMS)
         elif w in PROGRAMS:
             programs.append(w)
         elif w in ARRAY_PROGRAMS:
             array_programs.append(w)
+        elif w in GRAD_ARRAY_PROGRAMS:
+            grad_programs.append(w)
         else:
-            sys.exit(f"peers.py: unknown program '{w}' (known: {', '.join(PROGRAMS + list(ARRAY_PROGRAMS))})")
+            known = PROGRAMS + list(ARRAY_PROGRAMS) + list(GRAD_ARRAY_PROGRAMS)
+            sys.exit(f"peers.py: unknown program '{w}' (known: {', '.join(known)})")
     sizes = [int(float(w)) for w in a.n.replace(",", " ").split()]
     try:
         run = run_jax if a.peer == "jax" else run_torch
-        run(programs, array_programs, sizes, a.reps)
+        run(programs, array_programs, sizes, a.reps, grad_programs)
     except ImportError as e:
         emit({"peer": a.peer, "skip": f"cannot import it: {e}"})
 

@@ -11,7 +11,9 @@
 #      C is c_grads.c twice: gcc -O3 -march=native -fopenmp on all cores
 #      (the table's C) and gcc -O2 single-threaded (the earlier baseline);
 #      then the array programs' table (c_arrays.c: the matrix products
-#      against OpenBLAS, a gather, RK4, a while loop);
+#      against OpenBLAS, a gather, RK4, a while loop), and the table of
+#      their gradients (c_arrays.c: scalar losses of matvec, the gather and
+#      RK4, and an MLP, against hand-written C gradients);
 #   4. after a full run (no subset asked for), writes bench/cpu/RESULTS.md
 #      with the date and the machine.
 # Environment:

@@ -16,7 +16,11 @@
        gcc -O2 and single-threaded (the table).
    Then, for each array program of c_arrays.c (at its one size), Una's
    value of `f X0 X1` and the C baseline's (OpenBLAS for the products),
-   each in its own child process, and their largest relative difference.
+   each in its own child process, and their largest relative difference;
+   and for each gradient program of c_arrays.c (a scalar loss of an array
+   program, or an MLP), Una's primal and gradient and the hand-written C
+   gradient, each in its own child process, the gradients compared
+   component by component as above.
    Times are the median of REPS evaluations after warm-up (three
    evaluations, and more while the collector's heap still grows, up to
    six); before each
@@ -98,7 +102,7 @@ static double sum_abs(const double *a, size_t n) {
 
 /* ---- one measurement ----------------------------------------------------- */
 
-typedef enum { M_UNA_PRIMAL, M_UNA_GRAD, M_C, M_ARRAY_UNA, M_ARRAY_C } MeasKind;
+typedef enum { M_UNA_PRIMAL, M_UNA_GRAD, M_C, M_ARRAY_UNA, M_ARRAY_C, M_AGRAD_PRIMAL, M_AGRAD_GRAD, M_AGRAD_C } MeasKind;
 
 typedef struct Meas {
   double ms;        /* Una primal or gradient: median ms; C: gradient median ms */
@@ -346,12 +350,18 @@ static void c_measure(Job *job) {
 
 /* ---- the array programs ------------------------------------------------ */
 
-/* The reals of v (a real, an array of reals, an array of such arrays, ...)
-   appended to out[*k ..] (at most max); false when v has another shape. */
+/* The reals of v (a real, an array of reals, an array of such arrays, a
+   tuple of such values, ...) appended to out[*k ..] (at most max); false
+   when v has another shape. */
 static bool flatten(Value v, double *out, size_t max, size_t *k) {
   if (v.kind == V_REAL) {
     if (*k >= max) return false;
     out[(*k)++] = v.u.r;
+    return true;
+  }
+  if (v.kind == V_TUPLE) {
+    for (size_t i = 0; i < (size_t)v.u.t->n; i++)
+      if (!flatten(v.u.t->items[i], out, max, k)) return false;
     return true;
   }
   if (v.kind != V_ARRAY) return false;
@@ -362,9 +372,18 @@ static bool flatten(Value v, double *out, size_t max, size_t *k) {
   return true;
 }
 
+/* The number of reals of an argument. */
+static size_t array_len(const BenchArray *g) {
+  return g->kind == BA_REAL ? 1 : g->kind == BA_VECTOR ? g->cols : g->rows * g->cols;
+}
+
 /* Una's value of an array program: its arguments are the driver's arrays
    (a matrix is an [[R]] of row views into one buffer, as an n-D load
-   gives); then its largest relative difference from the C baseline's. */
+   gives); then its largest relative difference from the C baseline's.
+   For a gradient program: f's value (M_AGRAD_PRIMAL), against C's, or its
+   gradient (M_AGRAD_GRAD: p->grad applied to the arguments), against the
+   hand-written C gradient, each component with its own floor (REL_FLOOR),
+   as the gradients of una_measure. */
 static void una_array_measure(Job *job) {
   const BenchArrayProgram *p = job->ap;
   Meas *m = job->m;
@@ -381,7 +400,7 @@ static void una_array_measure(Job *job) {
   memset(args, 0, sizeof args);
   p->inputs(args);
   char expr[256];
-  int len = snprintf(expr, sizeof expr, "f");
+  int len = snprintf(expr, sizeof expr, "%s", job->kind == M_AGRAD_GRAD ? p->grad : "f");
   for (int k = 0; k < p->nargs; k++) {
     const BenchArray *g = &args[k];
     Value v;
@@ -407,6 +426,15 @@ static void una_array_measure(Job *job) {
     len += snprintf(expr + len, sizeof expr - (size_t)len, " %s", name);
   }
   Value v = time_una(s, expr, job->reps, true, m);
+  if (job->kind == M_AGRAD_PRIMAL) {
+    if (v.kind != V_REAL) fe_error(fe_nospan, "f's value is not a real");
+    double c = p->primal(args);
+    m->value = v.u.r;
+    m->err = v.u.r == c ? 0 : fabs(v.u.r - c) / fmax(fabs(c), DBL_MIN);
+    for (int k = 0; k < p->nargs; k++) free(args[k].a);
+    fe_untry(&t);
+    return;
+  }
   size_t clen;
   double *c = p->run(args, &clen);
   double *u = malloc(clen * sizeof *u);
@@ -414,8 +442,30 @@ static void una_array_measure(Job *job) {
   if (!u || !flatten(v, u, clen, &ulen) || ulen != clen)
     fe_error(fe_nospan, "Una's value does not have the C baseline's %zu reals", clen);
   size_t at;
-  m->err = rel_diff(u, c, clen, REL_FLOOR, &at);
-  m->err_elem = rel_diff(u, c, clen, 0, &at);
+  if (job->kind == M_AGRAD_GRAD) {
+    /* component by component: the arguments in wrt, in order */
+    size_t off = 0;
+    m->err = m->err_elem = 0;
+    for (int k = 0; k < p->nargs; k++) {
+      if (!(p->wrt >> k & 1u)) continue;
+      size_t glen = array_len(&args[k]), at_elem;
+      if (off + glen > clen) fe_error(fe_nospan, "the C gradient is shorter than the arguments in wrt");
+      double e = rel_diff(u + off, c + off, glen, REL_FLOOR, &at);
+      m->err_elem = fmax(m->err_elem, rel_diff(u + off, c + off, glen, 0, &at_elem));
+      if (e > m->err) {
+        m->err = e;
+        m->worst_arg = k;
+        m->worst_at = at;
+        m->worst_una = u[off + at];
+        m->worst_c = c[off + at];
+      }
+      off += glen;
+    }
+    if (off != clen) fe_error(fe_nospan, "the C gradient has %zu reals, the arguments in wrt %zu", clen, off);
+  } else {
+    m->err = rel_diff(u, c, clen, REL_FLOOR, &at);
+    m->err_elem = rel_diff(u, c, clen, 0, &at);
+  }
   m->gabs = sum_abs(c, clen);
   free(u);
   free(c);
@@ -425,7 +475,9 @@ static void una_array_measure(Job *job) {
 
 /* The C baseline of an array program: median of reps after a warm-up, its
    results freed after each (outside the timing), malloc keeping freed
-   memory for reuse (as c_measure's table times). */
+   memory for reuse (as c_measure's table times). For a gradient program
+   (M_AGRAD_C) that is the C gradient, and its primal is timed the same
+   way (c_primal_ms). */
 static void c_array_measure(Job *job) {
   const BenchArrayProgram *p = job->ap;
   Meas *m = job->m;
@@ -450,6 +502,16 @@ static void c_array_measure(Job *job) {
   }
   m->reps = reps;
   m->ms = median(times, reps);
+  if (job->kind == M_AGRAD_C && p->primal) {
+    volatile double sink = p->primal(args);
+    for (int r = 0; r < reps; r++) {
+      double t0 = now_ms();
+      sink = p->primal(args);
+      times[r] = now_ms() - t0;
+    }
+    m->value = sink;
+    m->c_primal_ms = median(times, reps);
+  }
   for (int k = 0; k < p->nargs; k++) free(args[k].a);
 }
 
@@ -458,7 +520,7 @@ static void *job_thread(void *arg) {
   Job *job = arg;
   char base;
   fe_stack_init(&base, STACK_SIZE - ((size_t)1 << 20));
-  if (job->kind == M_ARRAY_UNA) una_array_measure(job);
+  if (job->kind == M_ARRAY_UNA || job->kind == M_AGRAD_PRIMAL || job->kind == M_AGRAD_GRAD) una_array_measure(job);
   else una_measure(job);
   return NULL;
 }
@@ -493,7 +555,7 @@ static Meas run_child(const BenchProgram *p, const BenchArrayProgram *ap, size_t
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, STACK_SIZE);
     if (kind == M_C) c_measure(&job); /* on the main thread: malloc's main arena (see c_measure) */
-    else if (kind == M_ARRAY_C) c_array_measure(&job);
+    else if (kind == M_ARRAY_C || kind == M_AGRAD_C) c_array_measure(&job);
     else if (pthread_create(&th, &attr, job_thread, &job) == 0) pthread_join(th, NULL);
     else snprintf(m.error, sizeof m.error, "cannot start a thread with a %zu-byte stack", STACK_SIZE);
     fflush(stderr);
@@ -673,6 +735,104 @@ static void print_arrays(const ARow *rows, int nrows, int reps, double tol) {
   }
 }
 
+typedef struct AGRow {
+  const BenchArrayProgram *p;
+  Meas primal, grad, c;
+} AGRow;
+
+/* The table of the gradient programs, their checks, and the targets: Una's
+   gradient faster than JAX's and PyTorch's, and within 2x of the C
+   gradient. */
+static void print_array_grads(const AGRow *rows, int nrows, int reps, double tol) {
+  char b[16][32];
+  printf("\n## Gradients of the array programs\n\n"
+         "Scalar losses of the array programs (and a 784-128-10 MLP over a batch of 256), each at one size: "
+         "Una's primal (f) and gradient (median of %d evaluations after warm-up, as above, or of %d when one "
+         "takes less than %.0f ms, for C, JAX and PyTorch too); C grad: the gradient derived by hand, gcc -O3 "
+         "-march=native -fopenmp, OpenBLAS on one thread per core for the products; JAX: jit(grad), float64; "
+         "PyTorch: forward + backward, float64. Times in ms; grad diff: Una's gradient against C's, "
+         "component by component, as the gradients' above (the run fails above %g).\n\n",
+         reps, QUICK_REPS, QUICK_MS, tol);
+  printf("| program | size | wrt | Una primal ms | Una grad ms | C primal ms | C grad ms | JAX ms | PyTorch ms | "
+         "grad/primal | Una/C | Una/JAX | Una/PyTorch | grad diff | primal diff | JAX vs C | PyTorch vs C | C |\n");
+  printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  int peer_mismatch = 0;
+  for (int i = 0; i < nrows; i++) {
+    const AGRow *r = &rows[i];
+    double una = r->grad.error[0] ? NAN : r->grad.ms, prim = r->primal.error[0] ? NAN : r->primal.ms;
+    double c = r->c.error[0] ? NAN : r->c.ms, cp = r->c.error[0] ? NAN : r->c.c_primal_ms;
+    const PeerRow *jx = find_peer("jax", r->p->name, r->p->n), *pt = find_peer("torch", r->p->name, r->p->n);
+    char pd[2][32];
+    for (int k = 0; k < 2; k++) {
+      const PeerRow *pr = k ? pt : jx;
+      if (!pr || pr->error[0] || !(pr->gabs >= 0) || r->grad.error[0]) snprintf(pd[k], 32, "-");
+      else {
+        double d = fabs(pr->gabs - r->grad.gabs) / fmax(r->grad.gabs, DBL_MIN);
+        snprintf(pd[k], 32, "%.1e", d);
+        if (!(d <= 1e-6)) peer_mismatch = 1;
+      }
+    }
+    const char *wrt = strstr(r->p->grad, " wrt ");
+    char wrtbuf[64];
+    if (wrt) {
+      snprintf(wrtbuf, sizeof wrtbuf, "%s", wrt + 5);
+      char *paren = strchr(wrtbuf, ')');
+      if (paren) *paren = '\0';
+    } else snprintf(wrtbuf, sizeof wrtbuf, "all");
+    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->p->name,
+           r->p->size, wrtbuf, fmt_ms(b[0], 32, prim), fmt_ms(b[1], 32, una), fmt_ms(b[2], 32, cp),
+           fmt_ms(b[3], 32, c), fmt_ms(b[4], 32, peer_ms(jx)), fmt_ms(b[5], 32, peer_ms(pt)),
+           fmt_ratio(b[6], 32, una, prim), fmt_ratio(b[7], 32, una, c), fmt_ratio(b[8], 32, una, peer_ms(jx)),
+           fmt_ratio(b[9], 32, una, peer_ms(pt)), r->grad.error[0] ? "error" : una_sprintf("%.1e", r->grad.err),
+           r->primal.error[0] ? "error" : una_sprintf("%.1e", r->primal.err), pd[0], pd[1], r->p->c_what);
+  }
+  printf("\nTargets: Una's gradient faster than JAX's and PyTorch's, and within 2x of the C gradient.\n\n");
+  int missed = 0;
+  for (int i = 0; i < nrows; i++) {
+    const AGRow *r = &rows[i];
+    const char *nm = r->p->name;
+    if (r->grad.error[0]) {
+      printf("- %s: Una's gradient failed: %s\n", nm, r->grad.error);
+      missed++;
+      continue;
+    }
+    double una = r->grad.ms;
+    if (!r->c.error[0] && una > 2 * r->c.ms) {
+      printf("- %s: Una grad %s ms is %.1fx the C gradient (%s ms; target <= 2x)\n", nm, fmt_ms(b[0], 32, una),
+             una / r->c.ms, fmt_ms(b[1], 32, r->c.ms));
+      missed++;
+    }
+    for (int k = 0; k < 2; k++) {
+      double pm = peer_ms(find_peer(peer_names[k], nm, r->p->n));
+      if (pm > 0 && una >= pm) {
+        printf("- %s: Una grad %s ms is not faster than %s (%s ms; %.1fx)\n", nm, fmt_ms(b[0], 32, una),
+               peer_title(peer_names[k]), fmt_ms(b[1], 32, pm), una / pm);
+        missed++;
+      }
+    }
+  }
+  if (!missed) printf("All targets met.\n");
+  for (int i = 0; i < nrows; i++) {
+    const AGRow *r = &rows[i];
+    const char *errs[3] = {r->c.error, r->primal.error, r->grad.error};
+    static const char *const what[3] = {"C", "Una primal", "Una gradient"};
+    for (int k = 0; k < 3; k++)
+      if (errs[k][0]) printf("- %s, %s: error: %s\n", r->p->name, what[k], errs[k]);
+    if (!r->grad.error[0] && !(r->grad.err <= tol))
+      printf("- %s: Una's gradient differs from C's by %.2g (more than %g): with respect to argument %d, "
+             "element %zu: Una %.17g, C %.17g\n",
+             r->p->name, r->grad.err, tol, r->grad.worst_arg + 1, r->grad.worst_at, r->grad.worst_una,
+             r->grad.worst_c);
+    if (!r->primal.error[0] && !(r->primal.err <= tol))
+      printf("- %s: Una's primal differs from C's by %.2g (more than %g)\n", r->p->name, r->primal.err, tol);
+    for (int k = 0; k < 2; k++) {
+      const PeerRow *pr = find_peer(peer_names[k], r->p->name, r->p->n);
+      if (pr && pr->error[0]) printf("- %s, %s: %s\n", r->p->name, peer_title(peer_names[k]), pr->error);
+    }
+  }
+  if (peer_mismatch) printf("- a peer's gradient differs from C's by more than 1e-6 (see the table)\n");
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 typedef struct Row {
@@ -689,6 +849,8 @@ static void usage(FILE *out) {
   for (int i = 0; i < bench_nprograms; i++) fprintf(out, " %s", bench_programs[i].name);
   fprintf(out, "\narray programs (at one size each):");
   for (int i = 0; i < bench_narray_programs; i++) fprintf(out, " %s", bench_array_programs[i].name);
+  fprintf(out, "\ngradient programs (at one size each):");
+  for (int i = 0; i < bench_narray_grad_programs; i++) fprintf(out, " %s", bench_array_grad_programs[i].name);
   fprintf(out, "\n");
 }
 
@@ -732,15 +894,22 @@ int main(int argc, char **argv) {
   }
 
   const BenchProgram *progs[64];
-  const BenchArrayProgram *aprogs[64];
-  int nprogs = 0, naprogs = 0;
+  const BenchArrayProgram *aprogs[64], *gprogs[64];
+  int nprogs = 0, naprogs = 0, ngprogs = 0;
   {
     char *words[64];
     int k = split(una_strdup(programs_arg), words, 64);
-    for (int i = 0; i < k && nprogs < 48 && naprogs < 48; i++) {
+    for (int i = 0; i < k && nprogs < 48 && naprogs < 48 && ngprogs < 48; i++) {
       if (strcmp(words[i], "all") == 0) {
         for (int j = 0; j < bench_nprograms; j++) progs[nprogs++] = &bench_programs[j];
         for (int j = 0; j < bench_narray_programs; j++) aprogs[naprogs++] = &bench_array_programs[j];
+        for (int j = 0; j < bench_narray_grad_programs; j++) gprogs[ngprogs++] = &bench_array_grad_programs[j];
+        continue;
+      }
+      int g = 0;
+      while (g < bench_narray_grad_programs && strcmp(bench_array_grad_programs[g].name, words[i]) != 0) g++;
+      if (g < bench_narray_grad_programs) {
+        gprogs[ngprogs++] = &bench_array_grad_programs[g];
         continue;
       }
       int j = 0;
@@ -774,7 +943,7 @@ int main(int argc, char **argv) {
       sizes[nsizes++] = (size_t)x;
     }
   }
-  if ((nprogs == 0 && naprogs == 0) || nsizes == 0) {
+  if ((nprogs == 0 && naprogs == 0 && ngprogs == 0) || nsizes == 0) {
     usage(stderr);
     return 2;
   }
@@ -821,6 +990,28 @@ int main(int argc, char **argv) {
         failed = 1;
       }
     if (!r->una.error[0] && !(r->una.err <= tol)) failed = 1;
+  }
+
+  /* the gradient programs, each at its one size */
+  AGRow *grows = calloc((size_t)ngprogs + 1, sizeof *grows);
+  for (int i = 0; i < ngprogs; i++) {
+    AGRow *r = &grows[i];
+    r->p = gprogs[i];
+    fprintf(stderr, "una_bench: %s (%s) ...", r->p->name, r->p->size);
+    r->c = run_child(NULL, r->p, r->p->n, M_AGRAD_C, reps);
+    r->primal = run_child(NULL, r->p, r->p->n, M_AGRAD_PRIMAL, reps);
+    r->grad = run_child(NULL, r->p, r->p->n, M_AGRAD_GRAD, reps);
+    fprintf(stderr, " Una primal %s ms, grad %s ms; C grad %s ms; max rel diff %.2g\n",
+            fmt_ms(b1, sizeof b1, r->primal.ms), fmt_ms(b2, sizeof b2, r->grad.ms), fmt_ms(b3, sizeof b3, r->c.ms),
+            r->grad.err);
+    const char *errs[3] = {r->c.error, r->primal.error, r->grad.error};
+    for (int k = 0; k < 3; k++)
+      if (errs[k][0]) {
+        fprintf(stderr, "una_bench: %s: %s\n", r->p->name, errs[k]);
+        failed = 1;
+      }
+    if (!r->grad.error[0] && !(r->grad.err <= tol)) failed = 1;
+    if (!r->primal.error[0] && !(r->primal.err <= tol)) failed = 1;
   }
 
   const char *threads = getenv("UNA_THREADS");
@@ -959,6 +1150,7 @@ int main(int argc, char **argv) {
     if (peer_mismatch) printf("- a peer's gradient differs from C's by more than 1e-6 (see the table)\n");
   }
   if (naprogs > 0) print_arrays(arows, naprogs, reps, tol);
+  if (ngprogs > 0) print_array_grads(grows, ngprogs, reps, tol);
   printf("%s\n", failed ? "FAILED" : "OK");
   return failed;
 }
