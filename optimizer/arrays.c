@@ -264,9 +264,93 @@ static Term *vecmat(OptRw *c, Term *t) {
   return fe_mk_if(sp, empty, z, prod);
 }
 
+/* Whether lam is (g, h. map2 (x, y. map2 (+) x y) g h) over [[R]]. */
+static bool is_matrix_plus(const Term *lam) {
+  const Term *b = lam->kids[0];
+  if (lam->nsyms != 2 || !is_prim(b, PRIM_MAP2) || b->type->elem->kind != TY_ARRAY) return false;
+  if (!is_vector_plus(b->kids[0])) return false;
+  return (is_var(b->kids[1], lam->syms[0]) && is_var(b->kids[2], lam->syms[1])) ||
+         (is_var(b->kids[1], lam->syms[1]) && is_var(b->kids[2], lam->syms[0]));
+}
+
+/* Whether t mentions one of the variables xs[0..n). */
+static bool mentions_any(const Term *t, Sym *const *xs, int n) {
+  for (int i = 0; i < n; i++)
+    if (opt_mentions(t, xs[i])) return true;
+  return false;
+}
+
+/* The tail of the let chain t. */
+static Term *tail_of(Term *t) {
+  while (t->kind == T_LET || t->kind == T_LETTUP) t = t->kids[1];
+  return t;
+}
+
+/* The let chain t with its tail replaced by e (binders shared: copy the
+   result). */
+static Term *with_tail(Term *t, Term *e) {
+  if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], with_tail(t->kids[1], e));
+  if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], with_tail(t->kids[1], e));
+  return e;
+}
+
+/* An outer product u ⊗ v written mapK (ps. lets in map (b. y * b) V) As
+   (y a scalar of the lets, V free of ps and of the lets): sets *u to
+   mapK (ps. lets in y) As and *v to V. */
+static bool outer_of(Term *t, Term **u, Term **v) {
+  if (!(is_prim(t, PRIM_MAP) || is_prim(t, PRIM_MAP2) || is_prim(t, PRIM_MAP3))) return false;
+  Term *lam = t->kids[0], *chain = lam->kids[0], *m = tail_of(chain);
+  if (!is_prim(m, PRIM_MAP) || m->type->elem->kind != TY_REAL) return false;
+  Term *il = m->kids[0], *mul = il->kids[0];
+  if (!is_prim(mul, PRIM_MUL)) return false;
+  Sym *b = il->syms[0];
+  Term *y = is_var(mul->kids[1], b) ? mul->kids[0] : is_var(mul->kids[0], b) ? mul->kids[1] : NULL;
+  if (!y || opt_mentions(y, b) || y->kind != T_VAR) return false;
+  Term *vv = m->kids[1];
+  if (mentions_any(vv, lam->syms, lam->nsyms)) return false;
+  for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
+    if (l->kind == T_LET ? opt_mentions(vv, l->sym) : mentions_any(vv, l->syms, l->nsyms)) return false;
+  Term *nl = fe_copy(fe_mk_lam(lam->span, lam->nsyms, lam->syms, with_tail(chain, y)));
+  Term *k[4] = {nl, t->kids[1], t->nkids > 2 ? t->kids[2] : NULL, t->nkids > 3 ? t->kids[3] : NULL};
+  *u = fe_mk_array_prim(t->span, t->prim, t->nkids, k);
+  (*u)->b = t->b;
+  *v = vv;
+  return true;
+}
+
+/* reduce (+) over matrices of map (e. lets in u_e ⊗ v_e) X, the weight
+   gradient of a layer over a batch: U^T V with U = map (e. lets in u_e) X
+   and V = map (e. lets in v_e) X, one matrix product (BLAS), instead of
+   one matrix per element summed. */
+static Term *outer_sum(OptRw *c, Term *t) {
+  Term *z = t->kids[1], *a = t->kids[2];
+  if (!is_matrix_plus(t->kids[0]) || !is_prim(a, PRIM_MAP) || a->kids[1]->kind != T_VAR) return NULL;
+  Term *zr = opt_rw_resolve(c, z);
+  if (!is_prim(zr, PRIM_MAP) || !is_prim(zr->kids[0]->kids[0], PRIM_MAP) || zr->kids[1]->kind != T_VAR) return NULL;
+  const Term *zl = zr->kids[0]->kids[0]->kids[0];
+  if (!opt_is_num(zl->kids[0], 0)) return NULL;
+  Term *lam = a->kids[0], *chain = lam->kids[0], *u, *v;
+  if (!outer_of(tail_of(chain), &u, &v)) return NULL;
+  Span sp = t->span;
+  Term *us = fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, u))), a->kids[1]);
+  Term *vs = fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, v))), fe_copy(a->kids[1]));
+  Term *tu = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &us), *tv = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &vs);
+  Sym *ut = fe_mk_sym("ut", tu->type, sp), *vt = fe_mk_sym("vt", tv->type, sp);
+  Sym *r = fe_mk_sym("r", tu->type->elem, sp), *q = fe_mk_sym("q", tv->type->elem, sp);
+  Term *prods = fe_mk_map2(sp, fe_mk_oplam(sp, PRIM_MUL), fe_mk_var(sp, r), fe_mk_var(sp, q));
+  Term *dot = fe_mk_reduce(sp, fe_mk_oplam(sp, PRIM_ADD), fe_mk_num(sp, 0), prods);
+  Term *row = fe_mk_map(sp, fe_mk_lam(sp, 1, &q, dot), fe_mk_var(sp, vt));
+  Term *prod = fe_mk_map(sp, fe_mk_lam(sp, 1, &r, row), fe_mk_var(sp, ut));
+  prod = fe_mk_let(sp, ut, tu, fe_mk_let(sp, vt, tv, prod));
+  Term *empty = fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, fe_copy(a->kids[1])), fe_mk_num(sp, 0));
+  return fe_mk_if(sp, empty, z, prod);
+}
+
 static Term *rule_reduce(OptRw *c, Term *t) {
   Term *vm = vecmat(c, t);
   if (vm) return vm;
+  Term *os = outer_sum(c, t);
+  if (os) return os;
   Term *lam = t->kids[0], *v = t->kids[1], *a = t->kids[2];
   Term *ce = opt_rw_const_elem(c, a);
   if (!ce || ce->kind != T_NUM || v->kind != T_NUM || !opt_rw_safe(c, a)) return t;

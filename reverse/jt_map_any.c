@@ -29,6 +29,55 @@ static Term *map_over(const RevJtPrim *p, const Term *lam, const Term *e) {
   return fe_mk_array_prim(s, pr, k + 1, mk);
 }
 
+/* The map over the operands (params) and z (c) computing body per element:
+   map2 with one array, map3 with two, and with three (four with z, and no
+   map4) a map over the indices that reads each element (in range: the
+   arrays and z have the length of the first). */
+static Term *over_elements(const RevJtPrim *p, Sym **params, Sym *c, Term *body) {
+  Span s = p->j.span;
+  int k = p->nops;
+  if (k == 1) {
+    Sym *ps[2] = {params[0], c};
+    return rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), rev_jt_use(p->ops[0]), rev_jt_use(p->z)));
+  }
+  if (k == 2) {
+    Sym *ps[3] = {params[0], params[1], c};
+    Term *mk[4] = {fe_mk_lam(s, 3, ps, body), rev_jt_use(p->ops[0]), rev_jt_use(p->ops[1]), rev_jt_use(p->z)};
+    return rev_checked(fe_mk_array_prim(s, PRIM_MAP3, 4, mk));
+  }
+  Sym *i = fe_mk_sym("i", fe_ty_real(), s);
+  Term *arrays[4] = {p->ops[0], p->ops[1], p->ops[2], p->z};
+  Sym *xs[4] = {params[0], params[1], params[2], c};
+  for (int m = 3; m >= 0; m--) {
+    Term *ix[2] = {rev_jt_use(arrays[m]), fe_mk_var(s, i)};
+    body = fe_mk_let(s, xs[m], rev_checked(fe_mk_array_prim(s, PRIM_INDEX, 2, ix)), body);
+  }
+  Term *n = fe_mk_length(s, rev_jt_use(p->ops[0]));
+  return fe_mk_map(s, fe_mk_lam(s, 1, &i, body), fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
+}
+
+static bool is_matrix(const Type *t) {
+  return t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_REAL;
+}
+
+/* The cotangent of the free matrix fv alone: the sum over the elements of
+   ∇_fv <c, e>, a map of its own, so that the per-element gradient holds
+   only what fv needs (a layer's weights: an outer product per element,
+   which the optimizer turns into one matrix product over the batch). */
+static Term *matrix_cot(const RevJtPrim *p, const Term *lam, Sym *fv) {
+  Span s = p->j.span;
+  int k = p->nops;
+  RevJt jm = p->j;
+  jm.fv = &fv;
+  jm.nfv = 1;
+  Sym **params = NEW_ARRAY(Sym *, k);
+  bool *want = NEW_ARRAY(bool, k);
+  for (int i = 0; i < k; i++) params[i] = fe_mk_sym(lam->syms[i]->name, lam->syms[i]->type, s);
+  Sym *c = fe_mk_sym("c", p->z->type->elem, s);
+  Term *vjp = rev_jt_vjp(&jm, lam, params, want, fe_mk_var(s, c));
+  return rev_jt_gsum(s, over_elements(p, params, c, vjp), fe_mk_zero_like(s, fe_mk_var(s, fv)));
+}
+
 Term *rev_jt_map_any(const RevJtPrim *p) {
   Span s = p->j.span;
   const Term *lam0 = p->t->kids[0];
@@ -38,23 +87,29 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   RevGathers ga;
   bool gathers = rev_jt_gathers(&p->j, lam0, &ga);
   int nr = gathers ? ga.nreads : 0;
+  Term **opc = NEW_ARRAY(Term *, k);
+  Term **fvc = NEW_ARRAY(Term *, p->j.nfv > 0 ? p->j.nfv : 1);
+  /* the free variables the shared vjp gives: not gathered, not matrices
+     (those get their own map) */
   RevJt j = p->j;
   int *fv_at = NEW_ARRAY(int, p->j.nfv + 1); /* j.fv[m] is p->j.fv[fv_at[m]] */
+  j.fv = NEW_ARRAY(Sym *, p->j.nfv + 1);
+  j.nfv = 0;
+  for (int m = 0; m < p->j.nfv; m++) {
+    if (gathers && ga.gathered[m]) continue;
+    if (!gathers && is_matrix(p->j.fv[m]->type)) {
+      fvc[m] = matrix_cot(p, lam0, p->j.fv[m]);
+      continue;
+    }
+    fv_at[j.nfv] = m;
+    j.fv[j.nfv++] = p->j.fv[m];
+  }
   const Term *lam = lam0;
   if (gathers) {
-    j.fv = NEW_ARRAY(Sym *, p->j.nfv + 1);
-    j.nfv = 0;
-    for (int m = 0; m < p->j.nfv; m++)
-      if (!ga.gathered[m]) {
-        fv_at[j.nfv] = m;
-        j.fv[j.nfv++] = p->j.fv[m];
-      }
     Sym **ps = NEW_ARRAY(Sym *, k + nr);
     for (int i = 0; i < k; i++) ps[i] = lam0->syms[i];
     for (int i = 0; i < nr; i++) ps[k + i] = ga.r[i];
     lam = fe_mk_lam(s, k + nr, ps, ga.body);
-  } else {
-    for (int m = 0; m < p->j.nfv; m++) fv_at[m] = m;
   }
   Sym **params = NEW_ARRAY(Sym *, k + nr);
   bool *want = NEW_ARRAY(bool, k + nr);
@@ -63,8 +118,6 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     want[i] = i >= k || (p->active[i] && fe_type_has_reals(lam->syms[i]->type));
   }
   int ncomp = rev_jt_vjp_count(&j, k + nr, want);
-  Term **opc = NEW_ARRAY(Term *, k);
-  Term **fvc = NEW_ARRAY(Term *, p->j.nfv > 0 ? p->j.nfv : 1);
   if (ncomp == 0) return rev_jt_prim_result(p, fvc, opc);
   Sym *c = fe_mk_sym("c", p->z->type->elem, s);
   Term *vjp = rev_jt_vjp(&j, lam, params, want, fe_mk_var(s, c));
@@ -75,27 +128,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     read->b = true; /* the primal read there: in range */
     vjp = fe_mk_let(s, params[k + i], read, vjp);
   }
-  Term *w_rhs;
-  if (k == 1) {
-    Sym *ps[2] = {params[0], c};
-    w_rhs = rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->z)));
-  } else if (k == 2) {
-    Sym *ps[3] = {params[0], params[1], c};
-    Term *mk[4] = {fe_mk_lam(s, 3, ps, vjp), rev_jt_use(p->ops[0]), rev_jt_use(p->ops[1]), rev_jt_use(p->z)};
-    w_rhs = rev_checked(fe_mk_array_prim(s, PRIM_MAP3, 4, mk));
-  } else {
-    /* four arrays: over the indices, each element read (in range: the
-       arrays and z have the length of the first) */
-    Sym *i = fe_mk_sym("i", fe_ty_real(), s);
-    Term *arrays[4] = {p->ops[0], p->ops[1], p->ops[2], p->z};
-    Sym *xs[4] = {params[0], params[1], params[2], c};
-    for (int m = 3; m >= 0; m--) {
-      Term *ix[2] = {rev_jt_use(arrays[m]), fe_mk_var(s, i)};
-      vjp = fe_mk_let(s, xs[m], rev_checked(fe_mk_array_prim(s, PRIM_INDEX, 2, ix)), vjp);
-    }
-    Term *n = fe_mk_length(s, rev_jt_use(p->ops[0]));
-    w_rhs = fe_mk_map(s, fe_mk_lam(s, 1, &i, vjp), fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
-  }
+  Term *w_rhs = over_elements(p, params, c, vjp);
   Sym *w = fe_mk_sym("W", w_rhs->type, s);
   int at = 0;
   for (int i = 0; i < k; i++)

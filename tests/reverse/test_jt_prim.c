@@ -63,6 +63,13 @@ static const Case cases[] = {
      NULL, true},
     {"map3", "def f (a: [R]) (b: [R]) (c: [R]) : R = sum (map3 (x, y, z. x * y + sin z * x) a b c)", NULL, true},
     {"mlp layer", "def f (w: [[R]]) (b: [R]) (x: [R]) : R = sum (map2 (h, c. tanh (h + c)) (matvec w x) b)", NULL, false},
+    {"a layer over a batch (the weights' gradient one matrix product)",
+     "def f (w: [[R]]) (b: [R]) (xs: [[R]]) : R = sum (map (xi. sum (map2 (h, c. tanh (0.5 * h + c)) (matvec w xi) b)) xs)",
+     "w b", false},
+    {"two layers over a batch",
+     "def f (w1: [[R]]) (w2: [[R]]) (xs: [[R]]) : R =\n"
+     "  sum (map (xi. let h = map (u. tanh (0.3 * u)) (matvec w1 xi) in sum (map (o. o * o) (matvec w2 h))) xs)",
+     "w1 w2", false},
     {"matmul", "def f (a: [[R]]) (b: [[R]]) : R = sum (map (r. dot r r) (matmul a b))", NULL, false},
     {"variance, tuple accumulator",
      "def f (a: [R]) : R =\n"
