@@ -333,7 +333,10 @@ static Term *outer_sum(OptRw *c, Term *t) {
   if (!outer_of(tail_of(chain), &u, &v)) return NULL;
   Span sp = t->span;
   Term *us = fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, u))), a->kids[1]);
-  Term *vs = fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, v))), fe_copy(a->kids[1]));
+  /* v the element itself: V is X (the lets' errors are U's, raised first) */
+  Term *vs = is_var(v, lam->syms[0]) ? fe_copy(a->kids[1])
+                                     : fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, v))),
+                                                 fe_copy(a->kids[1]));
   Term *tu = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &us), *tv = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &vs);
   Sym *ut = fe_mk_sym("ut", tu->type, sp), *vt = fe_mk_sym("vt", tv->type, sp);
   Sym *r = fe_mk_sym("r", tu->type->elem, sp), *q = fe_mk_sym("q", tv->type->elem, sp);
