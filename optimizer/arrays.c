@@ -454,9 +454,7 @@ static Term *rule_index(OptRw *c, Term *t) {
 
 static bool is_plus_rbi(const Term *t) {
   if (!is_prim(t, PRIM_REDUCE_BY_INDEX) || !opt_is_num(t->kids[2], 0)) return false;
-  const Term *lam = t->kids[0], *b = lam->kids[0];
-  return lam->nsyms == 2 && is_prim(b, PRIM_ADD) && b->kids[0]->kind == T_VAR && b->kids[1]->kind == T_VAR &&
-         b->kids[0]->sym != b->kids[1]->sym && t->type->elem->kind == TY_REAL;
+  return fe_is_oplam_either(t->kids[0], PRIM_ADD) && t->type->elem->kind == TY_REAL;
 }
 
 static Term *rule_rbi(OptRw *c, Term *t) {

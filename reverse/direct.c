@@ -119,7 +119,6 @@ void rev_dx_unsupported(Span s, const char *what) {
   fe_error(s, "grad: %s not supported under grad yet", what);
 }
 
-bool rev_dx_has_reals(const Type *t) { return fe_type_has_reals(t); }
 
 /* Raises unless t is R, [R] or a tuple of those (what carries gradients). */
 static void check_differentiable_type(Span s, const Type *t) {
@@ -521,7 +520,7 @@ static RevSyms *fvd_kids(RevDx *st, const Term *t, int from) {
 
 static RevSyms *fvd_compute(RevDx *st, const Term *t) {
   fe_stack_check(t->span);
-  if (t->type && !rev_dx_has_reals(t->type)) return &EMPTY_SET;
+  if (t->type && !fe_type_has_reals(t->type)) return &EMPTY_SET;
   switch (t->kind) {
   case T_VAR: return rev_dx_map_get(&st->active, t->sym) ? set_one(t->sym) : &EMPTY_SET;
   case T_LET: return fvd_spine(st, t);
@@ -703,7 +702,7 @@ static Term *CL(Span s, const Term *a) { return rev_dx_clone_atom(s, a); }
 
 static RevRes d_const(RevDx *st, const Term *e, RevCont Y, Sym **K, int nK) {
   Term *c = rev_dx_copy(st, e);
-  if (st->dense && rev_dx_has_reals(e->type)) {
+  if (st->dense && fe_type_has_reals(e->type)) {
     check_differentiable_type(e->span, e->type);
     RevBack b;
     rev_dx_back_begin(&b, st, e->span, K, nK, e->type, Y);
@@ -894,7 +893,7 @@ RevRes rev_dx_D(RevDx *st, const Term *e, RevCont Y, Sym **K, int nK) {
     K = Y.dom;
     nK = Y.n;
   }
-  if (!rev_dx_has_reals(e->type) || rev_dx_fvd(st, e)->n == 0) return d_const(st, e, Y, K, nK);
+  if (!fe_type_has_reals(e->type) || rev_dx_fvd(st, e)->n == 0) return d_const(st, e, Y, K, nK);
   check_differentiable_type(e->span, e->type);
   switch (e->kind) {
   case T_VAR: return d_path(st, e, Y, K, nK);

@@ -86,7 +86,6 @@ typedef struct RevBack {
 /* ---- helpers (direct.c) ---- */
 
 _Noreturn void rev_dx_unsupported(Span s, const char *what);
-bool rev_dx_has_reals(const Type *t);
 /* A fresh node for an atom (variable, number, boolean, global). */
 Term *rev_dx_clone_atom(Span s, const Term *a);
 /* The slot of an atom value (its variable when it carries a gradient). */

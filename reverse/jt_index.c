@@ -67,20 +67,12 @@ Term *rev_jt_slice(const RevJtPrim *p) {
   return rev_jt_prim_result(p, NULL, opc);
 }
 
-/* Whether lam is (x, y. x + y) or (x, y. y + x) over R. */
-static bool is_plus(const Term *lam) {
-  const Term *b = lam->kids[0];
-  if (lam->nsyms != 2 || b->kind != T_PRIM || b->prim != PRIM_ADD) return false;
-  if (b->kids[0]->kind != T_VAR || b->kids[1]->kind != T_VAR) return false;
-  Sym *u = b->kids[0]->sym, *v = b->kids[1]->sym;
-  return (u == lam->syms[0] && v == lam->syms[1]) || (u == lam->syms[1] && v == lam->syms[0]);
-}
 
 /* ops: D, v, I, V (the lambda is kid 0 of the term) */
 Term *rev_jt_reduce_by_index(const RevJtPrim *p) {
   Span s = p->j.span;
   const Term *lam = p->t->kids[0];
-  if (!is_plus(lam) || lam->syms[0]->type->kind != TY_REAL)
+  if (!fe_is_oplam_either(lam, PRIM_ADD) || lam->syms[0]->type->kind != TY_REAL)
     fe_error(s, "grad: reduce_by_index is differentiable with the operator (+) over R only");
   Term *opc[4] = {NULL, NULL, NULL, NULL};
   if (p->active[0]) opc[0] = use(p->z);

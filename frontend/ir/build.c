@@ -156,6 +156,15 @@ Term *fe_mk_replicate(Span s, Term *n, Term *v) {
   return array_prim(s, PRIM_REPLICATE, 2, k);
 }
 
+bool fe_is_oplam_either(const Term *lam, Prim op) {
+  if (lam->kind != T_LAM || lam->nsyms != 2) return false;
+  const Term *b = lam->kids[0];
+  if (b->kind != T_PRIM || b->prim != op || b->nkids != 2) return false;
+  if (b->kids[0]->kind != T_VAR || b->kids[1]->kind != T_VAR) return false;
+  Sym *u = b->kids[0]->sym, *v = b->kids[1]->sym;
+  return (u == lam->syms[0] && v == lam->syms[1]) || (u == lam->syms[1] && v == lam->syms[0]);
+}
+
 Term *fe_mk_oplam(Span s, Prim op) {
   Sym *xs[2] = {fe_mk_sym("x", R(), s), fe_mk_sym("y", R(), s)};
   return fe_mk_lam(s, 2, xs, fe_mk_op2(s, op, fe_mk_var(s, xs[0]), fe_mk_var(s, xs[1])));

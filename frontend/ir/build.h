@@ -52,6 +52,9 @@ Term *fe_mk_array_prim(Span s, Prim p, int n, Term **args);
 Term *fe_mk_replicate(Span s, Term *n, Term *v);
 /* The builtin-monoid lambda (x, y. x OP y) for OP in + * max min, over R. */
 Term *fe_mk_oplam(Span s, Prim op);
+/* Whether lam is (x, y. x OP y) or (x, y. y OP x): a section of the
+   binary builtin op, its operands in either order. */
+bool fe_is_oplam_either(const Term *lam, Prim op);
 
 /* Ground types G ::= R | (G, ..., G) | [R] (and arrays of ground types).
    0_G shaped like the value of `like` (arrays take its length), and the
