@@ -155,8 +155,8 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
     case T_ARRAY: return eval_array_literal(ex, t, frame);
     case T_PRIM: return eval_prim(ex, t, frame);
     case T_CALL: return eval_call(ex, t, frame);
-    case T_GRAD: /* rev_expand_grads replaces every grad before evaluation */
-      fe_error(t->span, "internal: grad reached the evaluator unexpanded (rev_expand_grads comes first)");
+    case T_GRAD: /* deriv_expand replaces every grad before evaluation */
+      fe_error(t->span, "internal: grad reached the evaluator unexpanded (deriv_expand comes first)");
     case T_LAM: return val_closure(t, frame); /* a lambda as a value */
     case T_APP: {
       /* A tail call: the closure's body replaces t, its frame replaces frame. */

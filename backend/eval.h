@@ -1,7 +1,7 @@
 /* eval.h: the CPU interpreter: evaluates checked and target Terms (the
    latter with lambdas as closure values and applications, T_APP) in a flat
    frame of Values (one slot per Sym, Sym.slot). T_GRAD nodes are expanded
-   into calls before evaluation (reverse.h's rev_expand_grads). Array builtins run a whole array at a
+   into calls before evaluation (derive.h's deriv_expand). Array builtins run a whole array at a
    time (array_ops.h); run-time errors are raised as located FeErrors. */
 #ifndef UNA_EVAL_H
 #define UNA_EVAL_H

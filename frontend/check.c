@@ -3,6 +3,8 @@
 #include "check.h"
 #include "env.h"
 #include "ir/prim_type.h"
+#include "ir/build.h"
+#include "ir/subst.h"
 #include <math.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -560,9 +562,156 @@ static NOINLINE Term *check_prim(Ck *c, Span s, Prim p, const char *who, bool op
 /* ---- Gradients ---- */
 
 
-/* Resolves the function and the wrt list of a grad (T_GRADREF t): the
-   def, its parameter indexes in wrt and nwrt, and the gradient's type. */
-static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, int *nwrt_out) {
+/* The function F of a derivative operator, resolved to a Def: a named
+   def; a lambda, lifted to a def whose first nfree parameters are its free
+   variables (passed as the variables free[] where it is used); or another
+   derivative operator, a def whose body applies it to the parameters. */
+typedef struct DFun {
+  Def *d;
+  int nfree;
+  Term **free;
+  const char *name; /* for messages */
+} DFun;
+
+/* What the operator t makes of fun: the parameters differentiated (wrt,
+   indexes into fun.d's parameters), the extra arguments after f's own (a
+   cotangent for vjp, the tangents for jvp) and the result type. */
+typedef struct DSig {
+  int *wrt, nwrt;
+  const Type **extra;
+  int nextra;
+  const Type *ret;
+} DSig;
+
+static DFun deriv_fun(Ck *c, const Term *t, const Type **argt, int nargt);
+
+static const char *op_name(const Term *t) { return fe_deriv_op_names[t->index]; }
+
+static DSig deriv_sig(Ck *c, const Term *t, DFun fun) {
+  const char *op = op_name(t), *name = fun.name;
+  Def *d = fun.d;
+  int nvis = d->nparams - fun.nfree;
+  DSig g = {NEW_ARRAY(int, d->nparams > 0 ? d->nparams : 1), 0, NULL, 0, NULL};
+  if ((t->index == DOP_GRAD || t->index == DOP_VALUE_AND_GRAD) && !is_real(d->ret))
+    fe_error(t->span, "%s needs a function returning R; '%s' returns %s%s", op, name, tystr(d->ret),
+             t->index == DOP_GRAD ? " (vjp takes any result)" : "");
+  if ((t->index == DOP_VJP || t->index == DOP_JVP) &&
+      (!fe_type_has_reals(d->ret) || !fe_type_is_ground(d->ret)))
+    fe_error(t->span, "%s needs a function whose result is made of reals (R, arrays, tuples); '%s' "
+                      "returns %s", op, name, tystr(d->ret));
+  if (t->nnames == 0) {
+    for (int i = fun.nfree; i < d->nparams; i++)
+      if (fe_type_has_reals(d->params[i]->type)) g.wrt[g.nwrt++] = i;
+    if (g.nwrt == 0)
+      fe_error(t->span, "%s needs a function with a parameter that has reals in its type; '%s' has none",
+               op, name);
+  } else {
+    if (t->nnames > nvis)
+      fe_error(t->span, "'%s' has %s; wrt names %d", name, count(nvis, "parameter"), t->nnames);
+    for (int j = 0; j < t->nnames; j++) {
+      Span s = t->name_spans ? t->name_spans[j] : t->span;
+      int i = fun.nfree;
+      while (i < d->nparams && strcmp(d->params[i]->name, t->names[j]) != 0) i++;
+      if (i == d->nparams) fe_error(s, "'%s' is not a parameter of '%s'", t->names[j], name);
+      if (!fe_type_has_reals(d->params[i]->type))
+        fe_error(s, "cannot differentiate with respect to '%s': its type %s has no reals", t->names[j],
+                 tystr(d->params[i]->type));
+      for (int k = 0; k < g.nwrt; k++)
+        if (g.wrt[k] == i) fe_error(s, "'%s' is named twice after wrt", t->names[j]);
+      g.wrt[g.nwrt++] = i;
+    }
+  }
+  const Type *gtype;
+  if (g.nwrt == 1) {
+    gtype = d->params[g.wrt[0]]->type;
+  } else {
+    const Type **gt = NEW_ARRAY(const Type *, g.nwrt);
+    for (int k = 0; k < g.nwrt; k++) gt[k] = d->params[g.wrt[k]]->type;
+    gtype = fe_ty_tuple(g.nwrt, gt);
+  }
+  switch ((DerivOp)t->index) {
+  case DOP_GRAD: g.ret = gtype; break;
+  case DOP_VALUE_AND_GRAD: g.ret = fe_ty_pair(d->ret, gtype); break;
+  case DOP_VJP:
+    g.ret = gtype;
+    g.nextra = 1;
+    g.extra = NEW_ARRAY(const Type *, 1);
+    g.extra[0] = d->ret;
+    break;
+  case DOP_JVP:
+    g.ret = fe_ty_pair(d->ret, d->ret);
+    g.nextra = g.nwrt;
+    g.extra = NEW_ARRAY(const Type *, g.nwrt);
+    for (int k = 0; k < g.nwrt; k++) {
+      const Type *pt = d->params[g.wrt[k]]->type;
+      if (!fe_type_is_ground(pt))
+        fe_error(t->span, "jvp: parameter '%s' has type %s: booleans mixed with numbers take no tangent",
+                 d->params[g.wrt[k]]->name, tystr(pt));
+      g.extra[k] = pt;
+    }
+    break;
+  }
+  return g;
+}
+
+/* A lambda under a derivative operator, lifted to a def over its free
+   variables and its parameters (whose types are those of the arguments). */
+static DFun lift_lambda(Ck *c, const Term *t, const Term *fn, const Type **argt, int nargt) {
+  int np = fn->nnames;
+  const char *op = op_name(t);
+  if (np > 3)
+    fe_error(fn->span, "a lambda under %s takes at most 3 parameters, found %d; use a def", op, np);
+  if (nargt < np)
+    fe_error(fn->span, "the types of the lambda's parameters come from the arguments: apply %s to %s",
+             op, count(np, "argument"));
+  Term *lam = check_fun(c, fn, op, np, argt, NULL);
+  Sym **fv = NULL;
+  int nfv = fe_free_vars(lam, &fv);
+  int n = nfv + np;
+  Sym **from = NEW_ARRAY(Sym *, n), **params = NEW_ARRAY(Sym *, n);
+  Term **to = NEW_ARRAY(Term *, n);
+  DFun r = {NULL, nfv, NEW_ARRAY(Term *, nfv > 0 ? nfv : 1), NULL};
+  for (int i = 0; i < n; i++) {
+    from[i] = i < nfv ? fv[i] : lam->syms[i - nfv];
+    params[i] = fe_sym_new(from[i]->name, from[i]->type, from[i]->span);
+    to[i] = fe_term_var(fn->span, params[i]);
+    if (i < nfv) r.free[i] = fe_term_var(fn->span, fv[i]);
+  }
+  Term *body = fe_subst(lam->kids[0], n, from, to);
+  r.name = una_sprintf("(lambda at %d:%d)", fn->span.line, fn->span.col);
+  r.d = fe_mk_def(una_sprintf("lambda_%d_%d", fn->span.line, fn->span.col), fn->span, n, params, body);
+  r.d->ret = body->type;
+  return r;
+}
+
+static DFun deriv_fun(Ck *c, const Term *t, const Type **argt, int nargt) {
+  if (t->fn && t->fn->kind == T_LAM) return lift_lambda(c, t, t->fn, argt, nargt);
+  if (t->fn) { /* another derivative operator: a def applying it */
+    const Term *g = t->fn;
+    DFun in = deriv_fun(c, g, argt, nargt);
+    DSig sg = deriv_sig(c, g, in);
+    Def *d = in.d;
+    int n = d->nparams + sg.nextra;
+    Sym **params = NEW_ARRAY(Sym *, n);
+    Term **vars = NEW_ARRAY(Term *, n);
+    for (int i = 0; i < n; i++) {
+      const char *nm = i < d->nparams ? d->params[i]->name
+                       : g->index == DOP_VJP ? "c"
+                                             : una_sprintf("d%s", d->params[sg.wrt[i - d->nparams]]->name);
+      const Type *ty = i < d->nparams ? d->params[i]->type : sg.extra[i - d->nparams];
+      params[i] = fe_sym_new(nm, ty, g->span);
+      vars[i] = fe_term_var(g->span, params[i]);
+    }
+    Term *body = fe_term_kids(g->span, T_GRAD, sg.ret, n, vars);
+    body->def = d;
+    body->wrt = sg.wrt;
+    body->nwrt = sg.nwrt;
+    body->index = g->index;
+    DFun r = {NULL, in.nfree, in.free, una_sprintf("(%s %s)", op_name(g), in.name)};
+    r.d = fe_mk_def(una_sprintf("%s_%s", op_name(g), in.d->name), g->span, n, params, body);
+    r.d->ret = sg.ret;
+    return r;
+  }
   const char *name = t->str;
   Span at = t->str_span.line > 0 ? t->str_span : t->span;
   Res r = resolve(c, name);
@@ -571,79 +720,65 @@ static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, i
   case RES_NONE: unknown_name(c, at, name);
   case RES_PRIM:
   case RES_FST:
-  case RES_SND: fe_error(at, "grad needs a user-defined function; '%s' is a builtin", name);
-  default: fe_error(at, "grad needs a function; '%s' is not a function", name);
+  case RES_SND:
+    fe_error(at, "%s needs a user-defined function or a lambda; '%s' is a builtin (write (x. %s x))",
+             op_name(t), name, name);
+  default: fe_error(at, "%s needs a function; '%s' is not a function", op_name(t), name);
   }
-  Def *d = r.def;
-  if (!is_real(d->ret))
-    fe_error(t->span, "grad needs a function returning R; '%s' returns %s", name, tystr(d->ret));
-  int *wrt = NEW_ARRAY(int, d->nparams > 0 ? d->nparams : 1);
-  int nwrt = 0;
-  if (t->nnames == 0) {
-    for (int i = 0; i < d->nparams; i++)
-      if (fe_type_has_reals(d->params[i]->type)) wrt[nwrt++] = i;
-    if (nwrt == 0)
-      fe_error(t->span, "grad needs a function with a parameter that has reals in its type; '%s' has none",
-               name);
-  } else {
-    if (t->nnames > d->nparams)
-      fe_error(t->span, "'%s' has %s; wrt names %d", name, count(d->nparams, "parameter"),
-               t->nnames);
-    for (int j = 0; j < t->nnames; j++) {
-      Span s = t->name_spans ? t->name_spans[j] : t->span;
-      int i = 0;
-      while (i < d->nparams && strcmp(d->params[i]->name, t->names[j]) != 0) i++;
-      if (i == d->nparams) fe_error(s, "'%s' is not a parameter of '%s'", t->names[j], name);
-      if (!fe_type_has_reals(d->params[i]->type))
-        fe_error(s, "cannot differentiate with respect to '%s': its type %s has no reals", t->names[j],
-                 tystr(d->params[i]->type));
-      for (int k = 0; k < nwrt; k++)
-        if (wrt[k] == i) fe_error(s, "'%s' is named twice after wrt", t->names[j]);
-      wrt[nwrt++] = i;
-    }
-  }
-  const Type *gtype;
-  if (nwrt == 1) {
-    gtype = d->params[wrt[0]]->type;
-  } else {
-    const Type **gt = NEW_ARRAY(const Type *, nwrt);
-    for (int k = 0; k < nwrt; k++) gt[k] = d->params[wrt[k]]->type;
-    gtype = fe_ty_tuple(nwrt, gt);
-  }
-  *def = d;
-  *wrt_out = wrt;
-  *nwrt_out = nwrt;
-  return gtype;
+  return (DFun){r.def, 0, NULL, name};
 }
 
-/* Checks grad NAME [wrt ...] applied to its arguments. With unapplied set,
-   grad without arguments is allowed: returns NULL and sets *fun_type. */
+/* Resolves the function and the wrt list of a grad (T_GRADREF t): the
+   def, its parameter indexes in wrt and nwrt, and the gradient's type. */
+static const Type *grad_target(Ck *c, const Term *t, Def **def, int **wrt_out, int *nwrt_out) {
+  DFun fun = deriv_fun(c, t, NULL, 0);
+  DSig g = deriv_sig(c, t, fun);
+  *def = fun.d;
+  *wrt_out = g.wrt;
+  *nwrt_out = g.nwrt;
+  return g.ret;
+}
+
+/* Checks a derivative operator applied to its arguments. With unapplied
+   set, one without arguments is allowed: returns NULL and sets
+   *fun_type. */
 static NOINLINE Term *check_grad(Ck *c, const Term *t, bool unapplied, const Type **fun_type) {
-  const char *name = t->str;
-  Def *d;
-  int *wrt, nwrt;
-  const Type *gtype = grad_target(c, t, &d, &wrt, &nwrt);
-  if (t->nkids == 0 && unapplied) {
-    const Type **pt = NEW_ARRAY(const Type *, d->nparams > 0 ? d->nparams : 1);
-    for (int i = 0; i < d->nparams; i++) pt[i] = d->params[i]->type;
-    *fun_type = fe_ty_fun(d->nparams, pt, gtype);
-    return NULL;
-  }
-  if (t->nkids == 0) fe_error(t->span, "grad %s needs %s", name, count(d->nparams, "argument"));
-  if (t->nkids != d->nparams)
-    fe_error(t->span, "grad %s needs %s, found %d", name, count(d->nparams, "argument"), t->nkids);
-  Term **k = NEW_ARRAY(Term *, t->nkids);
-  const char *who = una_sprintf("grad %s", name);
+  const char *op = op_name(t);
+  Term **k = NEW_ARRAY(Term *, t->nkids > 0 ? t->nkids : 1);
+  const Type **argt = NEW_ARRAY(const Type *, t->nkids > 0 ? t->nkids : 1);
   for (int i = 0; i < t->nkids; i++) {
     k[i] = check(c, t->kids[i]);
-    if (!fe_type_eq(k[i]->type, d->params[i]->type))
-      arg_mismatch(t->kids[i]->span, i, who, tystr(d->params[i]->type), k[i]->type);
+    argt[i] = k[i]->type;
   }
-  Term *g = fe_term_kids(t->span, T_GRAD, gtype, t->nkids, k);
-  g->def = d;
-  g->wrt = wrt;
-  g->nwrt = nwrt;
-  return g;
+  DFun fun = deriv_fun(c, t, argt, t->nkids);
+  DSig g = deriv_sig(c, t, fun);
+  Def *d = fun.d;
+  int nvis = d->nparams - fun.nfree, nargs = nvis + g.nextra;
+  const Type **pt = NEW_ARRAY(const Type *, nargs > 0 ? nargs : 1);
+  for (int i = 0; i < nargs; i++) pt[i] = i < nvis ? d->params[fun.nfree + i]->type : g.extra[i - nvis];
+  if (t->nkids == 0 && unapplied) {
+    *fun_type = fe_ty_fun(nargs, pt, g.ret);
+    return NULL;
+  }
+  const char *who = una_sprintf("%s %s", op, fun.name);
+  if (t->nkids == 0) fe_error(t->span, "%s needs %s", who, count(nargs, "argument"));
+  if (t->nkids != nargs)
+    fe_error(t->span, "%s needs %s%s, found %d", who, count(nargs, "argument"),
+             t->index == DOP_VJP ? " (the last one the cotangent of the result)"
+             : t->index == DOP_JVP ? " (the points, then one tangent per parameter differentiated)"
+                                   : "",
+             t->nkids);
+  for (int i = 0; i < nargs; i++)
+    if (!fe_type_eq(k[i]->type, pt[i])) arg_mismatch(t->kids[i]->span, i, who, tystr(pt[i]), k[i]->type);
+  Term **all = NEW_ARRAY(Term *, fun.nfree + nargs);
+  for (int i = 0; i < fun.nfree; i++) all[i] = fun.free[i];
+  for (int i = 0; i < nargs; i++) all[fun.nfree + i] = k[i];
+  Term *r = fe_term_kids(t->span, T_GRAD, g.ret, fun.nfree + nargs, all);
+  r->def = d;
+  r->wrt = g.wrt;
+  r->nwrt = g.nwrt;
+  r->index = t->index;
+  return r;
 }
 
 /* ---- Expressions ---- */

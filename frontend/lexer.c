@@ -15,6 +15,8 @@ static const struct {
     {"then", TK_THEN}, {"else", TK_ELSE}, {"true", TK_TRUE},     {"false", TK_FALSE},
     {"grad", TK_GRAD}, {"wrt", TK_WRT},   {"loop", TK_LOOP},     {"for", TK_FOR},
     {"while", TK_WHILE}, {"do", TK_DO},
+    /* the derivative operators: one token, told apart by its text */
+    {"vjp", TK_GRAD}, {"jvp", TK_GRAD}, {"value_and_grad", TK_GRAD},
 };
 
 bool fe_tok_can_end(FeTokKind k) {
@@ -326,7 +328,7 @@ FeLexResult fe_lex(const char *file, const char *text, size_t len, int line, int
       for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
         if (strlen(keywords[k].word) == n && memcmp(keywords[k].word, text + start, n) == 0)
           kind = keywords[k].kind;
-      push(&lx, kind, s, kind == TK_NAME ? una_strndup(text + start, n) : NULL, b);
+      push(&lx, kind, s, kind == TK_NAME || kind == TK_GRAD ? una_strndup(text + start, n) : NULL, b);
     } else if (c == '"') {
       lex_string(&lx, s, b);
     } else {

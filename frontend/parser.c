@@ -288,6 +288,9 @@ static int section_prim(const Parser *p) {
          | '(' 'grad' NAME 'wrt' NAME+ ')'                        gradient
          | '(' expr (',' expr)* ')'                               parens, tuple
          | '[' (expr (',' expr)*)? ']'                            array */
+static Term *parse_deriv_head(Parser *p);
+static void parse_args(Parser *p, Term *head);
+
 static Term *parse_atom(Parser *p) {
   const FeToken *t = cur(p);
   fe_stack_check(t->span);
@@ -360,24 +363,23 @@ static Term *parse_atom(Parser *p) {
       if (any) e->pats = pats;
       return e;
     }
-    if (ahead(p, 1)->kind == TK_GRAD && ahead(p, 2)->kind == TK_NAME &&
-        ahead(p, 3)->kind == TK_WRT) {
+    if (ahead(p, 1)->kind == TK_GRAD) { /* (OP F wrt x ...); else a parenthesized expression */
+      int saved = p->pos;
       next(p);
-      const FeToken *g = next(p);
-      const FeToken *f = next(p);
-      next(p);
-      NameVec names = {0};
-      if (cur(p)->kind != TK_NAME) expected(p, "a parameter name after 'wrt'");
-      while (cur(p)->kind == TK_NAME) nv_push(&names, next(p));
-      expect_close(p, TK_RPAREN, t);
-      Term *e = fe_term_new(T_GRADREF, g->span, NULL);
-      e->str = f->text;
-      e->str_span = f->span;
-      e->names = names.v;
-      e->name_spans = names.spans;
-      e->nnames = names.n;
-      fe_term_set_kids(e, 0, NULL);
-      return e;
+      Term *e = parse_deriv_head(p);
+      if (cur(p)->kind == TK_WRT) {
+        next(p);
+        NameVec names = {0};
+        if (cur(p)->kind != TK_NAME) expected(p, "a parameter name after 'wrt'");
+        while (cur(p)->kind == TK_NAME) nv_push(&names, next(p));
+        e->names = names.v;
+        e->name_spans = names.spans;
+        e->nnames = names.n;
+        fe_term_set_kids(e, 0, NULL);
+        expect_close(p, TK_RPAREN, t);
+        return e;
+      }
+      p->pos = saved;
     }
     next(p);
     Term *first = parse_expr(p);
@@ -485,6 +487,34 @@ static Term *parse_postfix(Parser *p) {
   return e;
 }
 
+/* deriv -> OP F, OP one of grad vjp jvp value_and_grad, F a function
+   name, a lambda in parentheses or a derivative in parentheses: a
+   GRADREF without arguments (the caller adds wrt and arguments). */
+static Term *parse_deriv_head(Parser *p) {
+  const FeToken *op = next(p);
+  Term *e = fe_term_new(T_GRADREF, op->span, NULL);
+  e->index = DOP_GRAD;
+  for (int i = 0; i < 4; i++)
+    if (op->text && strcmp(op->text, fe_deriv_op_names[i]) == 0) e->index = i;
+  const FeToken *f = cur(p);
+  if (f->kind == TK_NAME) {
+    next(p);
+    e->str = f->text;
+    e->str_span = f->span;
+  } else if (f->kind == TK_LPAREN) {
+    Term *fn = parse_atom(p);
+    if (fn->kind != T_LAM && !(fn->kind == T_GRADREF && fn->nkids == 0))
+      fe_error(fn->span, "%s needs a function: a name, a lambda (x. e) or a derivative such as (grad f)",
+               fe_deriv_op_names[e->index]);
+    e->fn = fn;
+  } else {
+    expected(p, una_sprintf("a function name after '%s' (or a lambda (x. e), or (grad f))",
+                            fe_deriv_op_names[e->index]));
+  }
+  fe_term_set_kids(e, 0, NULL);
+  return e;
+}
+
 /* args -> postfix*   (each starting with an atom's first token) */
 static void parse_args(Parser *p, Term *head) {
   TermVec args = {0};
@@ -511,13 +541,10 @@ static Term *parse_app(Parser *p) {
     return e;
   }
   if (t->kind == TK_GRAD) {
-    next(p);
-    const FeToken *f = expect(p, TK_NAME, "a function name after 'grad'");
+    Term *e = parse_deriv_head(p);
     if (cur(p)->kind == TK_WRT)
-      fe_error(cur(p)->span, "'wrt' needs parentheses: (grad %s wrt x y) args", f->text);
-    Term *e = fe_term_new(T_GRADREF, t->span, NULL);
-    e->str = f->text;
-    e->str_span = f->span;
+      fe_error(cur(p)->span, "'wrt' needs parentheses: (%s %s wrt x y) args", fe_deriv_op_names[e->index],
+               e->str ? e->str : "f");
     parse_args(p, e);
     return e;
   }

@@ -44,3 +44,9 @@ Def *opt_optimize_program(Def *d, const OptOptions *o) {
   d->optimized = opt;
   return opt;
 }
+
+Def *opt_derived(const Def *d, void *ud) {
+  OptOptions o = ud ? *(const OptOptions *)ud : (OptOptions){0};
+  o.enabled = true;
+  return opt_optimize_program((Def *)d, &o);
+}

@@ -9,4 +9,9 @@
    when o is NULL or disabled. */
 Def *opt_optimize_program(Def *d, const OptOptions *o);
 
+/* The optimizer for derived functions (derive.h's DerivOpt.run, with ud
+   the OptOptions): d optimized as opt_optimize_program does, enabled even
+   when o is not (a derived function must be first-order). */
+Def *opt_derived(const Def *d, void *ud);
+
 #endif

@@ -47,14 +47,6 @@ static void cache_add(const Def *f, const int *wrt, int nwrt, RevPath path, Def 
   cache[h] = e;
 }
 
-/* True when d is a gradient Def made by rev_grad. */
-static bool is_gradient(const Def *d) {
-  for (size_t h = 0; h < CACHE_SLOTS; h++)
-    for (CacheEntry *e = cache[h]; e; e = e->next)
-      if (e->grad == d) return true;
-  return false;
-}
-
 /* ---- nested gradients ---- */
 
 typedef struct {
@@ -75,13 +67,14 @@ static bool visit(Visited *v, const Def *d) {
   return true;
 }
 
-/* Raises at the first grad (or call of a gradient) in t or in the bodies
-   of the functions it calls. */
+/* Raises at a derivative operator left in t or in the bodies of the
+   functions it calls: deriv_expand replaces them by calls of their
+   (optimized) derived functions first. */
 static void no_nested_grad(const Term *t, Visited *v) {
   while (t) {
     fe_stack_check(t->span);
-    if (t->kind == T_GRAD || (t->kind == T_CALL && is_gradient(t->def)))
-      fe_error(t->span, "grad of a function that itself computes a gradient is not supported yet");
+    if (t->kind == T_GRAD)
+      fe_error(t->span, "internal: a derivative operator was not expanded before differentiating");
     if (t->kind == T_CALL && visit(v, t->def)) no_nested_grad(t->def->body, v);
     if (t->nkids == 0) return;
     for (int i = 0; i + 1 < t->nkids; i++) no_nested_grad(t->kids[i], v);

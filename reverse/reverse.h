@@ -32,12 +32,6 @@ Def *rev_grad(const Def *f, const int *wrt, int nwrt, RevPath path);
    reduce, foldl and if use for the lambda bodies and branches. */
 Term *rev_nabla(Sym **ctx, int n, const Term *body, RevPath path);
 
-/* Replaces every T_GRAD node in d's body by a T_CALL of the gradient Def
-   (computed once per function and wrt list, on the UNF path), returning a
-   new Def (d itself when it has no T_GRAD). The driver runs this on every
-   checked item before evaluation; the evaluator never sees T_GRAD. */
-Def *rev_expand_grads(Def *d);
-
 /* The stages of grad f for ":show STAGE f", as text:
    "source" (the inlined body), "unf" (Source UNF), "dunf" (Target UNF),
    "target" (after UNF^-1), "direct" (figure 5's transform).

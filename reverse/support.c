@@ -2,8 +2,7 @@
    (paths.h). Every construct of the language is differentiable; what is
    left is located errors for what has no cotangent type yet: an active
    value (one that depends on the variables differentiated, unf/activity.h)
-   whose type mixes booleans and numbers in a tuple, and gradients of
-   functions that compute gradients. Inactive values may have any type:
+   whose type mixes booleans and numbers in a tuple. Inactive values may have any type:
    they are constants. */
 #include "paths.h"
 #include "../unf/activity.h"
@@ -36,7 +35,7 @@ static void check(const UnfActivity *a, const Term *t, bool in_lambda) {
   while (t) {
     fe_stack_check(t->span);
     switch (t->kind) {
-    case T_GRAD: fe_error(t->span, "grad of a function that itself computes a gradient is not supported yet");
+    case T_GRAD: fe_error(t->span, "grad: internal: a derivative operator was not expanded");
     case T_CALL: fe_error(t->span, "grad: internal: the call of '%s' was not inlined", t->def->name);
     case T_APP: fe_error(t->span, "grad: internal: an application in a source term");
     default: break;

@@ -9,6 +9,10 @@
 #                    each other, never the driver (frontend/repl/)
 #   unf/             the IR (and the frontend stages)
 #   reverse/         unf/, the IR, the frontend stages
+#   forward/         reverse/ (its table of partial derivatives), the IR, the
+#                    frontend stages
+#   derive/          the derivative operators: reverse/, forward/, unf/, the
+#                    IR, the frontend stages
 #   optimizer/       the IR, less the exceptions below
 #   backend/         (backend/cuda/ too) the IR
 #   frontend/repl/   the driver: everything
@@ -26,7 +30,7 @@ if [ "${1:-}" = --self-test ]; then
   cd "$(dirname "$me")/.."
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  cp -R frontend unf reverse optimizer backend "$tmp"/
+  cp -R frontend unf forward reverse derive optimizer backend "$tmp"/
   echo '#include "../reverse/jt.h"' >>"$tmp/unf/ctx.c"
   echo '#include "../check.h"' >>"$tmp/frontend/ir/term.h"
   echo '#include "repl/session.h"' >>"$tmp/frontend/inline.c"
@@ -75,6 +79,8 @@ layer_of() {
     frontend/*) echo stage ;;
     unf/*) echo unf ;;
     reverse/*) echo reverse ;;
+    forward/*) echo forward ;;
+    derive/*) echo derive ;;
     optimizer/*) echo optimizer ;;
     backend/*) echo backend ;;
     *) echo outside ;;
@@ -99,6 +105,8 @@ allowed() {
     stage:ir) return 0 ;;
     unf:ir | unf:stage) return 0 ;;
     reverse:unf | reverse:ir | reverse:stage) return 0 ;;
+    forward:reverse | forward:ir | forward:stage) return 0 ;;
+    derive:forward | derive:reverse | derive:unf | derive:ir | derive:stage) return 0 ;;
     optimizer:ir) return 0 ;;
     backend:ir) return 0 ;;
   esac
@@ -113,7 +121,7 @@ normalize() {
 
 status=0
 used=''
-files=$(find frontend unf reverse optimizer backend -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sort)
+files=$(find frontend unf forward reverse derive optimizer backend -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sort)
 for f in $files; do
   from=$(layer_of "$f")
   if [ "$from" = unknown ]; then

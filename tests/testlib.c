@@ -6,6 +6,8 @@
 
 #include "../backend/eval.h"
 #include "../frontend/parser.h"
+#include "../optimizer/program.h"
+#include "../derive/derive.h"
 
 /* ---- sessions ---- */
 
@@ -98,7 +100,7 @@ Value tl_ev_in(Session *s, const char *text) {
   FeTry t;
   Value v = val_real(0);
   if (fe_try(&t)) {
-    v = cpu_call(tl_check_in(s, text), NULL);
+    v = cpu_call(tl_expand(tl_check_in(s, text)), NULL);
     fe_untry(&t);
   } else {
     ck_abort_msg("%s: %s", text, fe_error_text(t.err));
@@ -365,4 +367,9 @@ void tl_on_stack(size_t stack, void (*fn)(void *arg), void *arg) {
   ck_assert_int_eq(pthread_create(&th, &attr, stack_job_main, &j), 0);
   ck_assert_int_eq(pthread_join(th, NULL), 0);
   pthread_attr_destroy(&attr);
+}
+
+Def *tl_expand(Def *d) {
+  DerivOpt o = {opt_derived, NULL};
+  return deriv_expand(d, &o);
 }

@@ -67,6 +67,10 @@ Def *tl_check_in(Session *s, const char *text);
 /* tl_check_in on tl_session. */
 Def *tl_check(const char *text);
 
+/* d with its derivative operators expanded (deriv_expand, the derived
+   functions optimized by opt_derived). */
+Def *tl_expand(Def *d);
+
 /* The value of the expression text in s; a raised error fails the test
    ("TEXT: ERROR"). */
 Value tl_ev_in(Session *s, const char *text);

@@ -3,7 +3,7 @@
    For every program of c_grads.c and every size n it measures, each in its
    own child process (so that peak memory is that measurement's own):
      - Una's primal: the expression `f X0 X1 ...` run as the session runs an
-       expression item (check, rev_expand_grads, opt_optimize_program, then
+       expression item (check, deriv_expand, opt_optimize_program, then
        cpu_call), with X0, X1, ... global lets bound to the input arrays;
      - Una's gradient: `grad f X0 X1 ...` the same way, its peak resident
        memory after the first (warm-up) evaluation, and its largest relative
@@ -51,6 +51,7 @@
 #include "../../frontend/parser.h"
 #include "../../frontend/repl/session.h"
 #include "../../optimizer/program.h"
+#include "../../derive/derive.h"
 #include "../../reverse/reverse.h"
 #include "c_arrays.h"
 #include "c_grads.h"
@@ -107,7 +108,7 @@ typedef enum { M_UNA_PRIMAL, M_UNA_GRAD, M_C, M_ARRAY_UNA, M_ARRAY_C, M_AGRAD_PR
 typedef struct Meas {
   double ms;        /* Una primal or gradient: median ms; C: gradient median ms */
   double first_ms;  /* the warm-up evaluation */
-  double prep_ms;   /* Una: check + rev_expand_grads + opt_optimize_program */
+  double prep_ms;   /* Una: check + deriv_expand + opt_optimize_program */
   double peak_mb;   /* Una: peak resident memory after the warm-up evaluation */
   double c_primal_ms;
   double c_fresh_ms; /* C gradient with glibc's default malloc: fresh pages for big results */
@@ -170,9 +171,10 @@ static Value time_una(Session *s, const char *expr, int reps, bool quick, Meas *
   double t0 = now_ms();
   ParseResult pr = fe_parse_program("<bench>", expr, strlen(expr));
   if (pr.nerrors) fe_raise(pr.errors[0]);
-  Def *d = rev_expand_grads(fe_check_expr(s->env, pr.items[0]->body));
   OptOptions oo = {0};
   oo.enabled = true;
+  DerivOpt ro = {opt_derived, &oo};
+  Def *d = deriv_expand(fe_check_expr(s->env, pr.items[0]->body), &ro);
   d = opt_optimize_program(d, &oo);
   m->prep_ms = now_ms() - t0;
 
@@ -1097,7 +1099,7 @@ int main(int argc, char **argv) {
     /* checks and details */
     printf("\nChecks and details: C primal ms; C grad fresh = the C gradient with glibc's default "
            "malloc, whose big results come from fresh mmap pages in every call (the table's C times "
-           "reuse freed memory, as Una's heap does); Una prep = check + rev_expand_grads + "
+           "reuse freed memory, as Una's heap does); Una prep = check + deriv_expand + "
            "opt_optimize_program of the expression, ms (not in the times above); first = the "
            "warm-up evaluation of the gradient, ms; grad diff = largest relative difference of "
            "Una's gradient from C's, elements below %g of their component's largest compared at "

@@ -7,7 +7,7 @@
        c_grads.c's formulas, copied to the device and bound to global lets
        X0, X1, ... (their host copies dropped, except at the smallest n);
        then `grad f X0 X1 ...` is run as the session runs an expression
-       item on the GPU (check, rev_expand_grads, opt_optimize_program, then
+       item on the GPU (check, deriv_expand, opt_optimize_program, then
        gpu_call, which ends with a cuda_sync); the result stays on the
        device. Wall-clock time (monotonic clock) around gpu_call, the
        median of REPS calls after a warm-up call; before each call the heap
@@ -63,6 +63,7 @@
 #include "../../frontend/parser.h"
 #include "../../frontend/repl/session.h"
 #include "../../optimizer/program.h"
+#include "../../derive/derive.h"
 #include "../../reverse/reverse.h"
 
 #define STACK_SIZE ((size_t)1 << 30)
@@ -117,7 +118,7 @@ typedef struct FirstCall {
   bool done;
   size_t n;
   int kernels;        /* the plan's kernels */
-  double prep_ms;     /* check + rev_expand_grads + opt_optimize_program */
+  double prep_ms;     /* check + deriv_expand + opt_optimize_program */
   double compile_ms;  /* first call, empty kernel cache */
   double cached_ms;   /* first call of a new Def, kernels from the disk cache */
   int files_compiled; /* cubin files the first call wrote */
@@ -207,9 +208,10 @@ static Value *bind_global(Session *s, const char *name, Value v, bool array) {
 static Def *build_def(Session *s, const char *expr) {
   ParseResult pr = fe_parse_program("<bench>", expr, strlen(expr));
   if (pr.nerrors) fe_raise(pr.errors[0]);
-  Def *d = rev_expand_grads(fe_check_expr(s->env, pr.items[0]->body));
   OptOptions oo = {0};
   oo.enabled = true;
+  DerivOpt ro = {opt_derived, &oo};
+  Def *d = deriv_expand(fe_check_expr(s->env, pr.items[0]->body), &ro);
   return opt_optimize_program(d, &oo);
 }
 
@@ -655,7 +657,7 @@ static void report(FILE *out, const char *cmd) {
             fmt_ms(pc), fmt_gbps(gbps(16.0 * (double)n, pc)));
   }
 
-  fprintf(out, "\nFirst calls, at each program's first n: prep = check + rev_expand_grads + "
+  fprintf(out, "\nFirst calls, at each program's first n: prep = check + deriv_expand + "
                "opt_optimize_program (not in any time); empty cache = the first gpu_call with an empty "
                "kernel cache (plan, NVRTC compile, load, evaluate); disk cache = the first gpu_call of a "
                "new Def of the same program after the in-memory cache is cleared (plan, cubin from the "

@@ -197,10 +197,23 @@ static void check_args(const Term *t, const Def *d, int first) {
           ty(t->kids[first + i]->type));
 }
 
+/* A derivative operator (index: DerivOp): f's arguments, then the
+   cotangent (vjp) or the tangents (jvp). */
 static void check_grad(const Term *t) {
   const Def *d = t->def;
-  check_args(t, d, 0);
-  if (!eq(d->ret, R())) bad(t, "grad of '%s', which returns %s", d->name, ty(d->ret));
+  if (!d) bad(t, "no function");
+  if (t->index < DOP_GRAD || t->index > DOP_VALUE_AND_GRAD) bad(t, "unknown derivative operator");
+  int extra = t->index == DOP_VJP ? 1 : t->index == DOP_JVP ? t->nwrt : 0;
+  if (t->nkids != d->nparams + extra)
+    bad(t, "%s of '%s' takes %d arguments, found %d", fe_deriv_op_names[t->index], d->name,
+        d->nparams + extra, t->nkids);
+  for (int i = 0; i < d->nparams; i++)
+    if (!eq(t->kids[i]->type, d->params[i]->type))
+      bad(t, "argument %d of '%s' must be %s, found %s", i + 1, d->name, ty(d->params[i]->type),
+          ty(t->kids[i]->type));
+  bool real = eq(d->ret, R());
+  if ((t->index == DOP_GRAD || t->index == DOP_VALUE_AND_GRAD) && !real)
+    bad(t, "grad of '%s', which returns %s", d->name, ty(d->ret));
   if (t->nwrt < 1 || !t->wrt) bad(t, "grad with no parameter to differentiate");
   const Type **gt = NEW_ARRAY(const Type *, t->nwrt);
   for (int k = 0; k < t->nwrt; k++) {
@@ -209,8 +222,17 @@ static void check_grad(const Term *t) {
     for (int j = 0; j < k; j++)
       if (t->wrt[j] == i) bad(t, "wrt names parameter %d twice", i + 1);
     gt[k] = d->params[i]->type;
+    if (t->index == DOP_JVP && !eq(t->kids[d->nparams + k]->type, gt[k]))
+      bad(t, "tangent %d must be %s", k + 1, ty(gt[k]));
   }
-  expect_type(t, t->nwrt == 1 ? gt[0] : fe_ty_tuple(t->nwrt, gt));
+  if (t->index == DOP_VJP && !eq(t->kids[d->nparams]->type, d->ret)) bad(t, "the cotangent must be %s", ty(d->ret));
+  const Type *g = t->nwrt == 1 ? gt[0] : fe_ty_tuple(t->nwrt, gt);
+  switch ((DerivOp)t->index) {
+  case DOP_GRAD:
+  case DOP_VJP: expect_type(t, g); break;
+  case DOP_VALUE_AND_GRAD: expect_type(t, fe_ty_pair(d->ret, g)); break;
+  case DOP_JVP: expect_type(t, fe_ty_pair(d->ret, d->ret)); break;
+  }
 }
 
 /* A lambda (a value or a combinator's argument): binds its parameters over

@@ -38,6 +38,8 @@ const PrimInfo fe_prims[PRIM__COUNT] = {
 #undef ARRAY
 };
 
+const char *const fe_deriv_op_names[4] = {"grad", "vjp", "jvp", "value_and_grad"};
+
 const char *const fe_term_kind_names[T__COUNT] = {
 #define TERM(id, name, surface) name,
 #include "term_kinds.def"

@@ -199,7 +199,14 @@ struct Term {
      set only on the copy of a Def's body that its plan owns, NULL
      everywhere else. */
   const struct PlanNote *note;
+  /* GRADREF: the function when it is not a name (str NULL): a surface
+     LAM, or another GRADREF without arguments, (grad f) in jvp (grad f) */
+  struct Term *fn;
 };
+
+/* The derivative operators, T_GRADREF's and T_GRAD's index. */
+typedef enum { DOP_GRAD, DOP_VJP, DOP_JVP, DOP_VALUE_AND_GRAD } DerivOp;
+extern const char *const fe_deriv_op_names[4];
 
 /* Fresh symbols: ids are unique in the process. */
 Sym *fe_sym_new(const char *name, const Type *type, Span span);

@@ -83,7 +83,7 @@ static void history_add(const char *entry) {
 /* ---- completion ------------------------------------------------------- */
 
 static const char *const keywords[] = {"def",  "let", "in",  "if",  "then", "else", "true", "false",
-                                       "grad", "wrt", "inf", "nan", "fst",  "snd",  NULL};
+                                       "grad", "wrt", "vjp", "jvp", "value_and_grad", "inf", "nan", "fst",  "snd",  NULL};
 static const char *const devices[] = {"cpu", "gpu", "auto", NULL};
 
 static char **cands; /* malloc'd strings: the matches being offered */

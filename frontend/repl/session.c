@@ -9,6 +9,7 @@
 #include "../../backend/plan/plan.h"
 #include "../../optimizer/cost.h"
 #include "../../optimizer/program.h"
+#include "../../derive/derive.h"
 #include "../../reverse/reverse.h"
 #include "../ir/term_print.h"
 #include <errno.h>
@@ -30,6 +31,8 @@ const FeCommandInfo fe_commands[] = {
     {"plan", "e", "prints the execution plan of e: its host program, array kernels and fusions"},
     {"cuda", "e", "prints the CUDA C kernels that evaluating e on the GPU compiles (no GPU needed)"},
     {"grad", "f", "prints the optimized gradient of f as a Una definition, def grad_f"},
+    {"jvp", "f", "prints the optimized forward derivative of f, def jvp_f (points, tangents)"},
+    {"vjp", "f", "prints the optimized vector-Jacobian product of f, def vjp_f (points, cotangent)"},
     {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target, grad or direct"},
     {NULL, NULL, NULL},
 };
@@ -219,6 +222,13 @@ static OptOptions session_opt(const Session *s) {
   return o;
 }
 
+/* d with its derivative operators replaced by calls of derived functions. */
+static Def *expand_derivs(const Session *s, Def *d) {
+  OptOptions oo = session_opt(s);
+  DerivOpt o = {opt_derived, &oo};
+  return deriv_expand(d, &o);
+}
+
 /* The program that runs for d: d optimized with everything it calls, or d
    itself under -O0. */
 static Def *runnable(const Session *s, Def *d) {
@@ -284,6 +294,38 @@ static bool show_command(Session *s, const Item *it, const char *file) {
   return true;
 }
 
+/* :jvp f and :vjp f (also (jvp f wrt p ...), (jvp (grad f)), ...): the
+   optimized derived function, printed as a Una definition. */
+static bool derived_command(Session *s, const Item *it, const char *name, const char *arg) {
+  if (!arg[0]) fe_error(it->span, "':%s' needs a function: :%s f, or :%s (%s f wrt p ...)", name, name, name, name);
+  Span at = it->arg_span.file ? it->arg_span : it->span;
+  Term *e = fe_parse_expr(at.file, arg, strlen(arg), at.line, at.col);
+  DerivOp op = name[0] == 'j' ? DOP_JVP : DOP_VJP;
+  if (e->kind == T_NAME) {
+    Term *g = fe_term_new(T_GRADREF, e->span, NULL);
+    g->str = e->str;
+    g->str_span = e->span;
+    g->index = op;
+    e = g;
+  }
+  if (e->kind == T_GRADREF && e->nkids == 0 && e->index != (int)op) { /* :jvp (grad f) */
+    Term *g = fe_term_new(T_GRADREF, e->span, NULL);
+    g->fn = e;
+    g->index = op;
+    e = g;
+  }
+  if (e->kind != T_GRADREF || e->nkids != 0)
+    fe_error(e->span, "':%s' expects a function name or (%s f wrt p ...), found '%s'", name, name, arg);
+  Def *f;
+  int *wrt, nwrt;
+  fe_check_grad_target(s->env, e, &f, &wrt, &nwrt);
+  OptOptions oo = session_opt(s);
+  DerivOpt o = {opt_derived, &oo};
+  Def *d = deriv_function(f, op, wrt, nwrt, &o);
+  fprintf(s->out, "%s\n", fe_def_str_readable(d->name, d, d->body));
+  return true;
+}
+
 /* Runs one command item. Returns false when a nested run failed (its
    errors are already printed); raises FeError for the command's own errors. */
 static bool run_command(Session *s, const Item *it, const char *file) {
@@ -314,7 +356,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   }
   if (strcmp(name, "time") == 0) {
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
+    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     double t0 = now_ms();
     Value v = run_def(s, d);
     double ms = now_ms() - t0;
@@ -330,7 +372,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     /* the program as it runs (optimized unless -O0), under the meter of
        backend/cost_meter.h; the counting rules are in optimizer/cost.h */
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
+    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     CpuCost c;
     Value v = cpu_metered_call(d, NULL, &c);
     print_value(s, v);
@@ -342,14 +384,14 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   if (strcmp(name, "plan") == 0) {
     /* the plan the engines run for e (backend/plan/plan.h) */
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
+    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     fputs(plan_str(plan_of_def(d)), s->out);
     return true;
   }
   if (strcmp(name, "cuda") == 0) {
     /* the translation unit gpu_call compiles for e; no GPU needed */
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, e)));
+    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     fputs(gpu_plan_source(plan_of_def(d)), s->out);
     return true;
   }
@@ -371,6 +413,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     show.arg_span.col -= 5; /* "grad " is not in the text: keep columns on f */
     return show_command(s, &show, file);
   }
+  if (strcmp(name, "jvp") == 0 || strcmp(name, "vjp") == 0) return derived_command(s, it, name, arg);
   if (strcmp(name, "load") == 0) {
     char *path = beside(file, load_path(it, arg));
     size_t len = 0;
@@ -393,14 +436,14 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   bool echo = s->interactive && s->load_depth == 0;
   switch (it->kind) {
   case ITEM_DEF: {
-    Def *d = rev_expand_grads(fe_check_def(s->env, it));
+    Def *d = expand_derivs(s, fe_check_def(s->env, it));
     fe_env_bind_def(s->env, d);
     if (echo) fprintf(s->out, "%s : %s\n", d->name, def_type_str(d));
     return true;
   }
   case ITEM_LET: {
     Global **gs = NULL;
-    Def *d = runnable(s, rev_expand_grads(fe_check_let(s->env, it, &gs)));
+    Def *d = runnable(s, expand_derivs(s, fe_check_let(s->env, it, &gs)));
     Value v = run_def(s, d);
     if (it->tuple_pattern) {
       ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
@@ -417,7 +460,7 @@ static bool run_item(Session *s, const Item *it, const char *file) {
     return true;
   }
   case ITEM_EXPR: {
-    Def *d = runnable(s, rev_expand_grads(fe_check_expr(s->env, it->body)));
+    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, it->body)));
     print_value(s, run_def(s, d));
     return true;
   }

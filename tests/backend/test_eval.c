@@ -247,10 +247,10 @@ START_TEST(errors) {
                    "t.una:1:1: error: load: /nonexistent/x.npy: cannot open: No such file or directory");
   ck_assert_str_eq(err("save \"/nonexistent/x.npy\" [1]"),
                    "t.una:1:1: error: save: /nonexistent/x.npy: cannot write: No such file or directory");
-  /* grad is expanded (rev_expand_grads) before evaluation: the session
+  /* grad is expanded (deriv_expand) before evaluation: the session
      runs it, cpu_call on a checked item that still has one is a bug */
   tl_run("def g (x: R) : R = x * x\n");
-  const char *unexpanded = "error: internal: grad reached the evaluator unexpanded (rev_expand_grads comes first)";
+  const char *unexpanded = "error: internal: grad reached the evaluator unexpanded (deriv_expand comes first)";
   ck_assert_str_eq(err("grad g 1"), una_sprintf("t.una:1:1: %s", unexpanded));
   ck_assert_str_eq(err("map (x. grad g x) [1]"), una_sprintf("t.una:1:9: %s", unexpanded));
   EXPECT("map (x. grad g x) []", "[]");

@@ -527,13 +527,13 @@ START_TEST(test_grad) {
          "2:13: cannot differentiate with respect to 'b': its type B has no reals");
   err_is(una_sprintf("%s(grad f wrt x y x) 1 [2] true (1, [2])", f),
          "2:17: 'x' is named twice after wrt");
-  err_is("def g (x: R) = [x]\ngrad g 1", "2:1: grad needs a function returning R; 'g' returns [R]");
+  err_is("def g (x: R) = [x]\ngrad g 1", "2:1: grad needs a function returning R; 'g' returns [R] (vjp takes any result)");
   err_is("def g (x: [B]) (y: (B, [B])) = 1\ngrad g [true] (true, [false])",
          "2:1: grad needs a function with a parameter that has reals in its type; 'g' has none");
   err_is("def g (x: B) = 1\ngrad g true",
          "2:1: grad needs a function with a parameter that has reals in its type; 'g' has none");
   err_is("def g = 1\ngrad g", "2:1: grad needs a function with a parameter that has reals in its type; 'g' has none");
-  err_is("grad sin 1", "1:6: grad needs a user-defined function; 'sin' is a builtin");
+  err_is("grad sin 1", "1:6: grad needs a user-defined function or a lambda; 'sin' is a builtin (write (x. sin x))");
   err_is("grad nope 1", "1:6: unknown name 'nope'");
   err_is("let v = 1\ngrad v 1", "2:6: grad needs a function; 'v' is not a function");
   err_is("def g (x: R) = x\nmap (grad g) [1]",

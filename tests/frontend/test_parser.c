@@ -193,7 +193,7 @@ START_TEST(test_grad_forms) {
   PARSES("grad f wrt x", "1:8: 'wrt' needs parentheses: (grad f wrt x y) args");
   PARSES("(grad f wrt) 1", "1:12: expected a parameter name after 'wrt', found ')'");
   PARSES("(grad f wrt x 1", "1:15: expected ')' to close '(' at 1:1, found '1'");
-  PARSES("grad 1", "1:6: expected a function name after 'grad', found '1'");
+  PARSES("grad 1", "1:6: expected a function name after 'grad' (or a lambda (x. e), or (grad f)), found '1'");
   ParseResult r = fe_parse_program("<t>", "(grad f wrt a b) 1", 18);
   Term *g = r.items[0]->body;
   ck_assert_int_eq(g->kind, T_GRADREF);

@@ -174,7 +174,7 @@ static const char *const det_programs[] = {
    the same value, to the bit, as an unmetered run. */
 START_TEST(test_deterministic) {
   const char *text = det_programs[_i];
-  Def *d = rev_expand_grads(tl_check(text));
+  Def *d = tl_expand(tl_check(text));
   Value plain = cpu_call(d, NULL);
   CpuCost c1, c2, c3;
   Value v1 = cpu_metered_call(d, NULL, &c1);

@@ -27,7 +27,7 @@ static const char *const defs =
 static Def *optimized(const char *text) {
   OptOptions o = {0};
   o.enabled = true;
-  return opt_optimize_program(rev_expand_grads(tl_check(text)), &o);
+  return opt_optimize_program(tl_expand(tl_check(text)), &o);
 }
 
 /* The def name of tl_session, optimized with what it calls. */

@@ -1,0 +1,178 @@
+/* expand.c: deriv_expand and deriv_function (derive.h): every derivative
+   operator of a checked Def becomes a call of its derived function. */
+#include "derive.h"
+#include "../forward/jvp.h"
+#include "../frontend/ir/build.h"
+#include "../reverse/jt_util.h"
+#include "../reverse/reverse.h"
+
+/* True when t contains a T_GRAD node. */
+static bool has_grad(const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_GRAD) return true;
+    if (t->nkids == 0) return false;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      if (has_grad(t->kids[i])) return true;
+    t = t->kids[t->nkids - 1];
+  }
+  return false;
+}
+
+static bool same_place(Span a, Span b) {
+  return a.line == b.line && a.col == b.col &&
+         (a.file == b.file || (a.file && b.file && strcmp(a.file, b.file) == 0));
+}
+
+/* ---- the derived functions ---- */
+
+/* Derived Defs by (function, operator, wrt): each derivative is built and
+   optimized once. A static list: a root for the collector. */
+typedef struct Derived {
+  const Def *f;
+  int op, nwrt;
+  int *wrt;
+  Def *d;
+  struct Derived *next;
+} Derived;
+
+static Derived *derived_list;
+
+static Def *derived_find(const Def *f, int op, const int *wrt, int nwrt) {
+  for (Derived *e = derived_list; e; e = e->next)
+    if (e->f == f && e->op == op && e->nwrt == nwrt && memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0)
+      return e->d;
+  return NULL;
+}
+
+static void derived_add(const Def *f, int op, const int *wrt, int nwrt, Def *d) {
+  Derived *e = NEW(Derived);
+  *e = (Derived){f, op, nwrt, NEW_ARRAY(int, nwrt > 0 ? nwrt : 1), d, derived_list};
+  memcpy(e->wrt, wrt, sizeof(int) * (size_t)nwrt);
+  derived_list = e;
+}
+
+static Term *call(Span s, Def *f, Term **args) {
+  Term *c = fe_term_kids(s, T_CALL, f->ret, f->nparams, args);
+  c->def = f;
+  return c;
+}
+
+/* vjp_NAME (params, c) = ∇ of ⟨c, f params⟩ with respect to wrt: one
+   reverse pass, the cotangent c a constant. */
+static Def *vjp_def(const Def *f, const int *wrt, int nwrt) {
+  Span s = f->span;
+  Sym **ps = NEW_ARRAY(Sym *, f->nparams + 1);
+  for (int i = 0; i < f->nparams; i++) ps[i] = fe_mk_sym(f->params[i]->name, f->params[i]->type, s);
+  Sym *c = fe_mk_sym("c", f->ret, s);
+  ps[f->nparams] = c;
+  Term **args = NEW_ARRAY(Term *, f->nparams + 1);
+  for (int i = 0; i < f->nparams; i++) args[i] = fe_mk_var(s, ps[i]);
+  Term *body = rev_jt_inner(s, fe_mk_var(s, c), call(s, (Def *)f, args));
+  Def *inner = fe_mk_def(una_sprintf("%s_dot", f->name), s, f->nparams + 1, ps, body);
+  inner->ret = body->type;
+  Def *g = rev_grad(inner, wrt, nwrt, REV_UNF);
+  Def *r = NEW(Def);
+  *r = *g;
+  r->name = una_sprintf("vjp_%s", f->name);
+  return r;
+}
+
+/* value_and_grad_NAME (params) = (f params, grad_f params): after
+   inlining, one forward pass computes both (CSE shares it). */
+static Def *value_and_grad_def(const Def *f, Def *g) {
+  Span s = f->span;
+  Sym **ps = NEW_ARRAY(Sym *, f->nparams > 0 ? f->nparams : 1);
+  Term **a = NEW_ARRAY(Term *, f->nparams + 1), **b = NEW_ARRAY(Term *, f->nparams + 1);
+  for (int i = 0; i < f->nparams; i++) {
+    ps[i] = fe_mk_sym(f->params[i]->name, f->params[i]->type, s);
+    a[i] = fe_mk_var(s, ps[i]);
+    b[i] = fe_mk_var(s, ps[i]);
+  }
+  Term *items[2] = {call(s, (Def *)f, a), call(s, g, b)};
+  Term *body = fe_mk_tuple(s, 2, items);
+  Def *d = fe_mk_def(una_sprintf("value_and_grad_%s", f->name), s, f->nparams, ps, body);
+  d->ret = body->type;
+  return d;
+}
+
+static Def *expand_def(const DerivOpt *o, const Def *d);
+
+
+/* The derived Def of the operator t (optimized: first-order, so that it
+   can be inlined into a function that is differentiated in turn). */
+Def *deriv_function(const Def *f0, DerivOp op, const int *wrt, int nwrt, const DerivOpt *o) {
+  Def *f = expand_def(o, f0);
+  Def *hit = derived_find(f, op, wrt, nwrt);
+  if (hit) return hit;
+  Def *r = NULL;
+  switch (op) {
+  case DOP_GRAD: r = rev_grad(f, wrt, nwrt, REV_UNF); break;
+  case DOP_VJP: r = vjp_def(f, wrt, nwrt); break;
+  case DOP_JVP: r = fwd_jvp_def(f, wrt, nwrt); break;
+  case DOP_VALUE_AND_GRAD: {
+    Def *g = o->run(rev_grad(f, wrt, nwrt, REV_UNF), o->ud);
+    r = value_and_grad_def(f, g);
+    break;
+  }
+  }
+  r = o->run(r, o->ud);
+  derived_add(f, op, wrt, nwrt, r);
+  return r;
+}
+
+/* The Def of a derivative operator. An error raised while deriving it at
+   another place than the operator itself (inside f, or inside a function
+   f calls, maybe in the prelude) names the operator that led there. */
+static Def *grad_def(const DerivOpt *o, const Term *t) {
+  FeTry h;
+  if (fe_try(&h)) {
+    Def *g = deriv_function(t->def, (DerivOp)t->index, t->wrt, t->nwrt, o);
+    fe_untry(&h);
+    return g;
+  }
+  FeError e = h.err;
+  if (!same_place(e.span, t->span) && t->span.line > 0) {
+    bool same_file = e.span.file && t->span.file && strcmp(e.span.file, t->span.file) == 0;
+    const char *at = same_file ? "" : una_sprintf("%s:", t->span.file ? t->span.file : "una");
+    e.msg = una_sprintf("%s (in %s %s at %s%d:%d)", e.msg, fe_deriv_op_names[t->index], t->def->name, at,
+                        t->span.line, t->span.col);
+  }
+  fe_raise(e);
+}
+
+/* t with its T_GRAD nodes replaced; t itself when it has none. */
+static Term *expand(const DerivOpt *o, Term *t) {
+  fe_stack_check(t->span);
+  if (t->nkids == 0) return t;
+  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  bool changed = false;
+  for (int i = 0; i < t->nkids; i++) {
+    kids[i] = expand(o, t->kids[i]);
+    changed |= kids[i] != t->kids[i];
+  }
+  if (t->kind == T_GRAD) {
+    Def *g = grad_def(o, t);
+    ASSERT(fe_type_eq(g->ret, t->type));
+    Term *c = fe_term_kids(t->span, T_CALL, g->ret, t->nkids, kids);
+    c->def = g;
+    return c;
+  }
+  if (!changed) return t;
+  Term *c = NEW(Term);
+  *c = *t;
+  c->kids = kids;
+  return c;
+}
+
+static Def *expand_def(const DerivOpt *o, const Def *d) {
+  if (!has_grad(d->body)) return (Def *)d;
+  Def *n = NEW(Def);
+  *n = *d;
+  n->body = expand(o, d->body);
+  n->optimized = NULL;
+  n->plan = NULL;
+  return n;
+}
+
+Def *deriv_expand(Def *d, const DerivOpt *o) { return expand_def(o, d); }
