@@ -187,6 +187,17 @@ bench-grad: deps
 	@$(MAKE) --no-print-directory $(B)/bench/grad_scale
 	$(B)/bench/grad_scale
 
+# The derivative operators (jvp, vjp, Hessian-vector products next to
+# grad) against JAX and PyTorch (bench/deriv/README.md).
+$(B)/bench/deriv_bench: bench/deriv/deriv_bench.c bench/bench_util.h $(B)/libuna.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libuna.a $(LIBS)
+
+.PHONY: bench-deriv
+bench-deriv: deps
+	@$(MAKE) --no-print-directory $(B)/bench/deriv_bench
+	@B=$(B) sh bench/deriv/run.sh
+
 # The CPU benchmark suite: Una against hand-written C, JAX and PyTorch
 # (bench/cpu/README.md). BENCH_N, BENCH_PROGRAMS, BENCH_PEERS select a subset.
 .PHONY: bench

@@ -9,7 +9,9 @@
      in the paper's example 1.1), and e1 cannot raise and has no effect
      (opt_may_raise false: moving it past anything else, or into a branch,
      changes neither the value nor the errors) becomes e2 with e1 at that
-     occurrence; the nesting depth of an
+     occurrence; in the sink pass also an e1 that may raise, when nothing
+     evaluated between the let and the use may raise or has an effect and
+     the use is not in a branch (the same error comes first); the nesting depth of an
      expression built this way is bounded (MAX_DEPTH), so a long chain of
      single-use lets does not become a tree too deep for the later passes;
    - `let x = e in x` becomes e (any e: it is evaluated at the same point). */
@@ -115,6 +117,49 @@ static bool single_use(Ctx *c, Sym *x) {
   return !x->user && opt_map_count(c->uses, x) == 1 && opt_map_count(c->ulvl, x) == opt_map_count(c->blvl, x);
 }
 
+/* Whether x occurs in t; *in_branch is set when an occurrence is inside a
+   branch of an if (evaluated only on one side). */
+static bool occurs(const Term *t, const Sym *x, bool *in_branch, bool branch) {
+  bool found = false;
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_VAR) {
+      if (t->sym == x) {
+        *in_branch |= branch;
+        return true;
+      }
+      return found;
+    }
+    if (t->nkids == 0) return found;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      found |= occurs(t->kids[i], x, in_branch, branch || (t->kind == T_IF && i > 0));
+    branch |= t->kind == T_IF;
+    t = t->kids[t->nkids - 1];
+  }
+  return found;
+}
+
+/* How far along a let chain a right-hand side that may raise is looked
+   for its use. */
+#define SINK_REACH 16
+
+/* Whether the single use of the let-bound x of let, whose right-hand side
+   may raise, can take that right-hand side: the use is within SINK_REACH
+   lets, not inside an if's branch, and nothing evaluated between the let
+   and the use may raise or has an effect (so the same error, if any, is
+   raised first). */
+static bool sinks_past_nothing(const Term *let) {
+  const Sym *x = let->sym;
+  const Term *e = let->kids[1];
+  bool br = false;
+  for (int k = 0; k < SINK_REACH && (e->kind == T_LET || e->kind == T_LETTUP); k++, e = e->kids[1]) {
+    if (occurs(e->kids[0], x, &br, false)) return !br && !opt_may_raise(e->kids[0]);
+    if (opt_may_raise(e->kids[0])) return false;
+  }
+  if (e->kind == T_LET || e->kind == T_LETTUP) return false;
+  return occurs(e, x, &br, false) && !br && !opt_may_raise(e);
+}
+
 /* A let chain, with a loop along it. */
 static Term *chain(Ctx *c, const Term *t) {
   OptBinds b = {0};
@@ -127,7 +172,7 @@ static Term *chain(Ctx *c, const Term *t) {
       opt_map_add(c->depth, cur->sym, 0);
       changed = true;
     } else if (cur->kind == T_LET && movable(c, cur->kids[0]) && single_use(c, cur->sym) &&
-               !opt_may_raise(cur->kids[0])) {
+               (!opt_may_raise(cur->kids[0]) || (c->arrays && sinks_past_nothing(cur)))) {
       long d = depth(c, cur->kids[0]);
       if (d <= MAX_DEPTH) {
         opt_map_set(c->sub, cur->sym, r);

@@ -261,14 +261,20 @@ static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
   switch (t->prim) {
   case PRIM_MAP:
-  case PRIM_MAP2:
-    if (fusable(lw, t)) {
-      plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
-    } else if ((!t->note || !t->note->matrix) && !ptrmap_get(&lw->inner, t)) {
-      PlanMatrix *m = plan_matrix_of(t);
-      if (m) add_matrix(lw, t, m);
+  case PRIM_MAP2: {
+    /* a matrix product goes to BLAS even where it could fuse into the map
+       that reads it (map g (map (row. dot row x) m)) */
+    PlanMatrix *m = (!t->note || !t->note->matrix) && !ptrmap_get(&lw->inner, t) ? plan_matrix_of(t) : NULL;
+    if (m && m->kind == PLAN_GEMV && t->prim == PRIM_MAP && t->kids[1]->kind == T_PRIM &&
+        t->kids[1]->prim == PRIM_TRANSPOSE && t->kids[1]->kids[0]->kind == T_VAR) {
+      /* map (p. dot p v) (transpose B): B^T v from B, as for a let (below) */
+      m->x_let = true;
+      m->untransposed = t->kids[1]->kids[0];
     }
+    if (m) add_matrix(lw, t, m);
+    else if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
     return;
+  }
   case PRIM_REDUCE:
   case PRIM_FOLDL:
   case PRIM_SCANL:

@@ -45,7 +45,9 @@ typedef struct PlanMatrix {
                                 first (backend/blas.h) */
   const struct Term *untransposed; /* B, with let */
   bool x_let;                /* GEMV: the let is `let t = transpose B in
-                                map (p. dot p v) t`, X itself transposed (a
+                                map (p. dot p v) t`, or the map is written
+                                map (p. dot p v) (transpose B) with B a
+                                variable; X itself transposed (a
                                 gradient of matvec): BLAS computes B^T v
                                 from B (cblas_dgemv transposed), and X is
                                 computed only for the map as written */
