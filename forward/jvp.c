@@ -18,7 +18,8 @@
      foldl, loops, general reduce, scans
                             one fold over (state, state'); the value is
                             the first component
-     reduce/scanl/scanr (+) the same builtin over the tangents
+     map2 (+), reduce/scanl/scanr (+)
+                            the same builtin over the tangents
      index, slices, shapes  the same builtin on the tangent
      reduce_by_index (+)    reduce_by_index d' (+) 0 is vs'               */
 #include "jvp.h"
@@ -41,8 +42,12 @@ typedef struct Scope {
 } Scope;
 
 typedef struct Fwd {
-  PtrMap tan; /* source Sym -> its tangent (an atom); absent: zero */
-  Scope *sc;  /* where bindings go */
+  PtrMap tan;    /* source Sym -> its tangent (an atom); absent: zero */
+  Scope *sc;     /* where bindings go */
+  int recompute; /* > 0: inside the tangent of a map or reduce, whose
+                    values the value's own map or reduce computed first
+                    (their errors raised there): the checks of the values
+                    recomputed here cannot fail */
 } Fwd;
 
 typedef struct Dual {
@@ -140,6 +145,14 @@ static Term *zero_like(Fwd *f, Span s, Term *p) { return emit(f, s, "dz", fe_mk_
 static Term *tan_or_zero(Fwd *f, Span s, Dual d) { return d.t ? d.t : zero_like(f, s, d.p); }
 
 static Term *prim(Span s, Prim p, int n, Term **args) { return fe_mk_array_prim(s, p, n, args); }
+
+/* A value's builtin t, marked checked by construction (term.h) when it
+   recomputes a value already computed (Fwd.recompute). */
+static Term *value_prim(const Fwd *f, Term *t) {
+  if (f->recompute > 0 && (t->prim == PRIM_INDEX || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3 || t->prim == PRIM_ZIP))
+    t->b = true;
+  return t;
+}
 
 static Term *prim1(Span s, Prim p, Term *a) { return prim(s, p, 1, &a); }
 
@@ -255,8 +268,16 @@ static Dual fwd_map(Fwd *f, const Term *e) {
     with[i] = a[i].t != NULL;
     narr += with[i];
   }
-  Term *p = emit(f, s, "v", prim(s, e->prim, k + 1, args));
+  Term *p = emit(f, s, "v", value_prim(f, prim(s, e->prim, k + 1, args)));
   if (!lam_active(f, lam, with)) return (Dual){p, NULL};
+  if (e->prim == PRIM_MAP2 && fe_is_oplam_either(lam, PRIM_ADD) && e->type->elem->kind == TY_REAL) {
+    /* (+) is linear: the tangents added (one alone is the tangent) */
+    if (!a[0].t || !a[1].t) return (Dual){p, a[0].t ? a[0].t : a[1].t};
+    Term *targs[3] = {fe_mk_oplam(s, PRIM_ADD), a[0].t, a[1].t};
+    Term *t = prim(s, PRIM_MAP2, 3, targs);
+    t->b = true;
+    return (Dual){p, emit(f, s, "dv", t)};
+  }
   Scope sc;
   Scope *outer = enter(f, &sc);
   Term *body;
@@ -285,16 +306,32 @@ static Dual fwd_map(Fwd *f, const Term *e) {
       set_tan(f, lam->syms[j], with[j] ? emit(f, s, "dx", read_at(s, a[j].t, i)) : NULL);
     }
   }
+  f->recompute++;
   Dual d = fwd(f, lam->kids[0]);
+  f->recompute--;
   body = close_scope(s, &sc, tan_or_zero(f, s, d));
   f->sc = outer;
   Term *t;
   if (idx) {
     t = fe_mk_map(s, fe_mk_lam(s, 1, &idx, body), iota_of(s, a[0].p));
   } else {
+    /* the arrays whose elements the tangent reads (at least one: the
+       length); they have equal lengths, which the value's map checked */
+    Sym **fv = NULL;
+    int nfv = fe_free_vars(body, &fv), kept = 0;
+    for (int i = 0; i < np; i++) {
+      bool read = false;
+      for (int j = 0; j < nfv && !read; j++) read = fv[j] == params[i];
+      if (read || (kept == 0 && i == np - 1)) {
+        params[kept] = params[i];
+        arrays[kept++] = arrays[i];
+      }
+    }
+    np = kept;
     Term *margs[4] = {fe_mk_lam(s, np, params, body), arrays[0], arrays[1], arrays[2]};
     Prim mp = np == 1 ? PRIM_MAP : np == 2 ? PRIM_MAP2 : PRIM_MAP3;
     t = prim(s, mp, np + 1, margs);
+    t->b = true;
   }
   return (Dual){p, emit(f, s, "dv", t)};
 }
@@ -393,7 +430,9 @@ static Dual fwd_fold(Fwd *f, const Term *e) {
   }
   if (e->prim == PRIM_REDUCE) { /* as the left fold it equals */
     Term *p = emit(f, s, "v", prim(s, e->prim, 3, args));
+    f->recompute++;
     Term *r = fold_pair(f, e, PRIM_FOLDL, lam, z, xs, NULL, NULL);
+    f->recompute--;
     return (Dual){p, emit(f, s, "dv", fe_mk_proj(s, r, 1))};
   }
   Term *r = fold_pair(f, e, e->prim, lam, z, xs, NULL, NULL);
@@ -432,7 +471,7 @@ static Dual fwd_linear(Fwd *f, const Term *e, unsigned lin) {
     ps[i] = d[i].p;
     if (lin >> i & 1) any |= d[i].t != NULL;
   }
-  Term *p = emit(f, s, "v", prim(s, e->prim, n, ps));
+  Term *p = emit(f, s, "v", value_prim(f, prim(s, e->prim, n, ps)));
   if (!any) return (Dual){p, NULL};
   for (int i = 0; i < n; i++) ts[i] = lin >> i & 1 ? tan_or_zero(f, s, d[i]) : ps[i];
   Term *t = prim(s, e->prim, n, ts);

@@ -9,6 +9,7 @@
      map (x. e) Const(c, B)            -> map (x. e[c/x]) Const(c, B)
      map2 (x, y. e) Const(c, B) C      -> map2 (x, y. e[c/x]) ... (either side)
      map2 (x, y. e) A B, x not in e, A ~ B, A safe -> map (y. e) B (either side)
+     map3 (x, y, z. e) A B C checked, x not in e, A safe -> map2 (y, z. e) B C (any side)
    so that, with optimizer/algebra.c, map2 (*) A OnesLike(B) -> A,
    map2 (+) A ZerosLike(B) -> A, map2 (a, b. b) A B -> B (A ~ B),
    map2 (*) Const(c, A) ZerosLike(B) -> a constant for a finite literal c
@@ -221,6 +222,29 @@ static Term *rule_map2(OptRw *c, Term *t) {
   }
   Term *r = narrow(c, t, 0);
   return r != t ? r : narrow(c, t, 1);
+}
+
+/* map3 (x, y, z. e) A B C checked by construction (term.h), with e not
+   reading one of its parameters: map2 over the other two arrays (their
+   lengths are equal, the dropped array is safe to leave unevaluated). */
+static Term *rule_map3(OptRw *c, Term *t) {
+  Term *lam = t->kids[0];
+  Term *body = lam->kids[0];
+  if (!t->b) return t;
+  for (int i = 0; i < 3; i++) {
+    if (opt_mentions(body, lam->syms[i]) || !opt_rw_safe(c, t->kids[1 + i])) continue;
+    Sym *ps[2];
+    Term *as[2];
+    for (int j = 0, k = 0; j < 3; j++)
+      if (j != i) {
+        ps[k] = lam->syms[j];
+        as[k++] = t->kids[1 + j];
+      }
+    Term *r = fe_mk_map2(t->span, fe_mk_lam(lam->span, 2, ps, body), as[0], as[1]);
+    r->b = true;
+    return r;
+  }
+  return t;
 }
 
 /* reduce OP v Const(c, A) -> v when folding c into v gives v again. */
@@ -473,6 +497,7 @@ static Term *arrays_rule(OptRw *c, Term *t) {
   switch (t->prim) {
   case PRIM_MAP: return rule_map(c, t);
   case PRIM_MAP2: return rule_map2(c, t);
+  case PRIM_MAP3: return rule_map3(c, t);
   case PRIM_REDUCE: return rule_reduce(c, t);
   case PRIM_SCANL:
   case PRIM_SCANR: return rule_scan(c, t);

@@ -2,7 +2,8 @@
    built on it and on reverse mode (derive/expand.c), by properties that
    need no oracle:
    - on generated programs (language 1 and 2), jvp f a t = (f a, <grad f a, t>);
-   - on functions returning arrays and tuples, <vjp f a c, t> = <c, jvp f a t>;
+   - on functions returning arrays and tuples, <vjp f a c, t> = <c, jvp f a t>,
+     and jvp against central differences of f along t;
    - Hessian-vector products (jvp (grad f)) against central differences of
      grad f;
    - the second derivative of every scalar primitive against central
@@ -176,6 +177,95 @@ START_TEST(vjp_is_the_transpose_of_jvp) {
 }
 END_TEST
 
+/* *a += h t, for values of the same ground type (a a deep copy). */
+static void add_scaled(Value *a, Value t, double h) {
+  switch (a->kind) {
+  case V_REAL: a->u.r += h * t.u.r; return;
+  case V_TUPLE:
+    for (int i = 0; i < a->u.t->n; i++) add_scaled(&a->u.t->items[i], t.u.t->items[i], h);
+    return;
+  case V_ARRAY:
+    for (size_t i = 0; i < a->u.a->len; i++) {
+      Value e = val_array_get(a->u.a, i);
+      add_scaled(&e, val_array_get(t.u.a, i), h);
+      val_array_set(a->u.a, i, e);
+    }
+    return;
+  default: return;
+  }
+}
+
+/* The reals of v (any ground value), in order, appended to out[*n..]. */
+static void flatten(Value v, double **out, int *n, int *cap) {
+  switch (v.kind) {
+  case V_REAL:
+    if (*n == *cap) {
+      *cap = *cap ? 2 * *cap : 64;
+      double *g = NEW_ARRAY(double, *cap);
+      if (*n) memcpy(g, *out, sizeof(double) * (size_t)*n);
+      *out = g;
+    }
+    (*out)[(*n)++] = v.u.r;
+    return;
+  case V_TUPLE:
+    for (int i = 0; i < v.u.t->n; i++) flatten(v.u.t->items[i], out, n, cap);
+    return;
+  case V_ARRAY:
+    for (size_t i = 0; i < v.u.a->len; i++) flatten(val_array_get(v.u.a, i), out, n, cap);
+    return;
+  default: return;
+  }
+}
+
+static double *reals(Value v, int *n) {
+  double *out = NULL;
+  int cap = 0;
+  *n = 0;
+  flatten(v, &out, n, &cap);
+  return out;
+}
+
+/* a + h t, over the parameters with reals (a copy). */
+static Value *along(const Def *f, const Value *args, const Value *jargs, double h) {
+  Value *r = NEW_ARRAY(Value, f->nparams + 1);
+  int k = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    r[i] = args[i];
+    if (!fe_type_has_reals(f->params[i]->type)) continue;
+    r[i] = tl_copy_value(args[i]);
+    add_scaled(&r[i], jargs[f->nparams + k++], h);
+  }
+  return r;
+}
+
+/* The tangent of jvp f against central differences of f along the
+   tangent (Richardson extrapolation of the steps h and h/2). */
+START_TEST(jvp_against_finite_differences) {
+  Session *s = tl_session_with(vector_functions[_i]);
+  Def *f = tl_def(s, "f");
+  Def *jf = derived(f, DOP_JVP);
+  GenRng r = gen_rng(700 + (uint64_t)_i);
+  for (size_t len = 1; len <= 5; len += 2) {
+    Value *args = NEW_ARRAY(Value, f->nparams + 1);
+    for (int i = 0; i < f->nparams; i++) args[i] = gc_random_value(&r, f->params[i]->type, len, -1, 1);
+    Value *jargs = jvp_args(f, args, &r, len);
+    Value dy = tl_call(jf, jargs).u.t->items[1];
+    const double h = 1e-4;
+    Value fp = tl_call(f, along(f, args, jargs, h)), fm = tl_call(f, along(f, args, jargs, -h));
+    Value fp2 = tl_call(f, along(f, args, jargs, h / 2)), fm2 = tl_call(f, along(f, args, jargs, -h / 2));
+    int n, n1, n2, n3, n4;
+    double *g = reals(dy, &n), *p1 = reals(fp, &n1), *m1 = reals(fm, &n2), *p2 = reals(fp2, &n3), *m2 = reals(fm2, &n4);
+    ck_assert(n > 0 && n == n1 && n == n2 && n == n3 && n == n4);
+    for (int k = 0; k < n; k++) {
+      double d1 = (p1[k] - m1[k]) / (2 * h), d2 = (p2[k] - m2[k]) / h;
+      double fd = (4 * d2 - d1) / 3, got = g[k];
+      ck_assert_msg(tl_near(got, fd, 1e-7), "%s, length %zu, component %d: jvp %.17g, differences %.17g",
+                    vector_functions[_i], len, k, got, fd);
+    }
+  }
+}
+END_TEST
+
 /* (jvp (grad f) x v).2 against central differences of grad f along v. */
 static const char *const hvp_functions[] = {
     "def f (x: [R]) = logsumexp x",
@@ -289,6 +379,8 @@ Suite *suite_jvp(void) {
   tcase_add_loop_test(tc, random_programs, 0, 4);
   tcase_add_loop_test(tc, random_programs_v2, 0, 4);
   tcase_add_loop_test(tc, vjp_is_the_transpose_of_jvp, 0, (int)(sizeof vector_functions / sizeof vector_functions[0]));
+  tcase_add_loop_test(tc, jvp_against_finite_differences, 0,
+                      (int)(sizeof vector_functions / sizeof vector_functions[0]));
   tcase_add_loop_test(tc, hessian_vector_products, 0, (int)(sizeof hvp_functions / sizeof hvp_functions[0]));
   tcase_add_test(tc, second_derivatives_of_every_scalar_primitive);
   tcase_add_test(tc, no_perturbation_confusion);

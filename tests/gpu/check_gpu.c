@@ -36,6 +36,7 @@
 #include "../../backend/cuda/gpu_eval.h"
 #include "../../backend/cuda/kcache.h"
 #include "../../backend/eval.h"
+#include "../../derive/derive.h"
 #include "../../optimizer/program.h"
 #include "../reverse/corpus.h"
 #include "../reverse/gradcheck.h"
@@ -333,6 +334,57 @@ START_TEST(gradients) {
 }
 END_TEST
 
+/* jvp, vjp and Hessian-vector products (derive/derive.h) through the plan
+   on the device, against the CPU: f's derived function with the tangents
+   or the cotangent drawn like the points. */
+static const struct {
+  DerivOp op;
+  const char *text;
+} deriv_programs[] = {
+    {DOP_JVP, "def f (x: [R]) : R = logsumexp x"},
+    {DOP_JVP, "def f (x: [R]) : R = sum (map2 (a, b. 100 * (b - a * a) ^ 2 + (1 - a) ^ 2) (shift1R x) (shift1L x))"},
+    {DOP_JVP, "def f (w: [[R]]) (x: [R]) : R = sum (map (z. sin z * sin z) (matvec w x))"},
+    {DOP_JVP, "def f (x: R) (v: [R]) : [R] = loop y = v for i < 5 do map (u. sin (u * x) + u) y"},
+    {DOP_JVP, "def f (v: [R]) : [R] = scanl (*) 1 v"},
+    {DOP_VJP, "def f (x: [R]) : [R] = softmax x"},
+    {DOP_VJP, "def f (m: [[R]]) (v: [R]) : [R] = map (row. dot row v) m"},
+    {DOP_JVP, "def g (x: [R]) : R = sum (map2 (a, b. 100 * (b - a * a) ^ 2 + (1 - a) ^ 2) (shift1R x) (shift1L x))\n"
+              "def f (x: [R]) : [R] = grad g x"},
+};
+
+START_TEST(derivatives) {
+  static const size_t lengths[] = {20, 64, 1000};
+  OptOptions o = {0};
+  o.enabled = true;
+  o.check_passes = true;
+  DerivOpt ro = {opt_derived, &o};
+  for (size_t pi = 0; pi < sizeof deriv_programs / sizeof deriv_programs[0]; pi++) {
+    const char *text = deriv_programs[pi].text;
+    char *err = NULL;
+    GcProgram *p = gc_load("<derivs>", text, true, "f", &err);
+    ck_assert_msg(p != NULL, "%s: %s", text, err);
+    Def *f = deriv_expand(p->f, &ro);
+    int *wrt = NEW_ARRAY(int, f->nparams + 1);
+    int nwrt = gc_wrt(p, NULL, wrt);
+    Def *d = opt_optimize_program(deriv_function(f, deriv_programs[pi].op, wrt, nwrt, &ro), &o);
+    bool nest = nested(d->body, false);
+    double worst = 0, cms = 0, gms = 0;
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+      size_t n = lengths[li];
+      if (nest && n > 64) continue;
+      GenRng rng = gen_rng(4000 + (uint64_t)li);
+      Value *args = NEW_ARRAY(Value, d->nparams + 1);
+      for (int i = 0; i < d->nparams; i++) args[i] = gc_random_value(&rng, d->params[i]->type, n, 0.5, 1.5);
+      worst = fmax(worst, compare(d, args, d->nparams, una_sprintf("%s of %s at length %zu",
+                                                                    fe_deriv_op_names[deriv_programs[pi].op], text, n),
+                                  &cms, &gms));
+    }
+    printf("%s %-40.40s %10.2g %10.2f %10.2f\n", fe_deriv_op_names[deriv_programs[pi].op], text + 4, worst, cms, gms);
+    fflush(stdout);
+  }
+}
+END_TEST
+
 START_TEST(cache) {
   const char *src = "extern \"C\" __global__ void una_cache_probe(double *o) { o[0] = 1; }\n";
   size_t n1 = 0, n2 = 0;
@@ -376,6 +428,7 @@ int main(void) {
   tcase_add_test(tc, cache);
   tcase_add_test(tc, gathers);
   tcase_add_test(tc, gradients);
+  tcase_add_test(tc, derivatives);
   tcase_add_test(tc, corpus);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
