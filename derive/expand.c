@@ -2,6 +2,7 @@
    operator of a checked Def becomes a call of its derived function. */
 #include "derive.h"
 #include "../forward/jvp.h"
+#include "../frontend/inline.h"
 #include "../frontend/ir/build.h"
 #include "../reverse/jt_util.h"
 #include "../reverse/reverse.h"
@@ -112,7 +113,7 @@ Def *deriv_function(const Def *f0, DerivOp op, const int *wrt, int nwrt, const D
   case DOP_JVP: r = fwd_jvp_def(f, wrt, nwrt); break;
   case DOP_VALUE_AND_GRAD: {
     Def *g = o->run(rev_grad(f, wrt, nwrt, REV_UNF), o->ud);
-    r = value_and_grad_def(f, g);
+    r = fe_inline(value_and_grad_def(f, g)); /* one body: CSE shares the forward pass */
     break;
   }
   }

@@ -3,7 +3,8 @@
    π_i ⟨e1, ..., en⟩ -> e_i when the other components cannot raise (else
    they are let-bound, in order, for dce to keep); `let t = (e1, e2) in e`
    where t is only projected or destructured -> lets of the components
-   (scalar replacement); ⟨π_1 t, ..., π_n t⟩ -> t. */
+   (scalar replacement); ⟨π_1 t, ..., π_n t⟩ -> t; a tuple of ifs on one
+   condition -> one if of tuples. */
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
 #include "passes.h"
@@ -68,6 +69,23 @@ static Term *eta_tuple(Term *t) {
   return fe_mk_var(t->span, x);
 }
 
+/* ⟨if c then a1 else b1, ..., if c then an else bn⟩ -> if c then ⟨a1, ...,
+   an⟩ else ⟨b1, ..., bn⟩ for one condition c (alpha-equal) that cannot
+   raise: the branches of each side then share their work (cse), as in
+   value_and_grad, whose value and gradient branch on the same test. */
+static Term *if_tuple(Term *t) {
+  const Term *k0 = t->kids[0];
+  if (k0->kind != T_IF || opt_may_raise(k0->kids[0])) return t;
+  for (int i = 1; i < t->nkids; i++)
+    if (t->kids[i]->kind != T_IF || !opt_alpha_eq(t->kids[i]->kids[0], k0->kids[0])) return t;
+  Term **a = NEW_ARRAY(Term *, t->nkids), **b = NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) {
+    a[i] = t->kids[i]->kids[1];
+    b[i] = t->kids[i]->kids[2];
+  }
+  return fe_mk_if(t->span, k0->kids[0], fe_mk_tuple(t->span, t->nkids, a), fe_mk_tuple(t->span, t->nkids, b));
+}
+
 /* A let chain, with a loop along it. */
 static Term *chain(Ctx *c, const Term *t) {
   OptBinds b = {0};
@@ -114,7 +132,10 @@ static Term *visit(void *ctx, const Term *t) {
     if (k->kind == T_TUPLE) return proj_tuple(t, k);
     return k == t->kids[0] ? (Term *)t : fe_mk_proj(t->span, k, t->index);
   }
-  case T_TUPLE: return eta_tuple(opt_map_kids(t, visit, c));
+  case T_TUPLE: {
+    Term *r = eta_tuple(opt_map_kids(t, visit, c));
+    return r->kind == T_TUPLE ? if_tuple(r) : r;
+  }
   default: return opt_map_kids(t, visit, c);
   }
 }
