@@ -37,6 +37,40 @@ static bool of_tuples(const Term *a) {
   return a->type && a->type->kind == TY_ARRAY && a->type->elem->kind == TY_TUPLE;
 }
 
+/* Whether r is map (p. dot p v) A (dot p v being reduce (+) 0 (map2 (*)
+   p v), the operands either way, v not reading p): a matrix-vector
+   product, which the plan gives to BLAS; fused into its consumer it would
+   be one dot product per element instead. */
+static bool row_product(const Term *r) {
+  if (!is_prim(r, PRIM_MAP)) return false;
+  const Term *lam = r->kids[0], *b = lam->kids[0];
+  const Sym *p = lam->syms[0];
+  /* an inlined dot binds its parameters and its map2 first:
+     let a = p in let b = v in let t = map2 (*) a b in reduce (+) 0 t */
+  const Sym *bound[8];
+  const Term *rhs[8];
+  int nb = 0;
+  while (b->kind == T_LET && nb < 8) {
+    bound[nb] = b->sym;
+    rhs[nb++] = b->kids[0];
+    b = b->kids[1];
+  }
+  if (!is_prim(b, PRIM_REDUCE) || !opt_is_oplam(b->kids[0], PRIM_ADD) || !opt_is_num(b->kids[1], 0)) return false;
+  const Term *m = b->kids[2];
+  for (int k = nb - 1; k >= 0; k--)
+    if (m->kind == T_VAR && m->sym == bound[k]) m = rhs[k];
+  if (!is_prim(m, PRIM_MAP2) || !opt_is_oplam(m->kids[0], PRIM_MUL)) return false;
+  for (int i = 0; i < 2; i++) {
+    const Term *x = m->kids[1 + i], *v = m->kids[2 - i];
+    for (int k = nb - 1; k >= 0; k--) {
+      if (x->kind == T_VAR && x->sym == bound[k]) x = rhs[k];
+      if (v->kind == T_VAR && v->sym == bound[k]) v = rhs[k];
+    }
+    if (x->kind == T_VAR && x->sym == p && !opt_mentions(v, p)) return true;
+  }
+  return false;
+}
+
 static Term *fusable(OptRw *c, Term *a, bool map_only) {
   Term *r = a;
   if (a->kind == T_VAR) {
@@ -45,6 +79,7 @@ static Term *fusable(OptRw *c, Term *a, bool map_only) {
     if (!r) return NULL;
   }
   if (!(is_prim(r, PRIM_MAP) || (!map_only && is_prim(r, PRIM_MAP2)))) return NULL;
+  if (row_product(r)) return NULL;
   if (a->kind == T_VAR) {
     /* the let stays until dead-code elimination drops it: its arrays are
        shared, not copied, and it must be droppable (no duplicated work) */

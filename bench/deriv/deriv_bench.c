@@ -1,6 +1,6 @@
 /* deriv_bench.c: Una's times for the derivative operators (bench/deriv/
-   README.md): for each program at n = 10^6, the primal, grad, jvp, vjp
-   and the Hessian-vector product jvp (grad f), each as a session runs an
+   README.md): for each program at n = 10^6, the primal, grad, jvp, vjp,
+   value_and_grad and the Hessian-vector product jvp (grad f), each as a session runs an
    expression item (check, deriv_expand, opt_optimize_program, then
    cpu_call), timed as the median of REPS calls after warm-up calls, the
    heap collected before each. Prints JSON lines, one per measurement:
@@ -49,6 +49,7 @@ static const Op ops[] = {
     {"logsumexp", "grad", "grad lse X"},
     {"logsumexp", "jvp", "jvp lse X T"},
     {"logsumexp", "hvp", "jvp (grad lse) X T"},
+    {"logsumexp", "value_and_grad", "value_and_grad lse X"},
     {"rosenbrock", "primal", "rosen X"},
     {"rosenbrock", "grad", "grad rosen X"},
     {"rosenbrock", "jvp", "jvp rosen X T"},
@@ -57,6 +58,7 @@ static const Op ops[] = {
     {"mlp", "grad", "(grad mlp wrt w) W XS"},
     {"mlp", "jvp", "(jvp mlp wrt w) W XS DW"},
     {"mlp", "hvp", "(jvp (grad mlp wrt w) wrt w) W XS DW"},
+    {"mlp", "value_and_grad", "(value_and_grad mlp wrt w) W XS"},
     {"softmax", "primal", "sm X"},
     {"softmax", "jvp", "jvp sm X T"},
     {"softmax", "vjp", "vjp sm X T"},

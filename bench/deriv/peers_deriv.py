@@ -5,10 +5,12 @@ deriv_bench.c:
 
     peers_deriv.py --peer jax|torch [--reps 11]
 
-  jax    jax.jit of f, jax.grad(f), jax.jvp(f, ...), jax.vjp(f, x)[1](c) and
-         jax.jvp(jax.grad(f), ...) (the Hessian-vector product), float64,
+  jax    jax.jit of f, jax.grad(f), jax.jvp(f, ...), jax.vjp(f, x)[1](c),
+         jax.value_and_grad(f) and jax.jvp(jax.grad(f), ...) (the
+         Hessian-vector product), float64,
          results waited for with jax.block_until_ready;
-  torch  torch.func.grad, jvp, vjp and jvp(grad(f)) (float64, eager).
+  torch  torch.func.grad, jvp, vjp, grad_and_value and jvp(grad(f))
+         (float64, eager).
 Median of REPS calls after two warm-up calls. JSON lines on stdout:
   {"tool": P, "program": NAME, "op": OP, "ms": MS, "sum": S}   S = the sum of the result's reals
   {"tool": P, "version": V}                                     first
@@ -91,6 +93,8 @@ def ops_jax(x, t, w, dw, xs):
                  (name, "grad", jit(jax.grad(f)), (a,)),
                  (name, "jvp", jit(lambda p, d, f=f: jax.jvp(f, (p,), (d,))), (a, da)),
                  (name, "hvp", jit(lambda p, d, f=f: jax.jvp(jax.grad(f), (p,), (d,))), (a, da))]
+        if name != "rosenbrock":
+            rows += [(name, "value_and_grad", jit(jax.value_and_grad(f)), (a,))]
     rows += [("softmax", "primal", jit(sm), (X,)),
              ("softmax", "jvp", jit(lambda p, d: jax.jvp(sm, (p,), (d,))), (X, T)),
              ("softmax", "vjp", jit(lambda p, c: jax.vjp(sm, p)[1](c)[0]), (X, T))]
@@ -99,7 +103,7 @@ def ops_jax(x, t, w, dw, xs):
 
 def ops_torch(x, t, w, dw, xs):
     import torch
-    from torch.func import grad, jvp, vjp
+    from torch.func import grad, grad_and_value, jvp, vjp
     emit({"tool": "torch", "version": torch.__version__})
     X, T, W, DW, XS = (torch.tensor(a, dtype=torch.float64) for a in (x, t, w, dw, xs))
 
@@ -123,6 +127,8 @@ def ops_torch(x, t, w, dw, xs):
                  (name, "grad", grad(f), (a,)),
                  (name, "jvp", lambda p, d, f=f: jvp(f, (p,), (d,)), (a, da)),
                  (name, "hvp", lambda p, d, f=f: jvp(grad(f), (p,), (d,)), (a, da))]
+        if name != "rosenbrock":
+            rows += [(name, "value_and_grad", lambda p, f=f: grad_and_value(f)(p)[::-1], (a,))]
     rows += [("softmax", "primal", sm, (X,)),
              ("softmax", "jvp", lambda p, d: jvp(sm, (p,), (d,)), (X, T)),
              ("softmax", "vjp", lambda p, c: vjp(sm, p)[1](c)[0], (X, T))]

@@ -42,7 +42,7 @@ def main():
 
         def ratio(a, b):
             return "%.2f" % (ms[a] / ms[b]) if a in ms and b in ms and ms[b] > 0 else "-"
-        base = "grad" if op == "hvp" else "primal"
+        base = "grad" if op in ("hvp", "value_and_grad") else "primal"
         agree = []
         u = sums.get(("una", prog, op))
         for t in ("jax", "torch"):
