@@ -24,6 +24,13 @@ ifeq ($(SAN),1)
 B := build/asan
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
+# The sanitizer build with the collector's allocations as malloc blocks
+# (tests/gc_as_malloc.h), so that ASan sees overruns inside them.
+ifeq ($(HEAP),1)
+B := build/asan-heap
+CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+          -include $(CURDIR)/tests/gc_as_malloc.h
+endif
 # The bundle for the GPU machine (make gpu-bundle, DEVELOPERS.md), in
 # build/gpu: Boehm GC, readline (with tinfo) and Check (with subunit) linked
 # statically, so that the binaries need only glibc's libraries (libc, libm,
@@ -77,7 +84,7 @@ FAKE_NVRTC := $(B)/fake/libnvrtc.so
 FAKE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -shared -fPIC -pthread
 CHECK_GPU := $(B)/check_gpu
 
-.PHONY: all deps demo check test asan check-gpu check-gpu-host gpu-bundle bench-grad install uninstall clean
+.PHONY: all deps demo check test asan asan-heap check-gpu check-gpu-host gpu-bundle bench-grad install uninstall clean
 all: $(UNA)
 
 deps:
@@ -177,6 +184,12 @@ gpu-bundle: deps
 # The whole suite built and run with AddressSanitizer and UBSan.
 asan: deps
 	@$(MAKE) --no-print-directory SAN=1 check
+
+# The unit and script tests with AddressSanitizer and every allocation of
+# the collector a malloc block that is never freed (tests/gc_as_malloc.h):
+# overruns inside IR nodes, arrays and strings become ASan reports.
+asan-heap: deps
+	@ASAN_OPTIONS=detect_leaks=0 $(MAKE) --no-print-directory HEAP=1 check
 
 # The scaling benchmark of reverse mode (bench/grad_scale/README.md).
 $(B)/bench/grad_scale: bench/grad_scale/grad_scale.c bench/bench_util.h $(B)/libuna.a
