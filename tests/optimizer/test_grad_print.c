@@ -3,7 +3,8 @@
    for the paper's examples and a few hundred generated programs, the
    printed text is loaded back as a def and both are evaluated at random
    points. Also: the printed gradient has no lambda value and no
-   application left (lemma 5.3). */
+   application left (lemma 5.3). :jvp and :vjp print definitions that load
+   back and compute the same values as jvp and vjp. */
 #include <string.h>
 
 #include "../../frontend/ir/term_print.h"
@@ -75,12 +76,39 @@ START_TEST(generated_round_trip) {
 }
 END_TEST
 
+/* :jvp and :vjp print definitions that load back and compute what jvp
+   and vjp compute (the same bits). */
+static const char *const derived_examples[][3] = {
+    {"def f (v: [R]) = softmax v\n", ":jvp f", "jvp f [1, 2, 3] [1, 0, 0] ~ jvp_f [1, 2, 3] [1, 0, 0]"},
+    {"def f (v: [R]) = softmax v\n", ":vjp f", "vjp f [1, 2, 3] [1, 0, 0] ~ vjp_f [1, 2, 3] [1, 0, 0]"},
+    {"def f (x: R) (y: R) = x * x * y + sin y\n", ":jvp (grad f)", "jvp (grad f) 1 2 1 0 ~ jvp_grad_f 1 2 1 0"},
+    {"def f (x: [R]) : R = sum (map2 (a, b. 100 * (b - a * a) ^ 2 + (1 - a) ^ 2) (shift1R x) (shift1L x))\n",
+     ":jvp (grad f)", "jvp (grad f) [1, 2, 3] [1, 0, 1] ~ jvp_grad_f [1, 2, 3] [1, 0, 1]"},
+    {"def f (m: [[R]]) (x: [R]) = map (r. tanh (dot r x)) m\n", ":vjp f",
+     "vjp f [[1, 2], [3, 4]] [1, 1] [1, 2] ~ vjp_f [[1, 2], [3, 4]] [1, 1] [1, 2]"},
+};
+
+START_TEST(derived_round_trip) {
+  const char *const *ex = derived_examples[_i];
+  Session *s = tl_session_with(ex[0]);
+  TlRun g = tl_capture(s, ex[1], true);
+  ck_assert_msg(g.ok, "'%s' failed: %s", ex[1], g.err);
+  TlRun load = tl_capture(s, g.out, true);
+  ck_assert_msg(load.ok, "the printed definition does not load: %s\n%s", load.err, g.out);
+  const char *sep = strstr(ex[2], " ~ ");
+  char *want = tl_capture_merged(s, una_strndup(ex[2], (size_t)(sep - ex[2])), true);
+  char *got = tl_capture_merged(s, sep + 3, true);
+  ck_assert_msg(strcmp(want, got) == 0, "%s gives %s but the printed one gives %s\n%s", ex[2], want, got, g.out);
+}
+END_TEST
+
 Suite *suite_grad_print(void) {
   Suite *s = suite_create("grad_print");
   TCase *tc = tcase_create("grad_print");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, examples_round_trip, 0, (int)(sizeof examples / sizeof examples[0]));
   tcase_add_loop_test(tc, generated_round_trip, 0, 8);
+  tcase_add_loop_test(tc, derived_round_trip, 0, (int)(sizeof derived_examples / sizeof derived_examples[0]));
   suite_add_tcase(s, tc);
   return s;
 }
