@@ -315,19 +315,8 @@ static Dual fwd_map(Fwd *f, const Term *e) {
   if (idx) {
     t = fe_mk_map(s, fe_mk_lam(s, 1, &idx, body), iota_of(s, a[0].p));
   } else {
-    /* the arrays whose elements the tangent reads (at least one: the
-       length); they have equal lengths, which the value's map checked */
-    Sym **fv = NULL;
-    int nfv = fe_free_vars(body, &fv), kept = 0;
-    for (int i = 0; i < np; i++) {
-      bool read = false;
-      for (int j = 0; j < nfv && !read; j++) read = fv[j] == params[i];
-      if (read || (kept == 0 && i == np - 1)) {
-        params[kept] = params[i];
-        arrays[kept++] = arrays[i];
-      }
-    }
-    np = kept;
+    /* checked by construction: the arrays have the lengths the value's map
+       checked (so the optimizer drops those the tangent does not read) */
     Term *margs[4] = {fe_mk_lam(s, np, params, body), arrays[0], arrays[1], arrays[2]};
     Prim mp = np == 1 ? PRIM_MAP : np == 2 ? PRIM_MAP2 : PRIM_MAP3;
     t = prim(s, mp, np + 1, margs);

@@ -808,10 +808,33 @@ static NOINLINE Term *check_name(Ck *c, const Term *t) {
   UNREACHABLE();
 }
 
+/* `value_and_grad F args` written as an application of the name (not a
+   keyword: a script may bind it, and then it is that binding): the
+   derivative operator, as a GRADREF. NULL when t is not one. */
+static Term *as_value_and_grad(Ck *c, const Term *t) {
+  if (t->kind != T_APPLY || strcmp(t->str, "value_and_grad") != 0 || resolve(c, t->str).kind != RES_NONE)
+    return NULL;
+  const Term *fn = t->kids[0];
+  Term *g = fe_term_new(T_GRADREF, t->span, NULL);
+  g->index = DOP_VALUE_AND_GRAD;
+  if (fn->kind == T_NAME) {
+    g->str = fn->str;
+    g->str_span = fn->span;
+  } else if (fn->kind == T_LAM || (fn->kind == T_GRADREF && fn->nkids == 0)) {
+    g->fn = (Term *)fn;
+  } else {
+    fe_error(fn->span, "value_and_grad needs a function: a name, a lambda (x. e) or a derivative such as (grad f)");
+  }
+  fe_term_set_kids(g, t->nkids - 1, t->kids + 1);
+  return g;
+}
+
 static NOINLINE Term *check_apply(Ck *c, const Term *t) {
   const char *f = t->str;
   int n = t->nkids;
   Res r = resolve(c, f);
+  Term *vag = as_value_and_grad(c, t);
+  if (vag) return check_grad(c, vag, false, NULL);
   switch (r.kind) {
   case RES_LOCAL:
   case RES_GLOBAL:
@@ -1139,6 +1162,8 @@ const Type *fe_check_type_of(Env *env, const Term *e) {
       return fe_ty_fun(fe_prims[r.prim].arity, pt, fe_ty_real());
     }
   }
+  Term *vag = as_value_and_grad(&c, e);
+  if (vag) e = vag;
   if (e->kind == T_GRADREF && e->nkids == 0) {
     const Type *ft = NULL;
     check_grad(&c, e, true, &ft);

@@ -15,8 +15,10 @@ static const struct {
     {"then", TK_THEN}, {"else", TK_ELSE}, {"true", TK_TRUE},     {"false", TK_FALSE},
     {"grad", TK_GRAD}, {"wrt", TK_WRT},   {"loop", TK_LOOP},     {"for", TK_FOR},
     {"while", TK_WHILE}, {"do", TK_DO},
-    /* the derivative operators: one token, told apart by its text */
-    {"vjp", TK_GRAD}, {"jvp", TK_GRAD}, {"value_and_grad", TK_GRAD},
+    /* the derivative operators: one token, told apart by its text
+       (value_and_grad is a name: the checker takes it as the operator
+       where the script binds no such name, parser.c and check.c) */
+    {"vjp", TK_GRAD}, {"jvp", TK_GRAD},
 };
 
 bool fe_tok_can_end(FeTokKind k) {

@@ -289,6 +289,13 @@ static int section_prim(const Parser *p) {
          | '(' expr (',' expr)* ')'                               parens, tuple
          | '[' (expr (',' expr)*)? ']'                            array */
 static Term *parse_deriv_head(Parser *p);
+
+/* Whether k is a derivative operator: a grad, vjp or jvp token, or the
+   name value_and_grad (which the checker takes as the operator where the
+   script binds no such name; with wrt after it, it can only be that). */
+static bool is_deriv_op(const FeToken *k) {
+  return k->kind == TK_GRAD || (k->kind == TK_NAME && strcmp(k->text, "value_and_grad") == 0);
+}
 static void parse_args(Parser *p, Term *head);
 
 static Term *parse_atom(Parser *p) {
@@ -363,7 +370,7 @@ static Term *parse_atom(Parser *p) {
       if (any) e->pats = pats;
       return e;
     }
-    if (ahead(p, 1)->kind == TK_GRAD) { /* (OP F wrt x ...); else a parenthesized expression */
+    if (is_deriv_op(ahead(p, 1))) { /* (OP F wrt x ...); else a parenthesized expression */
       int saved = p->pos;
       next(p);
       Term *e = parse_deriv_head(p);
@@ -548,7 +555,7 @@ static Term *parse_app(Parser *p) {
     parse_args(p, e);
     return e;
   }
-  if (t->kind == TK_LPAREN && ahead(p, 1)->kind == TK_GRAD) {
+  if (t->kind == TK_LPAREN && is_deriv_op(ahead(p, 1))) {
     Term *g = parse_postfix(p);
     if (g->kind == T_GRADREF && g->nkids == 0) parse_args(p, g);
     return g;

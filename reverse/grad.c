@@ -47,41 +47,6 @@ static void cache_add(const Def *f, const int *wrt, int nwrt, RevPath path, Def 
   cache[h] = e;
 }
 
-/* ---- nested gradients ---- */
-
-typedef struct {
-  const Def **seen;
-  int n, cap;
-} Visited;
-
-static bool visit(Visited *v, const Def *d) {
-  for (int i = 0; i < v->n; i++)
-    if (v->seen[i] == d) return false;
-  if (v->n == v->cap) {
-    v->cap = v->cap ? v->cap * 2 : 16;
-    const Def **a = NEW_ARRAY(const Def *, v->cap);
-    if (v->n) memcpy(a, v->seen, sizeof(Def *) * (size_t)v->n);
-    v->seen = a;
-  }
-  v->seen[v->n++] = d;
-  return true;
-}
-
-/* Raises at a derivative operator left in t or in the bodies of the
-   functions it calls: deriv_expand replaces them by calls of their
-   (optimized) derived functions first. */
-static void no_nested_grad(const Term *t, Visited *v) {
-  while (t) {
-    fe_stack_check(t->span);
-    if (t->kind == T_GRAD)
-      fe_error(t->span, "internal: a derivative operator was not expanded before differentiating");
-    if (t->kind == T_CALL && visit(v, t->def)) no_nested_grad(t->def->body, v);
-    if (t->nkids == 0) return;
-    for (int i = 0; i + 1 < t->nkids; i++) no_nested_grad(t->kids[i], v);
-    t = t->kids[t->nkids - 1];
-  }
-}
-
 /* ---- parameter types ---- */
 
 static bool has_kind(const Type *t, TypeKind k) {
@@ -112,9 +77,6 @@ Term *rev_nabla(Sym **ctx, int n, const Term *body, RevPath path) {
 /* The inlined f, checked for what grad supports; *ctx gets its non-B
    parameters and wrt_ctx the positions of wrt in ctx. */
 static Def *prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nctx, int **wrt_ctx) {
-  Visited v = {0};
-  visit(&v, f);
-  no_nested_grad(f->body, &v);
   bool *named = NEW_ARRAY(bool, f->nparams > 0 ? f->nparams : 1);
   for (int k = 0; k < nwrt; k++) {
     ASSERT(wrt[k] >= 0 && wrt[k] < f->nparams);

@@ -5,8 +5,8 @@
 
 #include "reverse.h"
 
-/* f inlined (fe_inline) and checked for what grad supports (nested grads,
-   parameter types, rev_check_supported), raising a located FeError
+/* f inlined (fe_inline) and checked for what grad supports (parameter
+   types, rev_check_supported), raising a located FeError
    otherwise. *ctx gets its non-B parameters (*nctx of them) and
    (*wrt_ctx)[k] the position of parameter wrt[k] in *ctx. */
 Def *rev_prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nctx, int **wrt_ctx);

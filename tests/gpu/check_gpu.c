@@ -306,8 +306,26 @@ static const char *const grad_programs[] = {
     "def f (v: [R]) : R = let h = reduce_by_index (replicate 3 0) (+) 0 (map (i. i - 3 * floor (i / 3)) (iota (length v))) v in dot h h",
 };
 
+/* The worst relative difference between the device and the CPU for d at
+   random points (arrays of 20, 64 and 1000 elements, 64 at most when d
+   launches per element), drawn from seed; prints a row for what. */
+static void on_device(const Def *d, uint64_t seed, const char *what) {
+  static const size_t lengths[] = {20, 64, 1000};
+  bool nest = nested(d->body, false);
+  double worst = 0, cms = 0, gms = 0;
+  for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+    size_t n = lengths[li];
+    if (nest && n > 64) continue; /* a matrix of n x n, or a launch per element */
+    GenRng rng = gen_rng(seed + (uint64_t)li);
+    Value *args = NEW_ARRAY(Value, d->nparams + 1);
+    for (int i = 0; i < d->nparams; i++) args[i] = gc_random_value(&rng, d->params[i]->type, n, 0.5, 1.5);
+    worst = fmax(worst, compare(d, args, d->nparams, una_sprintf("%s at length %zu", what, n), &cms, &gms));
+  }
+  printf("%-45.45s %10.2g %10.2f %10.2f\n", what, worst, cms, gms);
+  fflush(stdout);
+}
+
 START_TEST(gradients) {
-  static const size_t glengths[] = {20, 64, 1000};
   OptOptions o = {0};
   o.enabled = true;
   o.check_passes = true;
@@ -318,18 +336,7 @@ START_TEST(gradients) {
     int *wrt = NEW_ARRAY(int, p->f->nparams + 1);
     int nwrt = gc_wrt(p, NULL, wrt);
     Def *g = opt_optimize_program(rev_grad(p->f, wrt, nwrt, REV_UNF), &o);
-    bool nest = nested(g->body, false);
-    double worst = 0, cms = 0, gms = 0;
-    for (size_t li = 0; li < sizeof glengths / sizeof glengths[0]; li++) {
-      size_t n = glengths[li];
-      if (nest && n > 64) continue; /* a matrix of n x n, or a launch per element */
-      GenRng rng = gen_rng(3000 + (uint64_t)li);
-      Value *args = NEW_ARRAY(Value, p->f->nparams + 1);
-      for (int i = 0; i < p->f->nparams; i++) args[i] = gc_random_value(&rng, p->f->params[i]->type, n, 0.5, 1.5);
-      worst = fmax(worst, compare(g, args, p->f->nparams, una_sprintf("%s at length %zu", grad_programs[pi], n), &cms, &gms));
-    }
-    printf("grad %-40.40s %10.2g %10.2f %10.2f\n", grad_programs[pi] + 4, worst, cms, gms);
-    fflush(stdout);
+    on_device(g, 3000, una_sprintf("grad %s", grad_programs[pi] + 4));
   }
 }
 END_TEST
@@ -353,7 +360,6 @@ static const struct {
 };
 
 START_TEST(derivatives) {
-  static const size_t lengths[] = {20, 64, 1000};
   OptOptions o = {0};
   o.enabled = true;
   o.check_passes = true;
@@ -367,20 +373,7 @@ START_TEST(derivatives) {
     int *wrt = NEW_ARRAY(int, f->nparams + 1);
     int nwrt = gc_wrt(p, NULL, wrt);
     Def *d = opt_optimize_program(deriv_function(f, deriv_programs[pi].op, wrt, nwrt, &ro), &o);
-    bool nest = nested(d->body, false);
-    double worst = 0, cms = 0, gms = 0;
-    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-      size_t n = lengths[li];
-      if (nest && n > 64) continue;
-      GenRng rng = gen_rng(4000 + (uint64_t)li);
-      Value *args = NEW_ARRAY(Value, d->nparams + 1);
-      for (int i = 0; i < d->nparams; i++) args[i] = gc_random_value(&rng, d->params[i]->type, n, 0.5, 1.5);
-      worst = fmax(worst, compare(d, args, d->nparams, una_sprintf("%s of %s at length %zu",
-                                                                    fe_deriv_op_names[deriv_programs[pi].op], text, n),
-                                  &cms, &gms));
-    }
-    printf("%s %-40.40s %10.2g %10.2f %10.2f\n", fe_deriv_op_names[deriv_programs[pi].op], text + 4, worst, cms, gms);
-    fflush(stdout);
+    on_device(d, 4000, una_sprintf("%s of %s", fe_deriv_op_names[deriv_programs[pi].op], text + 4));
   }
 }
 END_TEST
