@@ -4,7 +4,6 @@
 #include "../forward/jvp.h"
 #include "../frontend/inline.h"
 #include "../frontend/ir/build.h"
-#include "../reverse/jt_util.h"
 #include "../reverse/reverse.h"
 
 /* True when t contains a T_GRAD node. */
@@ -59,29 +58,9 @@ static Term *call(Span s, Def *f, Term **args) {
   return c;
 }
 
-/* vjp_NAME (params, c) = ∇ of ⟨c, f params⟩ with respect to wrt: one
-   reverse pass, the cotangent c a constant. */
-static Def *vjp_def(const Def *f, const int *wrt, int nwrt) {
-  Span s = f->span;
-  Sym **ps = NEW_ARRAY(Sym *, f->nparams + 1);
-  for (int i = 0; i < f->nparams; i++) ps[i] = fe_mk_sym(f->params[i]->name, f->params[i]->type, s);
-  Sym *c = fe_mk_sym("c", f->ret, s);
-  ps[f->nparams] = c;
-  Term **args = NEW_ARRAY(Term *, f->nparams + 1);
-  for (int i = 0; i < f->nparams; i++) args[i] = fe_mk_var(s, ps[i]);
-  Term *body = rev_jt_inner(s, fe_mk_var(s, c), call(s, (Def *)f, args));
-  Def *inner = fe_mk_def(una_sprintf("%s_dot", f->name), s, f->nparams + 1, ps, body);
-  inner->ret = body->type;
-  Def *g = rev_grad(inner, wrt, nwrt, REV_UNF);
-  Def *r = NEW(Def);
-  *r = *g;
-  r->name = una_sprintf("vjp_%s", f->name);
-  return r;
-}
-
 /* value_and_grad_NAME (params) = (f params, grad_f params): after
    inlining, one forward pass computes both (CSE shares it). */
-static Def *value_and_grad_def(const Def *f, Def *g) {
+static Def *value_and_grad_def(const Def *f, const int *wrt, int nwrt, Def *g) {
   Span s = f->span;
   Sym **ps = NEW_ARRAY(Sym *, f->nparams > 0 ? f->nparams : 1);
   Term **a = NEW_ARRAY(Term *, f->nparams + 1), **b = NEW_ARRAY(Term *, f->nparams + 1);
@@ -92,7 +71,7 @@ static Def *value_and_grad_def(const Def *f, Def *g) {
   }
   Term *items[2] = {call(s, (Def *)f, a), call(s, g, b)};
   Term *body = fe_mk_tuple(s, 2, items);
-  Def *d = fe_mk_def(una_sprintf("value_and_grad_%s", f->name), s, f->nparams, ps, body);
+  Def *d = fe_mk_def(rev_derived_name("value_and_grad", f, wrt, nwrt), s, f->nparams, ps, body);
   d->ret = body->type;
   return d;
 }
@@ -109,14 +88,16 @@ Def *deriv_function(const Def *f0, DerivOp op, const int *wrt, int nwrt, const D
   Def *r = NULL;
   switch (op) {
   case DOP_GRAD: r = rev_grad(f, wrt, nwrt, REV_UNF); break;
-  case DOP_VJP: r = vjp_def(f, wrt, nwrt); break;
+  case DOP_VJP: r = rev_vjp(f, wrt, nwrt, REV_UNF); break;
   case DOP_JVP: r = fwd_jvp_def(f, wrt, nwrt); break;
   case DOP_VALUE_AND_GRAD: {
     Def *g = o->run(rev_grad(f, wrt, nwrt, REV_UNF), o->ud);
-    r = fe_inline(value_and_grad_def(f, g)); /* one body: CSE shares the forward pass */
+    /* one body: CSE shares the forward pass */
+    r = fe_inline_some(value_and_grad_def(f, wrt, nwrt, g), rev_inline_policy());
     break;
   }
   }
+  r->derived = true;
   r = o->run(r, o->ud);
   derived_add(f, op, wrt, nwrt, r);
   return r;

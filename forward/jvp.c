@@ -28,6 +28,7 @@
 #include "../frontend/ir/ptrmap.h"
 #include "../frontend/ir/subst.h"
 #include "../reverse/partials.h"
+#include "../reverse/reverse.h"
 
 typedef struct Bind {
   Sym *x;    /* let x = rhs, or */
@@ -243,6 +244,32 @@ static Dual fwd_tuple(Fwd *f, const Term *e) {
   for (int i = 0; i < n; i++) ts[i] = tan_or_zero(f, s, d[i]);
   return (Dual){p, emit(f, s, "dv", e->kind == T_TUPLE ? fe_mk_tuple(s, n, ts)
                                                       : fe_term_kids(s, T_ARRAY, e->type, n, ts))};
+}
+
+/* A call that the inlining kept (reverse.h's rev_inline_policy): g's own
+   jvp, with respect to the arguments that have a tangent, derived once
+   and called; it returns (value, tangent). */
+static Dual fwd_call(Fwd *f, const Term *e) {
+  Span s = e->span;
+  int n = e->nkids;
+  Dual *d = NEW_ARRAY(Dual, n > 0 ? n : 1);
+  int *wrt = NEW_ARRAY(int, n > 0 ? n : 1), nwrt = 0;
+  for (int i = 0; i < n; i++) {
+    d[i] = fwd(f, e->kids[i]);
+    if (d[i].t) wrt[nwrt++] = i;
+  }
+  if (nwrt == 0) return konst(f, e);
+  Def *j = fwd_jvp_def(e->def, wrt, nwrt);
+  Term **args = NEW_ARRAY(Term *, n + nwrt);
+  for (int i = 0; i < n; i++) args[i] = d[i].p;
+  for (int k = 0; k < nwrt; k++) args[n + k] = d[wrt[k]].t;
+  Term *c = fe_term_kids(s, T_CALL, j->ret, n + nwrt, args);
+  c->def = j;
+  Sym **xs = NEW_ARRAY(Sym *, 2);
+  xs[0] = fe_mk_sym("v", e->type, s);
+  xs[1] = fe_mk_sym("dv", e->type, s);
+  bind_tuple(f, 2, xs, c);
+  return (Dual){fe_mk_var(s, xs[0]), fe_mk_var(s, xs[1])};
 }
 
 static Dual fwd_proj(Fwd *f, const Term *e) {
@@ -529,7 +556,6 @@ static Dual fwd(Fwd *f, const Term *e) {
   case T_BOOL:
   case T_STR:
   case T_GLOBAL: return (Dual){(Term *)e, NULL};
-  case T_CALL:
   case T_GRAD:
   case T_APP:
   case T_LAM: fe_error(e->span, "jvp: internal: %s in a source term", fe_term_kind_names[e->kind]);
@@ -541,6 +567,7 @@ static Dual fwd(Fwd *f, const Term *e) {
   case T_TUPLE:
   case T_ARRAY: return fwd_tuple(f, e);
   case T_PROJ: return fwd_proj(f, e);
+  case T_CALL: return fwd_call(f, e);
   case T_PRIM: break;
   default: fe_error(e->span, "jvp: internal: no tangent rule for %s", fe_term_kind_names[e->kind]);
   }
@@ -566,8 +593,21 @@ Term *fwd_jvp(Sym **params, Sym **tangents, int n, const Term *body) {
   return fe_copy(close_scope(s, &top, fe_mk_tuple(s, 2, items)));
 }
 
+/* The jvp Defs built so far, by (f, wrt): a static list, a root for the
+   collector. */
+typedef struct Built {
+  const Def *f;
+  int *wrt, nwrt;
+  Def *d;
+  struct Built *next;
+} Built;
+
+static Built *built;
+
 Def *fwd_jvp_def(const Def *f, const int *wrt, int nwrt) {
-  Def *inl = fe_inline(f);
+  for (Built *b = built; b; b = b->next)
+    if (b->f == f && b->nwrt == nwrt && memcmp(b->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0) return b->d;
+  Def *inl = fe_inline_some(f, rev_inline_policy());
   int n = inl->nparams;
   Sym **params = NEW_ARRAY(Sym *, n + nwrt + 1);
   Sym **tangents = NEW_ARRAY(Sym *, n + 1);
@@ -582,6 +622,11 @@ Def *fwd_jvp_def(const Def *f, const int *wrt, int nwrt) {
     params[n + k] = t;
   }
   Term *body = fwd_jvp(inl->params, tangents, n, inl->body);
-  Def *d = fe_mk_def(una_sprintf("jvp_%s", f->name), f->span, n + nwrt, params, body);
+  Def *d = fe_mk_def(rev_derived_name("jvp", f, wrt, nwrt), f->span, n + nwrt, params, body);
+  d->derived = true;
+  Built *b = NEW(Built);
+  *b = (Built){f, NEW_ARRAY(int, nwrt > 0 ? nwrt : 1), nwrt, d, built};
+  memcpy(b->wrt, wrt, sizeof(int) * (size_t)nwrt);
+  built = b;
   return d;
 }

@@ -12,7 +12,7 @@
 #include "../frontend/ir/term.h"
 
 /* The pair (body, its tangent) for a checked term body whose calls are
-   inlined: tangents[i] is the tangent of params[i] (a Sym of the same
+   inlined or kept as fwd_jvp_def does: tangents[i] is the tangent of params[i] (a Sym of the same
    type, ground), NULL for a constant. The result has type (T, T) for
    body : T; T must have reals. Raises a located FeError for what has no
    tangent yet (tuples mixing booleans and numbers that depend on a
@@ -20,10 +20,13 @@
    derivative of trigamma). */
 Term *fwd_jvp(Sym **params, Sym **tangents, int n, const Term *body);
 
-/* jvp_NAME: f's parameters followed by the tangents of the parameters
+/* jvp_NAME (jvp_NAME_wrt_P.. when wrt is not all of f's parameters
+   with reals): f's parameters followed by the tangents of the parameters
    wrt[0..nwrt) (in that order, each of its parameter's type), returning
    (f args, the tangent of the result). f must hold no derivative
-   operator (reverse.h's deriv_expand expands them first). */
+   operator (reverse.h's deriv_expand expands them first). The calls of
+   large functions stay calls (reverse.h's rev_inline_policy), of their
+   own jvp. Built once per (f, wrt). */
 Def *fwd_jvp_def(const Def *f, const int *wrt, int nwrt);
 
 #endif

@@ -15,11 +15,14 @@
 #include "ir/build.h"
 #include "ir/subst.h"
 
-/* Def* -> expanded body, open addressing. */
+/* Def* -> expanded body and inlined size, open addressing; with the
+   policy of the inlining. */
 typedef struct Memo {
   const Def **keys;
   Term **vals;
+  long *sizes; /* -1: not yet computed */
   size_t cap, n;
+  const FeInlinePolicy *policy; /* NULL: inline every call */
 } Memo;
 
 static size_t memo_slot(const Memo *m, const Def *d) {
@@ -28,42 +31,84 @@ static size_t memo_slot(const Memo *m, const Def *d) {
   return i;
 }
 
-static Term *memo_get(const Memo *m, const Def *d) {
-  if (!m->cap) return NULL;
-  size_t i = memo_slot(m, d);
-  return m->keys[i] ? m->vals[i] : NULL;
-}
-
-static void memo_put(Memo *m, const Def *d, Term *body) {
+/* The slot of d, added (body NULL, size -1) when absent. */
+static size_t memo_entry(Memo *m, const Def *d) {
   if ((m->n + 1) * 2 > m->cap) {
-    Memo g = {NULL, NULL, m->cap ? m->cap * 2 : 16, 0};
+    Memo g = *m;
+    g.cap = m->cap ? m->cap * 2 : 16;
+    g.n = m->n;
     g.keys = NEW_ARRAY(const Def *, g.cap);
     g.vals = NEW_ARRAY(Term *, g.cap);
+    g.sizes = NEW_ARRAY(long, g.cap);
     for (size_t i = 0; i < m->cap; i++)
       if (m->keys[i]) {
         size_t j = memo_slot(&g, m->keys[i]);
         g.keys[j] = m->keys[i];
         g.vals[j] = m->vals[i];
+        g.sizes[j] = m->sizes[i];
       }
-    g.n = m->n;
     *m = g;
   }
   size_t i = memo_slot(m, d);
-  if (!m->keys[i]) m->n++;
-  m->keys[i] = d;
-  m->vals[i] = body;
+  if (!m->keys[i]) {
+    m->n++;
+    m->keys[i] = d;
+    m->vals[i] = NULL;
+    m->sizes[i] = -1;
+  }
+  return i;
+}
+
+/* ---- the policy: which calls stay calls ---- */
+
+static bool keeps(Memo *m, const Def *d);
+
+/* The node count of t with the calls that are inlined counted as their
+   callees' inlined bodies, saturating at cap (no need to count further). */
+static long inlined_size(Memo *m, const Term *t, long cap) {
+  long n = 0;
+  while (t && n <= cap) {
+    fe_stack_check(t->span);
+    n++;
+    if (t->kind == T_CALL && !keeps(m, t->def)) {
+      size_t i = memo_entry(m, t->def);
+      n += m->sizes[i];
+    }
+    if (t->nkids == 0) break;
+    for (int i = 0; i + 1 < t->nkids && n <= cap; i++) n += inlined_size(m, t->kids[i], cap - n);
+    t = t->kids[t->nkids - 1];
+  }
+  return n;
+}
+
+/* Whether calls of d stay calls: the policy allows it and d's body,
+   inlined, is over the limit. Sizes are memoized per Def, so deciding is
+   linear in the number of Defs and their own sizes (not in the size of
+   the inlined program, which may be exponential). */
+static bool keeps(Memo *m, const Def *d) {
+  const FeInlinePolicy *p = m->policy;
+  if (!p) return false;
+  size_t i = memo_entry(m, d);
+  if (m->sizes[i] < 0) {
+    long n = inlined_size(m, d->body, p->limit + 1);
+    i = memo_entry(m, d); /* the table may have grown */
+    m->sizes[i] = n;
+  }
+  return m->sizes[i] > p->limit && (!p->can_keep || p->can_keep(d, p->ud));
 }
 
 static Term *expand(Memo *m, Term *t);
+static Term *rebuild(Term *t, Term **ks);
 
 /* The expanded body of d, computed on first use. */
 static Term *callee_body(Memo *m, const Def *d) {
-  Term *b = memo_get(m, d);
-  if (!b) {
-    b = expand(m, d->body);
-    memo_put(m, d, b);
+  size_t i = memo_entry(m, d);
+  if (!m->vals[i]) {
+    Term *b = expand(m, d->body);
+    i = memo_entry(m, d); /* the table may have grown */
+    m->vals[i] = b;
   }
-  return b;
+  return m->vals[i];
 }
 
 /* let p1 = a1 in ... let pn = an in B_f, for the call t (args expanded). */
@@ -72,6 +117,7 @@ static Term *expand_call(Memo *m, Term *t) {
   ASSERT(d && d->nparams == t->nkids);
   Term **args = NEW_ARRAY(Term *, t->nkids > 0 ? t->nkids : 1);
   for (int i = 0; i < t->nkids; i++) args[i] = expand(m, t->kids[i]);
+  if (keeps(m, d)) return rebuild(t, args);
   Term *body = callee_body(m, d);
   ASSERT(fe_type_eq(body->type, t->type));
   for (int i = t->nkids - 1; i >= 0; i--) body = fe_mk_let(t->span, d->params[i], args[i], body);
@@ -124,8 +170,11 @@ static Term *expand(Memo *m, Term *t) {
   return rebuild(t, ks);
 }
 
-Def *fe_inline(const Def *d) {
-  Memo m = {NULL, NULL, 0, 0};
+Def *fe_inline(const Def *d) { return fe_inline_some(d, NULL); }
+
+Def *fe_inline_some(const Def *d, const FeInlinePolicy *p) {
+  Memo m = {0};
+  m.policy = p;
   Term *body = fe_copy(expand(&m, d->body));
   Def *r = fe_mk_def(d->name, d->span, d->nparams, d->params, body);
   r->ret = d->ret;

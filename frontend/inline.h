@@ -14,4 +14,19 @@
    arguments are inlined). Linear in the size of the result. */
 Def *fe_inline(const Def *d);
 
+/* Which calls fe_inline_some keeps: the calls of a Def whose body, with
+   the calls inside it that are inlined, has more than `limit` nodes, and
+   for which can_keep (when not NULL) says yes. */
+typedef struct FeInlinePolicy {
+  long limit;
+  bool (*can_keep)(const Def *callee, void *ud);
+  void *ud;
+} FeInlinePolicy;
+
+/* fe_inline, keeping the calls that p says to keep (with their arguments
+   inlined). Deciding is linear in the Defs' own sizes, so a program whose
+   full inlining would be exponential (each function calling the previous
+   one twice) stays linear. p NULL: every call is inlined. */
+Def *fe_inline_some(const Def *d, const FeInlinePolicy *p);
+
 #endif

@@ -3,8 +3,10 @@
    with e' equal to e up to renaming of bound variables, and x in scope
    (x's let encloses y's, possibly through lambda bodies), y's right-hand
    side becomes x (forward substitution then removes y). Only pure
-   right-hand sides are shared: no load, save, calls, gradients,
-   applications or closures; an rhs that may raise is fine (the second
+   right-hand sides are shared: no load, save, calls of functions that
+   do either, gradients, applications or closures (a call of a function
+   without them is shared like a builtin: the language has no other
+   effects); an rhs that may raise is fine (the second
    evaluation would raise where the first already did). Variables and
    literals are left to forward substitution. Operands are not reordered
    (x1 * x2 and x2 * x1 stay distinct). */
@@ -65,6 +67,7 @@ static unsigned long hash_in(const Term *t, HashScope *sc) {
     }
     case T_BOOL: h = mix(h, t->b); break;
     case T_PRIM: h = mix(h, (unsigned long)t->prim); break;
+    case T_CALL: h = mix(h, (unsigned long)(size_t)t->def); break;
     case T_PROJ: h = mix(h, (unsigned long)t->index); break;
     case T_VAR: {
       int i = sc->n - 1;
@@ -140,6 +143,9 @@ static bool alpha_eq(const Term *a, const Term *b, Pairs *p) {
   case T_PRIM:
     if (a->prim != b->prim) return false;
     break;
+  case T_CALL:
+    if (a->def != b->def) return false;
+    break;
   case T_PROJ:
     if (a->index != b->index) return false;
     break;
@@ -161,7 +167,7 @@ static bool alpha_eq(const Term *a, const Term *b, Pairs *p) {
   case T_TUPLE:
   case T_IF:
   case T_ARRAY: break;
-  default: return false; /* CALL, GRAD, APP: not shared */
+  default: return false; /* GRAD, APP: not shared */
   }
   for (int i = 0; i < a->nkids; i++)
     if (!alpha_eq(a->kids[i], b->kids[i], p)) return false;
@@ -175,13 +181,15 @@ bool opt_alpha_eq(const Term *a, const Term *b) {
   return alpha_eq(a, b, &p);
 }
 
-/* True when t calls nothing impure (load, save, calls, gradients,
-   applications), anywhere inside. */
+/* True when t calls nothing impure (load, save, calls of functions that
+   do, gradients, applications), anywhere inside. */
 static bool pure(const Term *t) {
   fe_stack_check(t->span);
   for (;;) {
     switch (t->kind) {
     case T_CALL:
+      if (opt_def_io(t->def)) return false;
+      break;
     case T_GRAD:
     case T_APP: return false;
     case T_PRIM:
@@ -233,14 +241,108 @@ static void pop_to(Cse *c, long n) {
 
 static Term *walk(Cse *c, const Term *t);
 
+/* ---- calls inside expressions ----
+
+   A call is often an operand rather than a let's right-hand side
+   (`a x + a x`). Such calls are named: in one statement (a let's
+   right-hand side, a chain's tail, a branch or a lambda body), a call
+   that repeats one of the statement or one already bound in scope is
+   bound by a let before the statement, when evaluating it earlier
+   changes nothing: it cannot raise, has no effect, and is evaluated
+   whenever the statement is (not under a branch, a lambda or the right
+   operand of && or ||). Calls that occur once stay where they are. */
+
+static bool nameable(const Term *t) {
+  return t->kind == T_CALL && t->type->kind != TY_FUN && !opt_def_io(t->def) && !opt_may_raise(t);
+}
+
+/* The kids of t that are evaluated whenever t is: kids[0..*n). */
+static int strict_kids(const Term *t) {
+  switch (t->kind) {
+  case T_LAM:
+  case T_LET:
+  case T_LETTUP: return 0;
+  case T_IF: return 1;
+  case T_PRIM: return fe_prims[t->prim].cls == P_LOGIC ? 1 : t->nkids;
+  default: return t->nkids;
+  }
+}
+
+typedef struct Counts {
+  unsigned long *h;
+  long n, cap;
+} Counts;
+
+static void count_calls(Counts *k, const Term *t) {
+  fe_stack_check(t->span);
+  int n = strict_kids(t);
+  for (int i = 0; i < n; i++)
+    if (t->kids[i]->kind != T_LAM) count_calls(k, t->kids[i]);
+  if (!nameable(t)) return;
+  if (k->n == k->cap) {
+    k->cap = k->cap ? 2 * k->cap : 16;
+    unsigned long *v = NEW_ARRAY(unsigned long, k->cap);
+    if (k->n) memcpy(v, k->h, sizeof *v * (size_t)k->n);
+    k->h = v;
+  }
+  k->h[k->n++] = hash_term(t);
+}
+
+static bool repeats(const Counts *k, unsigned long h) {
+  int seen = 0;
+  for (long i = 0; i < k->n && seen < 2; i++) seen += k->h[i] == h;
+  return seen >= 2;
+}
+
+/* t with its repeated calls named (their lets appended to b); root: t is
+   the statement itself (a call there is bound by the caller). */
+static Term *name_calls(Cse *c, const Counts *k, OptBinds *b, Term *t, bool root) {
+  fe_stack_check(t->span);
+  int n = strict_kids(t);
+  Term **kids = NULL;
+  for (int i = 0; i < n; i++) {
+    if (t->kids[i]->kind == T_LAM) continue;
+    Term *u = name_calls(c, k, b, t->kids[i], false);
+    if (u != t->kids[i] && !kids) {
+      kids = NEW_ARRAY(Term *, t->nkids);
+      memcpy(kids, t->kids, sizeof(Term *) * (size_t)t->nkids);
+    }
+    if (kids) kids[i] = u;
+  }
+  if (kids) t = opt_with_kids(t, kids);
+  if (root || !nameable(t)) return t;
+  unsigned long h = hash_term(t);
+  Term *hit = find(c, h, t);
+  if (hit) return hit;
+  if (!repeats(k, h)) return t;
+  Sym *x = fe_mk_sym(t->def->name, t->type, t->span);
+  opt_binds_let(b, t->span, x, t);
+  add(c, h, t, x);
+  return fe_mk_var(t->span, x);
+}
+
+/* A statement's term after walking it: its repeated calls named (lets
+   appended to b, *named set when there is one). */
+static Term *statement(Cse *c, OptBinds *b, Term *t, bool *named) {
+  Counts k = {0};
+  count_calls(&k, t);
+  if (k.n == 0) return t;
+  long before = b->n;
+  t = name_calls(c, &k, b, t, true);
+  if (b->n != before) *named = true;
+  return t;
+}
+
+/* A let chain (maybe of no let: any statement). */
 static Term *walk_chain(Cse *c, const Term *t) {
   long saved = c->n;
   OptBinds b = {0};
   const Term **nodes = NULL;
   long cap = 0;
+  bool named = false;
   const Term *cur = t;
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
-    Term *rhs = walk(c, cur->kids[0]);
+    Term *rhs = statement(c, &b, walk(c, cur->kids[0]), &named);
     if (cur->kind == T_LET && shareable(rhs)) {
       unsigned long h = hash_term(rhs);
       Term *hit = find(c, h, rhs);
@@ -249,18 +351,20 @@ static Term *walk_chain(Cse *c, const Term *t) {
       else
         add(c, h, rhs, cur->sym);
     }
-    if (b.n == cap) {
-      cap = cap ? 2 * cap : 16;
+    if (b.n >= cap) { /* named calls may have added bindings */
+      long old = cap;
+      while (cap <= b.n) cap = cap ? 2 * cap : 16;
       const Term **nn = NEW_ARRAY(const Term *, cap);
-      if (b.n) memcpy(nn, nodes, sizeof(Term *) * (size_t)b.n);
+      if (old) memcpy(nn, nodes, sizeof(Term *) * (size_t)old);
       nodes = nn;
     }
     nodes[b.n] = cur;
     opt_binds_node(&b, cur, rhs);
     cur = cur->kids[1];
   }
-  Term *body = walk(c, cur);
+  Term *body = statement(c, &b, walk(c, cur), &named);
   pop_to(c, saved);
+  if (named) return opt_build_chain(&b, 0, body);
   for (long i = b.n - 1; i >= 0; i--) {
     Term *k[2] = {b.v[i].rhs, body};
     body = opt_with_kids(nodes[i], k);
@@ -268,21 +372,26 @@ static Term *walk_chain(Cse *c, const Term *t) {
   return body;
 }
 
+/* Lambda bodies and branches are statements; other kids are operands. */
 static Term *walk(Cse *c, const Term *t) {
   fe_stack_check(t->span);
   if (t->kind == T_LET || t->kind == T_LETTUP) return walk_chain(c, t);
   if (t->nkids == 0) return (Term *)t;
   Term **k = NEW_ARRAY(Term *, t->nkids);
-  for (int i = 0; i < t->nkids; i++) k[i] = walk(c, t->kids[i]);
+  for (int i = 0; i < t->nkids; i++) {
+    bool stmt = t->kind == T_LAM || (t->kind == T_IF && i > 0);
+    k[i] = stmt ? walk_chain(c, t->kids[i]) : walk(c, t->kids[i]);
+  }
   return opt_with_kids(t, k);
 }
 
 /* t with each pure let right-hand side that repeats an enclosing one
-   replaced by that let's variable. */
+   replaced by that let's variable, and repeated calls inside
+   expressions named. */
 Term *opt_cse(const Term *t) {
   Cse *c = NEW(Cse);
   c->nbuckets = 4093;
   c->heads = NEW_ARRAY(long, c->nbuckets);
   for (long i = 0; i < c->nbuckets; i++) c->heads[i] = -1;
-  return walk(c, t);
+  return walk_chain(c, t);
 }

@@ -127,6 +127,43 @@ Term *opt_checked_as(Term *n, const Term *from) {
   return n;
 }
 
+/* The effects of calling d, memoized in d->effects. */
+enum { EFF_KNOWN = 1, EFF_RAISES = 2, EFF_IO = 4 };
+
+static bool has_io(const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    switch (t->kind) {
+    case T_GRAD: return true; /* not expanded: treated as opaque */
+    case T_CALL:
+      if (opt_def_io(t->def)) return true;
+      break;
+    case T_PRIM:
+      if (fe_prims[t->prim].effect == E_IO) return true;
+      break;
+    default: break;
+    }
+    if (t->nkids == 0) return false;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      if (has_io(t->kids[i])) return true;
+    t = t->kids[t->nkids - 1];
+  }
+  return false;
+}
+
+static unsigned effects(Def *d) {
+  if (!d->effects) {
+    unsigned e = EFF_KNOWN;
+    if (has_io(d->body)) e |= EFF_IO | EFF_RAISES;
+    else if (opt_may_raise(d->body)) e |= EFF_RAISES;
+    d->effects = (unsigned char)e;
+  }
+  return d->effects;
+}
+
+bool opt_def_io(Def *d) { return effects(d) & EFF_IO; }
+bool opt_def_may_raise(Def *d) { return effects(d) & EFF_RAISES; }
+
 bool opt_may_raise(const Term *t) {
   Stack s = {0};
   push(&s, t);
@@ -134,6 +171,8 @@ bool opt_may_raise(const Term *t) {
     const Term *u = s.v[--s.n];
     switch (u->kind) {
     case T_CALL:
+      if (opt_def_may_raise(u->def)) return true;
+      break;
     case T_GRAD:
     case T_APP:
     case T_APPLY:

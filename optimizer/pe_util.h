@@ -32,10 +32,15 @@ void opt_count_uses(const Term *t, OptSymMap *m, long sign);
 
 /* True when evaluating t may raise a run-time error or has an effect:
    map2 (lengths may differ), iota, replicate, rand (sizes), load, save,
-   calls, gradients and applications of closures, anywhere in t including
+   calls of functions whose bodies may, gradients and applications of
+   closures, anywhere in t including
    combinator bodies. A lambda value itself (a closure not applied) is
    pure. Iterative. */
 bool opt_may_raise(const Term *t);
+/* Whether a call of d may raise (its body may), and whether it reads or
+   writes a file: memoized in d->effects (a Def's body never changes). */
+bool opt_def_may_raise(Def *d);
+bool opt_def_io(Def *d);
 /* n (a map2 rebuilt from the map2 `from` over arrays of the same lengths)
    with from's checked-by-construction flag (term.h). */
 Term *opt_checked_as(Term *n, const Term *from);

@@ -143,6 +143,7 @@ Def *opt_optimize_def(const Def *d, const OptOptions *o) {
   Term *body = run(&r, opt_freshen(d->body, d->nparams, d->params, params), &any);
   if (!any) return (Def *)d;
   Def *res = fe_mk_def(d->name, d->span, d->nparams, params, body);
+  res->derived = d->derived;
   res->ret = d->ret;
   return res;
 }

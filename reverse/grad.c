@@ -7,14 +7,19 @@
 #include "paths.h"
 #include "../frontend/ir/build.h"
 #include "../frontend/inline.h"
+#include "jt_util.h"
+#include "../frontend/ir/strbuf.h"
 
 /* ---- the cache (also the registry of gradient Defs) ---- */
+
+typedef enum { KIND_GRAD, KIND_VJP } Kind;
 
 typedef struct CacheEntry {
   const Def *f;
   int *wrt;
   int nwrt;
   RevPath path;
+  Kind kind;
   Def *grad;
   struct CacheEntry *next;
 } CacheEntry;
@@ -26,17 +31,18 @@ static size_t cache_slot(const Def *f) {
   return (size_t)(((uintptr_t)f >> 4) * 0x9E3779B97F4A7C15ull >> 20) % CACHE_SLOTS;
 }
 
-static Def *cache_find(const Def *f, const int *wrt, int nwrt, RevPath path) {
+static Def *cache_find(const Def *f, Kind kind, const int *wrt, int nwrt, RevPath path) {
   for (CacheEntry *e = cache[cache_slot(f)]; e; e = e->next)
-    if (e->f == f && e->path == path && e->nwrt == nwrt &&
+    if (e->f == f && e->kind == kind && e->path == path && e->nwrt == nwrt &&
         memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0)
       return e->grad;
   return NULL;
 }
 
-static void cache_add(const Def *f, const int *wrt, int nwrt, RevPath path, Def *g) {
+static void cache_add(const Def *f, Kind kind, const int *wrt, int nwrt, RevPath path, Def *g) {
   CacheEntry *e = NEW(CacheEntry);
   e->f = f;
+  e->kind = kind;
   e->wrt = NEW_ARRAY(int, nwrt > 0 ? nwrt : 1);
   memcpy(e->wrt, wrt, sizeof(int) * (size_t)nwrt);
   e->nwrt = nwrt;
@@ -74,9 +80,42 @@ Term *rev_nabla(Sym **ctx, int n, const Term *body, RevPath path) {
                          : rev_direct_gradient(ctx, n, wrt, n, body);
 }
 
-/* The inlined f, checked for what grad supports; *ctx gets its non-B
-   parameters and wrt_ctx the positions of wrt in ctx. */
-static Def *prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nctx, int **wrt_ctx) {
+/* ---- inlining: which calls stay calls ---- */
+
+/* The calls the UNF path keeps (modular differentiation): those of a
+   function whose inlined body has more than this many nodes. Smaller
+   functions are inlined, so the optimizer sees across them; a kept call
+   is differentiated once per (function, active arguments) as vjp_NAME
+   (rev_vjp), which the gradient calls. */
+enum { KEEP_CALLS_OVER = 400 };
+
+static bool bool_only(const Type *t) { return !fe_type_has_reals(t) && !has_kind(t, TY_FUN); }
+
+/* A call of d can be differentiated as a call: its parameters are
+   constants (booleans) or ground (reals, arrays, tuples of them), and so
+   is its result. */
+static bool callable(const Def *d, void *ud) {
+  (void)ud;
+  for (int i = 0; i < d->nparams; i++)
+    if (!bool_only(d->params[i]->type) && !fe_type_is_ground(d->params[i]->type)) return false;
+  return fe_type_is_ground(d->ret);
+}
+
+static const FeInlinePolicy keep_large = {KEEP_CALLS_OVER, callable, NULL};
+
+const FeInlinePolicy *rev_inline_policy(void) { return &keep_large; }
+
+/* f with its calls inlined as the path needs: the direct path (figure 5)
+   has no rule for calls, so it inlines all of them. */
+static Def *inline_for(const Def *f, RevPath path) {
+  return fe_inline_some(f, path == REV_UNF ? &keep_large : NULL);
+}
+
+/* The inlined f (inl, with f's parameters in order), checked for what
+   grad supports; *ctx gets its non-B parameters and wrt_ctx the positions
+   of wrt in ctx. */
+static void prepare_inlined(const Def *f, const Def *inl, const int *wrt, int nwrt, Sym ***ctx, int *nctx,
+                            int **wrt_ctx) {
   bool *named = NEW_ARRAY(bool, f->nparams > 0 ? f->nparams : 1);
   for (int k = 0; k < nwrt; k++) {
     ASSERT(wrt[k] >= 0 && wrt[k] < f->nparams);
@@ -89,7 +128,6 @@ static Def *prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nct
       fe_error(f->params[i]->span, "grad: %s not supported under grad yet (parameter '%s' has type %s)",
                p, f->params[i]->name, fe_type_str(f->params[i]->type));
   }
-  Def *inl = fe_inline(f);
   /* The context: the parameters named by wrt, in the order of the
      parameters; the others are free in the body, so constants. */
   *ctx = NEW_ARRAY(Sym *, inl->nparams > 0 ? inl->nparams : 1);
@@ -107,26 +145,77 @@ static Def *prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nct
     ASSERT(where[wrt[k]] >= 0);
     (*wrt_ctx)[k] = where[wrt[k]];
   }
+}
+
+static Def *prepare(const Def *f, RevPath path, const int *wrt, int nwrt, Sym ***ctx, int *nctx,
+                    int **wrt_ctx) {
+  Def *inl = inline_for(f, path);
+  prepare_inlined(f, inl, wrt, nwrt, ctx, nctx, wrt_ctx);
   return inl;
+}
+
+/* The gradient Def NAME of the inlined function inl (f's parameters). */
+static Def *gradient_def(const char *name, const Def *f, const Def *inl, const int *wrt, int nwrt,
+                         RevPath path) {
+  Sym **ctx;
+  int nctx, *wrt_ctx;
+  prepare_inlined(f, inl, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
+  Term *body = path == REV_UNF ? rev_unf_gradient_top(ctx, nctx, wrt_ctx, nwrt, inl->body)
+                               : rev_direct_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body);
+  /* The gradient takes the parameters of inl (the same Syms: their slots
+     are 0..nparams-1 there and here alike). */
+  Def *g = fe_mk_def(name, f->span, inl->nparams, inl->params, body);
+  for (int i = 0; i < g->nparams; i++) ASSERT(g->params[i]->slot == i);
+  g->derived = true;
+  return g;
 }
 
 Def *rev_grad(const Def *f, const int *wrt, int nwrt, RevPath path) {
   ASSERT(nwrt >= 1);
-  Def *g = cache_find(f, wrt, nwrt, path);
+  Def *g = cache_find(f, KIND_GRAD, wrt, nwrt, path);
   if (g) return g;
-  Sym **ctx;
-  int nctx, *wrt_ctx;
-  Def *inl = prepare(f, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
-  Term *body = path == REV_UNF ? rev_unf_gradient_top(ctx, nctx, wrt_ctx, nwrt, inl->body)
-                               : rev_direct_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body);
-  /* The gradient takes f's parameters (the same Syms: their slots are
-     0..nparams-1 in f, in the inlined f and here alike). */
-  g = fe_mk_def(una_sprintf("grad_%s", f->name), f->span, inl->nparams, inl->params, body);
-  for (int i = 0; i < g->nparams; i++) ASSERT(g->params[i]->slot == i);
-  cache_add(f, wrt, nwrt, path, g);
+  g = gradient_def(una_sprintf("grad_%s", f->name), f, inline_for(f, path), wrt, nwrt, path);
+  cache_add(f, KIND_GRAD, wrt, nwrt, path, g);
   return g;
 }
 
-Def *rev_prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nctx, int **wrt_ctx) {
-  return prepare(f, wrt, nwrt, ctx, nctx, wrt_ctx);
+const char *rev_derived_name(const char *op, const Def *f, const int *wrt, int nwrt) {
+  int k = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    if (bool_only(f->params[i]->type)) continue;
+    if (k >= nwrt || wrt[k] != i) goto partial;
+    k++;
+  }
+  if (k == nwrt) return una_sprintf("%s_%s", op, f->name);
+partial:;
+  StrBuf b = {0};
+  sb_put(&b, una_sprintf("%s_%s_wrt", op, f->name));
+  for (int j = 0; j < nwrt; j++) sb_put(&b, una_sprintf("_%s", f->params[wrt[j]]->name));
+  return sb_str(&b);
+}
+
+/* vjp_NAME (params, c) = ∇ of ⟨c, body of f⟩ with respect to wrt: one
+   reverse pass, the cotangent c a constant. f's body is inlined into the
+   inner product (never called from it: a kept call of f would be
+   differentiated by this very vjp). */
+Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path) {
+  ASSERT(nwrt >= 1);
+  Def *g = cache_find(f, KIND_VJP, wrt, nwrt, path);
+  if (g) return g;
+  Def *inl = inline_for(f, path);
+  Span s = f->span;
+  Sym **ps = NEW_ARRAY(Sym *, inl->nparams + 1);
+  for (int i = 0; i < inl->nparams; i++) ps[i] = inl->params[i];
+  Sym *c = fe_mk_sym("c", f->ret, s);
+  ps[inl->nparams] = c;
+  Term *body = rev_jt_inner(s, fe_mk_var(s, c), inl->body);
+  Def *inner = fe_mk_def(una_sprintf("%s_dot", f->name), s, inl->nparams + 1, ps, body);
+  g = gradient_def(rev_derived_name("vjp", f, wrt, nwrt), inner, inner, wrt, nwrt, path);
+  cache_add(f, KIND_VJP, wrt, nwrt, path, g);
+  return g;
+}
+
+Def *rev_prepare(const Def *f, RevPath path, const int *wrt, int nwrt, Sym ***ctx, int *nctx,
+                 int **wrt_ctx) {
+  return prepare(f, path, wrt, nwrt, ctx, nctx, wrt_ctx);
 }

@@ -5,11 +5,13 @@
 
 #include "reverse.h"
 
-/* f inlined (fe_inline) and checked for what grad supports (parameter
+/* f inlined as the path needs (the UNF path keeps the calls of large
+   functions, the direct path inlines all) and checked for what grad supports (parameter
    types, rev_check_supported), raising a located FeError
    otherwise. *ctx gets its non-B parameters (*nctx of them) and
    (*wrt_ctx)[k] the position of parameter wrt[k] in *ctx. */
-Def *rev_prepare(const Def *f, const int *wrt, int nwrt, Sym ***ctx, int *nctx, int **wrt_ctx);
+Def *rev_prepare(const Def *f, RevPath path, const int *wrt, int nwrt, Sym ***ctx, int *nctx,
+                 int **wrt_ctx);
 
 /* rev_unf_gradient for a whole function: the same gradient, with the
    projection continuation Y and the continuation of the body kept as

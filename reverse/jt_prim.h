@@ -30,6 +30,11 @@ typedef struct RevJtPrim {
   Term *z;            /* the cotangent of the result, a variable */
 } RevJtPrim;
 
+/* The J^T of a kept call of g (jt_call.c): vjp_g (ops..., z), the
+   cotangents of the active operands (a tuple, the single one when one is
+   active; NULL when none is). */
+Term *rev_jt_call(Span s, const Def *g, Term **ops, const bool *active, int nops, Term *z);
+
 /* The rule of builtin p, or NULL when it has none. */
 typedef Term *(*RevJtPrimRule)(const RevJtPrim *p);
 RevJtPrimRule rev_jt_prim_rule(Prim p);

@@ -1,5 +1,6 @@
 /* paths.h: the two differentiation paths behind rev_grad and rev_nabla.
-   Each computes, for a checked term body : R (calls inlined) whose free
+   Each computes, for a checked term body : R (the UNF path takes calls of functions that
+   grad_NAME's inlining kept, the direct path none) whose free
    variables include ctx[0..n) (ground types), the gradient restricted to
    the positions wrt[0..nwrt) (indexes into ctx, in that order) through the
    projection continuation Y of section 3.3 (Y sends x_i to itself when i

@@ -17,11 +17,32 @@ typedef enum { REV_UNF, REV_DIRECT } RevPath;
 /* The gradient function of f with respect to its parameters wrt[0..nwrt)
    (indexes, in that order; none of type B): a new Def named "grad_NAME"
    with f's parameters returning the gradients as a tuple (the single
-   gradient when nwrt == 1). Calls in f are inlined first. Raises a located
+   gradient when nwrt == 1). On the UNF path the calls of small functions
+   are inlined and those of large ones kept: the gradient calls f's callee
+   g and vjp_g (rev_vjp), each derived once (modular differentiation); the
+   direct path inlines every call. Raises a located
    FeError for what cannot be differentiated (scans and shifts, arrays of
    tuples or nested arrays under grad, a lambda parameter or accumulator
    that is not R), naming the construct. */
 Def *rev_grad(const Def *f, const int *wrt, int nwrt, RevPath path);
+
+/* vjp_NAME: f's parameters followed by a cotangent c of f's result
+   type, returning the cotangents of the parameters wrt[0..nwrt) (a tuple,
+   the single one when nwrt == 1): ∇ of <c, f params>, one reverse pass.
+   Built once per (f, wrt, path); the gradients of functions that call f
+   call it. Raises like rev_grad. */
+Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path);
+
+/* Which calls the UNF path keeps (frontend/inline.h): those of
+   functions larger than a limit whose parameters and result have
+   cotangents. */
+struct FeInlinePolicy;
+const struct FeInlinePolicy *rev_inline_policy(void);
+
+/* The name of a derived function: OP_NAME when wrt is every parameter of
+   f that has reals, in order; else OP_NAME_wrt_P1_P2 after the
+   parameters named (so that the derived functions of one f differ). */
+const char *rev_derived_name(const char *op, const Def *f, const int *wrt, int nwrt);
 
 /* ∇ of a term: for a checked term `body` of type R whose free variables
    include ctx[0..n) (ground types: R, tuples, arrays of R), a target term

@@ -17,7 +17,7 @@ char *rev_show(const Def *f, const int *wrt, int nwrt, const char *stage) {
     fe_error(f->span, "unknown stage '%s' (expected source, unf, dunf, target or direct)", stage);
   Sym **ctx;
   int nctx, *wrt_ctx;
-  Def *inl = rev_prepare(f, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
+  Def *inl = rev_prepare(f, which == 4 ? REV_DIRECT : REV_UNF, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
   const char *gname = una_sprintf("grad_%s", f->name);
   switch (which) {
   case 0: return fe_def_str_readable(f->name, inl, inl->body);

@@ -36,7 +36,6 @@ static void check(const UnfActivity *a, const Term *t, bool in_lambda) {
     fe_stack_check(t->span);
     switch (t->kind) {
     case T_GRAD: fe_error(t->span, "grad: internal: a derivative operator was not expanded");
-    case T_CALL: fe_error(t->span, "grad: internal: the call of '%s' was not inlined", t->def->name);
     case T_APP: fe_error(t->span, "grad: internal: an application in a source term");
     default: break;
     }

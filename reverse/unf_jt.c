@@ -158,6 +158,17 @@ static void jt_generic(UnfTt *st, const Unf *u, const UnfEnv *env, RevCot *c, Te
     kids[i] = unf_tt_use(ops[k]);
     k++;
   }
+  if (t->kind == T_CALL) {
+    Term *r = rev_jt_call(s, t->def, ops, active, u->n, as_var(st, s, z));
+    if (!r) return;
+    int ncomp = 0;
+    for (int k = 0; k < u->n; k++) ncomp += active[k];
+    Term **parts = NEW_ARRAY(Term *, ncomp);
+    unf_tt_bind_parts(st, s, "g", r, ncomp, parts);
+    for (int k = 0, m = 0; k < u->n; k++)
+      if (active[k]) cot_add(st, c, s, env, base + k, unf_tt_use(parts[m++]));
+    return;
+  }
   const RevUnfJt *uj = st->jt_ud;
   RevJtPrim p = {{s, fv, nfv, uj->nabla, uj->ud}, fe_term_prim(s, t->type, t->prim, t->nkids, kids), ops, active,
                  u->n, as_var(st, s, z)};

@@ -315,7 +315,7 @@ static void unf_nonlet(Gen *g, const Term *t) {
     return;
   case T_PRIM: unf_builtin(g, t); return;
   case T_GRAD: fe_error(s, "grad of a function that itself computes a gradient is not supported yet");
-  case T_CALL: fe_error(s, "grad: internal: the call of '%s' was not inlined", t->def->name);
+  case T_CALL: generic(g, t); return; /* a kept call: its J^T calls vjp_NAME */
   default: break;
   }
   fe_error(s, "grad: internal: unexpected %s node in a source term", fe_term_kind_names[t->kind]);

@@ -187,7 +187,7 @@ static void prim_str(StrBuf *b, const Unf *e) {
   case U_PRIM: {
     bool lams = false;
     for (int i = 0; i < e->term->nkids; i++) lams |= e->term->kids[i]->kind == T_LAM;
-    open_prim(b, fe_prims[e->prim].name, e->base, lams);
+    open_prim(b, e->term->kind == T_CALL ? e->term->def->name : fe_prims[e->prim].name, e->base, lams);
     bool first = true;
     for (int i = 0; i < e->term->nkids; i++) {
       if (e->term->kids[i]->kind != T_LAM) continue;

@@ -209,7 +209,9 @@ static const UnfEnv *forward(UnfTt *st, const Unf *u, const UnfEnv *env) {
     Term **kids = NEW_ARRAY(Term *, t->nkids);
     for (int i = 0, k = 0; i < t->nkids; i++)
       kids[i] = t->kids[i]->kind == T_LAM ? unf_tt_subst_fv(u, env, t->kids[i]) : unf_tt_operand(u, env, k++);
-    Term *r = fe_term_prim(s, t->type, t->prim, t->nkids, kids);
+    Term *r = fe_term_kids(s, t->kind, t->type, t->nkids, kids);
+    r->prim = t->prim;
+    r->def = t->def;
     r->b = t->b; /* checked by construction (term.h) */
     v = unf_tt_bind(st, s, name, r);
     break;

@@ -95,7 +95,7 @@ Unf *unf_ndop(Span s, const UnfCtx *in, const Term *t, int n) {
   ASSERT(t->kind == T_PRIM && t->nkids == n);
   for (int i = 0; i < n; i++) ASSERT(fe_type_eq(top_type(in, i), t->kids[n - 1 - i]->type));
   Unf *u = prim(U_NDOP, s, in, n, t->type);
-  u->prim = t->prim;
+  u->prim = t->kind == T_PRIM ? t->prim : PRIM__COUNT;
   u->term = t;
   u->n = n;
   return u;
@@ -208,7 +208,7 @@ Unf *unf_save(Span s, const UnfCtx *in, const Term *t) {
 }
 
 Unf *unf_prim(Span s, const UnfCtx *in, const Term *t, int n, int nfv, Sym **fv, int *fv_pos) {
-  ASSERT(t->kind == T_PRIM);
+  ASSERT(t->kind == T_PRIM || t->kind == T_CALL);
   int k = n;
   for (int i = 0; i < t->nkids; i++) {
     if (t->kids[i]->kind == T_LAM) continue;

@@ -153,7 +153,8 @@ bool unf_is_primitive(UnfKind k);
 
 /* ---- passes ---- */
 
-/* UNF (figure 9): the Source UNF of a checked term body (calls inlined,
+/* UNF (figure 9): the Source UNF of a checked term body (calls inlined or
+   kept as reverse/grad.c decides,
    rev_check_supported passed) in the context of ctx[0..n):
    ctx |- UNF(body) : ctx, type(body). Free variables of body that are not
    in ctx are constants. Raises FeError (nested too deeply). */

@@ -151,6 +151,11 @@ typedef struct Def {
                             once by the backend when first run, or NULL */
   bool planned;          /* this Def is a copy that its plan owns (its body
                             carries the plan's notes) */
+  bool derived;          /* made by differentiation (grad_f, vjp_f, ...):
+                            printed with a derived program that calls it
+                            (fe_program_str_readable) */
+  unsigned char effects; /* the optimizer's memo of what a call of it may
+                            do (optimizer/pe_util.c): 0 not yet known */
 } Def;
 
 struct Value; /* backend/value.h */

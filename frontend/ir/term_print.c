@@ -2,6 +2,7 @@
    Target terms of the AD pipeline add two forms that are not Una source:
    a lambda as a value, `fun (y1, y2) -> e`, and an application `k (a, b)`. */
 #include "term_print.h"
+#include "ptrmap.h"
 #include "strbuf.h"
 #include "subst.h"
 #include <math.h>
@@ -627,6 +628,42 @@ static void add_free_names(Names *m, const Term *t) {
     for (int i = 0; i + 1 < t->nkids; i++) add_free_names(m, t->kids[i]);
     t = t->kids[t->nkids - 1];
   }
+}
+
+/* The derived Defs that t calls, callees first, each once (seen). */
+static void derived_callees(const Term *t, PtrMap *seen, const Def ***v, int *n, int *cap) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_CALL && t->def->derived && !ptrmap_get(seen, t->def)) {
+      ptrmap_put(seen, t->def, (void *)t->def);
+      derived_callees(t->def->body, seen, v, n, cap);
+      if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 8;
+        const Def **w = NEW_ARRAY(const Def *, *cap);
+        if (*n) memcpy(w, *v, sizeof(Def *) * (size_t)*n);
+        *v = w;
+      }
+      (*v)[(*n)++] = t->def;
+    }
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) derived_callees(t->kids[i], seen, v, n, cap);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+char *fe_program_str_readable(const char *name, const Def *d) {
+  PtrMap seen;
+  ptrmap_init(&seen, 16);
+  const Def **v = NULL;
+  int n = 0, cap = 0;
+  derived_callees(d->body, &seen, &v, &n, &cap);
+  StrBuf b = {0};
+  for (int i = 0; i < n; i++) {
+    sb_put(&b, fe_def_str_readable(v[i]->name, v[i], v[i]->body));
+    sb_put(&b, "\n");
+  }
+  sb_put(&b, fe_def_str_readable(name, d, d->body));
+  return sb_str(&b);
 }
 
 char *fe_def_str_readable(const char *name, const Def *like, const Term *body) {

@@ -43,6 +43,11 @@ char *fe_def_str_opts(const Def *d, int flags);
    is a source term. */
 char *fe_def_str_readable(const char *name, const Def *like, const Term *body);
 
+/* fe_def_str_readable of d (named name) preceded by the derived Defs it
+   calls (Def.derived: vjp_g for a call of g that grad kept, ...), each
+   once, callees before their callers: a program that loads back. */
+char *fe_program_str_readable(const char *name, const Def *d);
+
 /* A parsed item as source text: "def f (x: R) : R = e", "let x = e",
    "let (a, b) = e", an expression, or ":cmd arg". */
 char *fe_item_str(const Item *it);

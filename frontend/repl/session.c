@@ -247,7 +247,7 @@ static char *optimized_grad_text(const Session *s, const Def *f, const int *wrt,
                                  RevPath path) {
   Def *g = rev_grad(f, wrt, nwrt, path);
   Def *o = runnable(s, g);
-  return fe_def_str_readable(g->name, o, o->body);
+  return fe_program_str_readable(g->name, o);
 }
 
 /* :show STAGE f  or  :show STAGE (grad f wrt p q): prints the gradient of
@@ -322,7 +322,7 @@ static bool derived_command(Session *s, const Item *it, const char *name, const 
   OptOptions oo = session_opt(s);
   DerivOpt o = {opt_derived, &oo};
   Def *d = deriv_function(f, op, wrt, nwrt, &o);
-  fprintf(s->out, "%s\n", fe_def_str_readable(d->name, d, d->body));
+  fprintf(s->out, "%s\n", fe_program_str_readable(d->name, d));
   return true;
 }
 
