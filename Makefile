@@ -200,6 +200,16 @@ bench-grad: deps
 	@$(MAKE) --no-print-directory $(B)/bench/grad_scale
 	$(B)/bench/grad_scale
 
+# :grad on the shapes that used to blow up (bench/grad_scale/README.md).
+$(B)/bench/grad_shapes: bench/grad_scale/shapes.c bench/bench_util.h $(B)/libuna.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libuna.a $(LIBS)
+
+.PHONY: bench-grad-shapes
+bench-grad-shapes: deps
+	@$(MAKE) --no-print-directory $(B)/bench/grad_shapes
+	$(B)/bench/grad_shapes $(SHAPES)
+
 # The derivative operators (jvp, vjp, Hessian-vector products next to
 # grad) against JAX and PyTorch (bench/deriv/README.md).
 $(B)/bench/deriv_bench: bench/deriv/deriv_bench.c bench/bench_util.h $(B)/libuna.a

@@ -21,6 +21,7 @@ typedef struct Memo {
   const Def **keys;
   Term **vals;
   long *sizes; /* -1: not yet computed */
+  long *sites; /* calls of the Def in the inlined Def's own body */
   size_t cap, n;
   const FeInlinePolicy *policy; /* NULL: inline every call */
 } Memo;
@@ -40,12 +41,14 @@ static size_t memo_entry(Memo *m, const Def *d) {
     g.keys = NEW_ARRAY(const Def *, g.cap);
     g.vals = NEW_ARRAY(Term *, g.cap);
     g.sizes = NEW_ARRAY(long, g.cap);
+    g.sites = NEW_ARRAY(long, g.cap);
     for (size_t i = 0; i < m->cap; i++)
       if (m->keys[i]) {
         size_t j = memo_slot(&g, m->keys[i]);
         g.keys[j] = m->keys[i];
         g.vals[j] = m->vals[i];
         g.sizes[j] = m->sizes[i];
+        g.sites[j] = m->sites[i];
       }
     *m = g;
   }
@@ -55,6 +58,7 @@ static size_t memo_entry(Memo *m, const Def *d) {
     m->keys[i] = d;
     m->vals[i] = NULL;
     m->sizes[i] = -1;
+    m->sites[i] = 0;
   }
   return i;
 }
@@ -94,7 +98,23 @@ static bool keeps(Memo *m, const Def *d) {
     i = memo_entry(m, d); /* the table may have grown */
     m->sizes[i] = n;
   }
-  return m->sizes[i] > p->limit && (!p->can_keep || p->can_keep(d, p->ud));
+  long n = m->sites[i];
+  bool big = m->sizes[i] > p->limit || (n >= 2 && n * m->sizes[i] > p->total);
+  return big && (!p->can_keep || p->can_keep(d, p->ud));
+}
+
+/* Counts the call sites of each callee in t (the root's own body). */
+static void count_sites(Memo *m, const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_CALL) {
+      size_t i = memo_entry(m, t->def);
+      m->sites[i]++;
+    }
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) count_sites(m, t->kids[i]);
+    t = t->kids[t->nkids - 1];
+  }
 }
 
 static Term *expand(Memo *m, Term *t);
@@ -175,6 +195,7 @@ Def *fe_inline(const Def *d) { return fe_inline_some(d, NULL); }
 Def *fe_inline_some(const Def *d, const FeInlinePolicy *p) {
   Memo m = {0};
   m.policy = p;
+  if (p) count_sites(&m, d->body);
   Term *body = fe_copy(expand(&m, d->body));
   Def *r = fe_mk_def(d->name, d->span, d->nparams, d->params, body);
   r->ret = d->ret;

@@ -15,10 +15,11 @@
 Def *fe_inline(const Def *d);
 
 /* Which calls fe_inline_some keeps: the calls of a Def whose body, with
-   the calls inside it that are inlined, has more than `limit` nodes, and
-   for which can_keep (when not NULL) says yes. */
+   the calls inside it that are inlined, has more than `limit` nodes, or
+   that the inlined Def's own body calls n >= 2 times with n times that
+   size over `total`; and for which can_keep (when not NULL) says yes. */
 typedef struct FeInlinePolicy {
-  long limit;
+  long limit, total;
   bool (*can_keep)(const Def *callee, void *ud);
   void *ud;
 } FeInlinePolicy;

@@ -28,7 +28,9 @@
      length (map f A) -> length A,  length (map2 f A B) -> length A (safe),
      length (scanl/scanr f v A) -> length A + 1 (safe), with A a variable
      map (t. t.k) W, W = map/map2 (ps. (e1, ..., en)) As -> map/map2 (ps. ek) As
-     (map/map2/map3 (xs. e) As)[i]  -> let xs = As[i] in e   (one element, not all)
+     (map/map2/map3 (xs. e) As)[i]  -> let xs = As[i] in e   (one element, not all;
+       a let-bound map read elsewhere too only when its lambda is small
+       and reads no other map: recomputing goes one map deep)
      [e0, ..., en][k], k a count literal < n+1, the others safe -> ek
      reduce (g, h. map2 (+) g h) ZerosLike(X) (map2 (r, c. map (a. c * a) r) M V)
        -> if length M == 0 then ZerosLike(X) else
@@ -447,15 +449,44 @@ static Term *rule_length(OptRw *c, Term *t) {
   }
 }
 
+static bool is_map(const Term *t) {
+  return is_prim(t, PRIM_MAP) || is_prim(t, PRIM_MAP2) || is_prim(t, PRIM_MAP3);
+}
+
+/* Whether the map r reads another map's result: as one of its arrays, or
+   by indexing in its lambda. */
+static bool reads_map(OptRw *c, const Term *r) {
+  for (int k = 1; k < r->nkids; k++)
+    if (r->kids[k]->kind == T_VAR && is_map(opt_rw_resolve(c, r->kids[k]))) return true;
+  const Term *stack[64];
+  int n = 0;
+  stack[n++] = r->kids[0];
+  while (n) {
+    const Term *u = stack[--n];
+    if (is_prim(u, PRIM_INDEX) && u->kids[0]->kind == T_VAR && is_map(opt_rw_resolve(c, u->kids[0]))) return true;
+    for (int i = 0; i < u->nkids; i++) {
+      if (n == 64) return true; /* deep: say yes */
+      stack[n++] = u->kids[i];
+    }
+  }
+  return false;
+}
+
 static Term *rule_index(OptRw *c, Term *t) {
   Term *r = opt_rw_resolve(c, t->kids[0]), *i = t->kids[1];
   if (!trivial(i)) return t;
   if (is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3)) {
     /* a map bound elsewhere stays there: its arrays are read again, so
-       they must be variables (no work is duplicated) */
-    if (r != t->kids[0])
+       they must be variables, and its element is computed again for this
+       read, so the map must be read only here or be cheap (a chain of
+       maps each read twice by the next would grow exponentially) */
+    if (r != t->kids[0]) {
       for (int k = 1; k < r->nkids; k++)
         if (!cheap_array(r->kids[k])) return t;
+      if (t->kids[0]->kind == T_VAR && opt_rw_uses(c, t->kids[0]->sym) != 1 &&
+          (size_upto(r->kids[0], 33) > 32 || reads_map(c, r)))
+        return t;
+    }
     Term *lam = fe_copy(r->kids[0]);
     Term *body = lam->kids[0];
     for (int k = lam->nsyms - 1; k >= 0; k--) {

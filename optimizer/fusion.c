@@ -15,7 +15,9 @@
    separate maps, and an array of tuples is boxed, element by element, in
    the evaluator. A let-bound W whose elements are tuples is fused into
    each of its consumers (all at its lambda depth), which then compute
-   only the component they read (tuples.c projects it), and W dies. When
+   only the component they read (tuples.c projects it), and W dies, as
+   long as W's lambda is small (TUPLE_FUSE_MAX: the consumers share
+   nothing, so a chain of such maps would grow exponentially). When
    the consumer is a map2 of such a W made by a map2, which cannot take a
    third array, and reads a single component k of its elements, that
    component is made its own unboxed array first:
@@ -71,12 +73,35 @@ static bool row_product(const Term *r) {
   return false;
 }
 
+/* Whether t has at most n nodes (stops counting past n). */
+static bool at_most(const Term *t, long *n) {
+  while (t) {
+    if (--*n < 0) return false;
+    if (t->nkids == 0) return true;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      if (!at_most(t->kids[i], n)) return false;
+    t = t->kids[t->nkids - 1];
+  }
+  return true;
+}
+
+/* A map of tuples used several times is fused into each consumer only
+   while its lambda is at most this big: each consumer recomputes the
+   part of the body that its component needs, so a chain of such maps
+   (the gradient of a loop unrolled by hand, whose steps read the previous
+   state twice) would otherwise grow exponentially. */
+enum { TUPLE_FUSE_MAX = 120 };
+
 static Term *fusable(OptRw *c, Term *a, bool map_only) {
   Term *r = a;
   if (a->kind == T_VAR) {
-    if ((opt_rw_uses(c, a->sym) != 1 && !of_tuples(a)) || !opt_rw_same_depth(c, a->sym)) return NULL;
+    bool once = opt_rw_uses(c, a->sym) == 1;
+    if ((!once && !of_tuples(a)) || !opt_rw_same_depth(c, a->sym)) return NULL;
     r = opt_rw_rhs(c, a->sym);
     if (!r) return NULL;
+    long budget = TUPLE_FUSE_MAX;
+    if (!once && r->kind == T_PRIM && r->nkids > 0 && r->kids[0]->kind == T_LAM && !at_most(r->kids[0], &budget))
+      return NULL;
   }
   if (!(is_prim(r, PRIM_MAP) || (!map_only && is_prim(r, PRIM_MAP2)))) return NULL;
   if (row_product(r)) return NULL;

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "../frontend/ir/common.h"
+#include "../frontend/ir/ptrmap.h"
 #include "pe_util.h"
 
 /* A length: root + off, root a Sym (an array or count variable of unknown
@@ -13,9 +14,25 @@ typedef struct Len {
   long off;
 } Len;
 
-typedef struct Fact {
-  Len a, b;
-} Fact;
+/* The length facts in scope, L(a.root) + a.off == L(b.root) + b.off, as
+   a union-find with offsets over the roots, L(x) = L(parent[x]) + d[x],
+   union by size and no path compression, so that a fact is undone by
+   popping its record: scopes end by rolling back to a count of facts.
+   Each query is O(log n). */
+typedef struct Undo {
+  int child, root; /* child was attached under root; -1: no change */
+  int old_size;
+} Undo;
+
+typedef struct Facts {
+  PtrMap ids;    /* root pointer -> node index + 1 */
+  const void **key;
+  int *parent, *size;
+  long *d;
+  int n, cap;
+  Undo *undo;    /* one record per fact pushed */
+  long nundo, capundo;
+} Facts;
 
 struct OptRw {
   OptRule rule;
@@ -23,8 +40,7 @@ struct OptRw {
   OptSymMap *bind;  /* binder lambda depth + 1 */
   OptSymMap *away;  /* occurrences at another lambda depth */
   OptSymMap *rhs;   /* let x = rhs, rewritten */
-  Fact *facts;
-  long nfacts, capfacts;
+  Facts facts;
 };
 
 /* ---- the input's use counts and lambda depths ---- */
@@ -150,49 +166,98 @@ static Len len_of(OptRw *c, const Term *t, int fuel) {
   }
 }
 
-static void push_fact(OptRw *c, Len a, Len b) {
-  if (c->nfacts == c->capfacts) {
-    c->capfacts = c->capfacts ? 2 * c->capfacts : 16;
-    Fact *f = NEW_ARRAY(Fact, c->capfacts);
-    if (c->nfacts) memcpy(f, c->facts, sizeof(Fact) * (size_t)c->nfacts);
-    c->facts = f;
+/* The root of the literal lengths (Len.root NULL). */
+static const char literal_root;
+
+/* The node of root p, made when make is set; -1 when absent. */
+static int node(Facts *f, const void *p, bool make) {
+  if (!p) p = &literal_root;
+  if (!f->ids.cap) ptrmap_init(&f->ids, 64);
+  void *v = ptrmap_get(&f->ids, p);
+  if (v) return (int)((intptr_t)v - 1);
+  if (!make) return -1;
+  if (f->n == f->cap) {
+    int cap = f->cap ? 2 * f->cap : 64;
+    const void **k = NEW_ARRAY(const void *, cap);
+    int *par = NEW_ARRAY(int, cap), *sz = NEW_ARRAY(int, cap);
+    long *d = NEW_ARRAY(long, cap);
+    if (f->n) {
+      memcpy(k, f->key, sizeof *k * (size_t)f->n);
+      memcpy(par, f->parent, sizeof *par * (size_t)f->n);
+      memcpy(sz, f->size, sizeof *sz * (size_t)f->n);
+      memcpy(d, f->d, sizeof *d * (size_t)f->n);
+    }
+    f->key = k, f->parent = par, f->size = sz, f->d = d, f->cap = cap;
   }
-  c->facts[c->nfacts++] = (Fact){a, b};
+  int i = f->n++;
+  f->key[i] = p;
+  f->parent[i] = i;
+  f->size[i] = 1;
+  f->d[i] = 0;
+  ptrmap_put(&f->ids, p, (void *)(intptr_t)(i + 1));
+  return i;
+}
+
+/* The root of node i, with *dist = L(i) - L(root). */
+static int find(const Facts *f, int i, long *dist) {
+  long s = 0;
+  while (f->parent[i] != i) {
+    s += f->d[i];
+    i = f->parent[i];
+  }
+  *dist = s;
+  return i;
+}
+
+static void push_fact(OptRw *c, Len a, Len b) {
+  Facts *f = &c->facts;
+  if (f->nundo == f->capundo) {
+    f->capundo = f->capundo ? 2 * f->capundo : 64;
+    Undo *u = NEW_ARRAY(Undo, f->capundo);
+    if (f->nundo) memcpy(u, f->undo, sizeof *u * (size_t)f->nundo);
+    f->undo = u;
+  }
+  Undo *u = &f->undo[f->nundo++];
+  *u = (Undo){-1, -1, 0};
+  if (a.root == b.root) return;
+  long da, db;
+  int ra = find(f, node(f, a.root, true), &da), rb = find(f, node(f, b.root, true), &db);
+  if (ra == rb) return;
+  /* L(ra) + da + a.off == L(rb) + db + b.off */
+  long ra_minus_rb = db + b.off - da - a.off;
+  if (f->size[ra] > f->size[rb]) {
+    int t = ra;
+    ra = rb;
+    rb = t;
+    ra_minus_rb = -ra_minus_rb;
+  }
+  *u = (Undo){ra, rb, f->size[rb]};
+  f->parent[ra] = rb;
+  f->d[ra] = ra_minus_rb;
+  f->size[rb] += f->size[ra];
+}
+
+/* Back to the first n facts. */
+static void pop_facts(OptRw *c, long n) {
+  Facts *f = &c->facts;
+  while (f->nundo > n) {
+    Undo u = f->undo[--f->nundo];
+    if (u.child < 0) continue;
+    f->parent[u.child] = u.child;
+    f->d[u.child] = 0;
+    f->size[u.root] = u.old_size;
+  }
 }
 
 static bool len_equal(OptRw *c, Len a, Len b) {
   if (a.root == b.root) return a.off == b.off;
-  long n = c->nfacts;
-  if (n == 0) return false;
-  /* Roots reached from a.root, with pos = root - a.root. */
-  const void **seen = NEW_ARRAY(const void *, 2 * n + 1);
-  long *pos = NEW_ARRAY(long, 2 * n + 1);
-  long ns = 0;
-  seen[ns] = a.root;
-  pos[ns++] = 0;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (long i = 0; i < n; i++) {
-      Len p = c->facts[i].a, q = c->facts[i].b;
-      long ip = -1, iq = -1;
-      for (long k = 0; k < ns; k++) {
-        if (seen[k] == p.root) ip = k;
-        if (seen[k] == q.root) iq = k;
-      }
-      if (ip >= 0 && iq < 0) {
-        seen[ns] = q.root;
-        pos[ns++] = pos[ip] + p.off - q.off;
-        grew = true;
-      } else if (iq >= 0 && ip < 0) {
-        seen[ns] = p.root;
-        pos[ns++] = pos[iq] + q.off - p.off;
-        grew = true;
-      }
-    }
-  }
-  for (long k = 0; k < ns; k++)
-    if (seen[k] == b.root) return pos[k] + b.off == a.off;
-  return false;
+  Facts *f = &c->facts;
+  if (f->nundo == 0) return false;
+  int ia = node(f, a.root, false), ib = node(f, b.root, false);
+  if (ia < 0 || ib < 0) return false;
+  long da, db;
+  if (find(f, ia, &da) != find(f, ib, &db)) return false;
+  return da + a.off == db + b.off;
 }
 
 bool opt_rw_same_length(OptRw *c, Term *a, Term *b) {
@@ -322,10 +387,10 @@ static Term *apply(OptRw *c, Term *t) {
 static Term *rw(OptRw *c, const Term *t);
 
 static Term *rw_chain(OptRw *c, const Term *t) {
-  long saved = c->nfacts;
+  long saved = c->facts.nundo;
   const Term **nodes = NULL;
   Term **rhss = NULL;
-  long *before = NULL; /* c->nfacts before each let's own fact */
+  long *before = NULL; /* the count of facts before each let's own fact */
   long n = 0, cap = 0;
   const Term *cur = t;
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
@@ -345,7 +410,7 @@ static Term *rw_chain(OptRw *c, const Term *t) {
     }
     Term *rhs = rw(c, cur->kids[0]);
     nodes[n] = cur;
-    before[n] = c->nfacts;
+    before[n] = c->facts.nundo;
     rhss[n++] = rhs;
     if (cur->kind == T_LET) {
       opt_map_set(c->rhs, cur->sym, rhs);
@@ -356,7 +421,7 @@ static Term *rw_chain(OptRw *c, const Term *t) {
   }
   Term *body = rw(c, cur);
   for (long i = n - 1; i >= 0; i--) {
-    c->nfacts = before[i]; /* only the facts of the lets before this one */
+    pop_facts(c, before[i]); /* only the facts of the lets before this one */
     /* a let unused in the input whose rhs cannot raise is dropped here,
        with the length facts that dce.c does not have (rules only add uses
        of variables that are used already) */
@@ -364,7 +429,7 @@ static Term *rw_chain(OptRw *c, const Term *t) {
     Term *k[2] = {rhss[i], body};
     body = apply(c, opt_with_kids(nodes[i], k));
   }
-  c->nfacts = saved;
+  pop_facts(c, saved);
   return body;
 }
 

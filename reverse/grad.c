@@ -83,11 +83,13 @@ Term *rev_nabla(Sym **ctx, int n, const Term *body, RevPath path) {
 /* ---- inlining: which calls stay calls ---- */
 
 /* The calls the UNF path keeps (modular differentiation): those of a
-   function whose inlined body has more than this many nodes. Smaller
+   function whose inlined body has more than KEEP_CALLS_OVER nodes, or
+   that f calls n >= 2 times with n times that size over
+   KEEP_CALLS_TOTAL (a step of a loop unrolled by hand). Other
    functions are inlined, so the optimizer sees across them; a kept call
    is differentiated once per (function, active arguments) as vjp_NAME
    (rev_vjp), which the gradient calls. */
-enum { KEEP_CALLS_OVER = 400 };
+enum { KEEP_CALLS_OVER = 400, KEEP_CALLS_TOTAL = 2000 };
 
 static bool bool_only(const Type *t) { return !fe_type_has_reals(t) && !has_kind(t, TY_FUN); }
 
@@ -101,7 +103,7 @@ static bool callable(const Def *d, void *ud) {
   return fe_type_is_ground(d->ret);
 }
 
-static const FeInlinePolicy keep_large = {KEEP_CALLS_OVER, callable, NULL};
+static const FeInlinePolicy keep_large = {KEEP_CALLS_OVER, KEEP_CALLS_TOTAL, callable, NULL};
 
 const FeInlinePolicy *rev_inline_policy(void) { return &keep_large; }
 

@@ -561,10 +561,15 @@ char *fe_item_str(const Item *it) {
 
 /* ---- readable definitions (fe_def_str_readable) ---- */
 
-/* A set of names (open addressing on the text). */
+/* A set of names (open addressing on the text), and for each base name
+   given a suffix, the next suffix to try (so that naming k binders x is
+   O(k), not O(k^2)). */
 typedef struct {
   const char **v;
   int n, cap;
+  const char **base;
+  int *next;
+  int nb, capb;
 } Names;
 
 static size_t hash_str(const char *s) {
@@ -595,11 +600,43 @@ static void names_add(Names *m, const char *s) {
   m->n++;
 }
 
+/* The slot of base in m's suffix table (grown first when needed). */
+static size_t next_slot(Names *m, const char *base) {
+  if (2 * (m->nb + 1) > m->capb) {
+    Names o = *m;
+    m->capb = o.capb ? o.capb * 2 : 64;
+    m->nb = 0;
+    m->base = NEW_ARRAY(const char *, m->capb);
+    m->next = NEW_ARRAY(int, m->capb);
+    for (int i = 0; i < o.capb; i++)
+      if (o.base[i]) {
+        size_t h = next_slot(m, o.base[i]);
+        m->base[h] = o.base[i];
+        m->next[h] = o.next[i];
+        m->nb++;
+      }
+  }
+  size_t h = hash_str(base) & (size_t)(m->capb - 1);
+  while (m->base[h] && strcmp(m->base[h], base) != 0) h = (h + 1) & (size_t)(m->capb - 1);
+  return h;
+}
+
 /* Gives x a name not used so far in the printed Def: its own, else
-   NAME_2, NAME_3, ... */
+   NAME_2, NAME_3, ... (the first free one after those given before). */
 static void give_name(Names *m, Sym *x) {
   const char *name = x->name;
-  for (int k = 2; names_has(m, name); k++) name = una_sprintf("%s_%d", x->name, k);
+  if (names_has(m, name)) {
+    size_t h = next_slot(m, x->name);
+    if (!m->base[h]) {
+      m->base[h] = x->name;
+      m->next[h] = 2;
+      m->nb++;
+    }
+    int k = m->next[h];
+    do name = una_sprintf("%s_%d", x->name, k++);
+    while (names_has(m, name));
+    m->next[h] = k;
+  }
   x->name = name;
   names_add(m, name);
 }
