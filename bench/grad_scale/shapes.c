@@ -159,7 +159,7 @@ static void *measure(void *arg) {
   r->grad_ms = now_ms() - t0;
   r->rss_mb = peak_rss_mb();
   t0 = now_ms();
-  if (!run(s, una_sprintf("grad f%s %s\n", wrt, args), &out)) goto failed;
+  if (!run(s, una_sprintf("(grad f%s) %s\n", wrt, args), &out)) goto failed;
   r->eval_ms = now_ms() - t0;
   /* the first numbers printed */
   char *p = out;
