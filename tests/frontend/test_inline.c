@@ -10,6 +10,7 @@
 #include "../../frontend/ir/build.h"
 #include "../../frontend/inline.h"
 #include "../../frontend/ir/retype.h"
+#include "../../frontend/ir/strbuf.h"
 #include "../../frontend/repl/session.h"
 #include "../suites.h"
 #include "../testlib.h"
@@ -190,6 +191,47 @@ START_TEST(long_body_fast) {
 }
 END_TEST
 
+/* fe_inline_some keeps the calls of functions over the limit (their
+   arguments inlined), and of one called from many places of the body; its
+   decisions are linear in the Defs even when full inlining would be
+   exponential (a chain of 40 functions each calling the previous twice);
+   values are unchanged. */
+static bool any_def(const Def *d, void *ud) { return true; }
+static bool no_def(const Def *d, void *ud) { return false; }
+
+START_TEST(policy_keeps_large_calls) {
+  StrBuf b = {0};
+  sb_put(&b, "def a0 (x: R) : R = sin x * x\n");
+  for (int i = 1; i <= 40; i++) sb_put(&b, una_sprintf("def a%d (x: R) : R = a%d x + a%d (x * 0.5)\n", i, i - 1, i - 1));
+  sb_put(&b, "def f (x: R) : R = a40 x\n"
+             "def small (x: R) : R = x * 2\n"
+             "def g (x: R) : R = small x + small (small x) + small 1 + small 2\n");
+  Session *s = tl_session_with(sb_str(&b));
+  FeInlinePolicy p = {100, 1000000, any_def, NULL};
+  Def *in = fe_inline_some(tl_def(s, "f"), &p);
+  int calls = tl_count_kind(in->body, T_CALL, -1);
+  ck_assert_int_gt(calls, 0);
+  ck_assert_int_lt(tl_term_size(in->body), 1000);
+  /* small functions are inlined */
+  Def *gi = fe_inline_some(tl_def(s, "g"), &p);
+  ck_assert_int_eq(tl_count_kind(gi->body, T_CALL, -1), 0);
+  /* called five times from g's own body, with a total over 10: kept */
+  FeInlinePolicy q = {100, 10, any_def, NULL};
+  Def *gk = fe_inline_some(tl_def(s, "g"), &q);
+  ck_assert_int_eq(tl_count_kind(gk->body, T_CALL, -1), 5);
+  /* the same values */
+  fe_retype(gi);
+  fe_retype(gk);
+  Value a = tl_call(tl_def(s, "g"), tl_args(val_real(0.3), 1));
+  ck_assert(tl_same_bits(a, tl_call(gi, tl_args(val_real(0.3), 1)), false));
+  ck_assert(tl_same_bits(a, tl_call(gk, tl_args(val_real(0.3), 1)), false));
+  /* can_keep says no: everything is inlined */
+  Def *a6 = fe_inline_some(tl_def(s, "a6"), &(FeInlinePolicy){1, 1, no_def, NULL});
+  ck_assert_int_eq(tl_count_kind(a6->body, T_CALL, -1), 0);
+  ck_assert_int_gt(tl_count_kind(fe_inline_some(tl_def(s, "a6"), &(FeInlinePolicy){1, 1, any_def, NULL})->body, T_CALL, -1), 0);
+}
+END_TEST
+
 Suite *suite_inline(void) {
   S0 = fe_span("t", 1, 1);
   Suite *s = suite_create("inline");
@@ -202,6 +244,7 @@ Suite *suite_inline(void) {
   tcase_add_test(tc, fresh_binders);
   tcase_add_test(tc, grad_left_alone);
   tcase_add_test(tc, long_body_fast);
+  tcase_add_test(tc, policy_keeps_large_calls);
   suite_add_tcase(s, tc);
   return s;
 }
