@@ -41,11 +41,14 @@ typedef struct Item {
 typedef struct Stack {
   Item *v;
   long n, cap;
+  Item local[32]; /* the first entries: depth() runs once per let */
 } Stack;
+
+#define STACK_INIT(s) ((s).v = (s).local, (s).n = 0, (s).cap = 32)
 
 static void push(Stack *s, const Term *t, long lv) {
   if (s->n == s->cap) {
-    long cap = s->cap ? 2 * s->cap : 256;
+    long cap = 2 * s->cap;
     Item *v = NEW_ARRAY(Item, cap);
     if (s->n) memcpy(v, s->v, sizeof *v * (size_t)s->n);
     s->v = v;
@@ -59,7 +62,8 @@ static void push(Stack *s, const Term *t, long lv) {
 /* Counts the uses of every variable and records the lambda nesting of
    each let binding and of the uses (iterative). */
 static void scan(Ctx *c, const Term *t) {
-  Stack s = {0};
+  Stack s;
+  STACK_INIT(s);
   push(&s, t, 0);
   while (s.n) {
     Item it = s.v[--s.n];
@@ -79,7 +83,8 @@ static void scan(Ctx *c, const Term *t) {
 /* The depth of t once the substitutions are made, or MAX_DEPTH + 1 when
    larger (iterative, stops early). */
 static long depth(Ctx *c, const Term *t) {
-  Stack s = {0};
+  Stack s;
+  STACK_INIT(s);
   long best = 0;
   push(&s, t, 1);
   while (s.n) {

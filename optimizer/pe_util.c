@@ -79,14 +79,20 @@ void opt_map_set(OptSymMap *m, Sym *x, Term *t) {
 }
 
 /* An explicit stack of terms for the iterative walks. */
+/* An explicit stack whose first entries are in the struct itself (on the
+   C stack of its walk): most walks are of small terms, run once per let,
+   and must not allocate. */
 typedef struct Stack {
   const Term **v;
   long n, cap;
+  const Term *local[32];
 } Stack;
+
+#define STACK_INIT(s) ((s).v = (s).local, (s).n = 0, (s).cap = 32)
 
 static void push(Stack *s, const Term *t) {
   if (s->n == s->cap) {
-    long cap = s->cap ? 2 * s->cap : 256;
+    long cap = 2 * s->cap;
     const Term **v = NEW_ARRAY(const Term *, cap);
     if (s->n) memcpy(v, s->v, sizeof *v * (size_t)s->n);
     s->v = v;
@@ -96,7 +102,8 @@ static void push(Stack *s, const Term *t) {
 }
 
 void opt_count_uses(const Term *t, OptSymMap *m, long sign) {
-  Stack s = {0};
+  Stack s;
+  STACK_INIT(s);
   push(&s, t);
   while (s.n) {
     const Term *u = s.v[--s.n];
@@ -165,7 +172,8 @@ bool opt_def_io(Def *d) { return effects(d) & EFF_IO; }
 bool opt_def_may_raise(Def *d) { return effects(d) & EFF_RAISES; }
 
 bool opt_may_raise(const Term *t) {
-  Stack s = {0};
+  Stack s;
+  STACK_INIT(s);
   push(&s, t);
   while (s.n) {
     const Term *u = s.v[--s.n];
