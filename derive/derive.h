@@ -36,4 +36,10 @@ Def *deriv_expand(Def *d, const DerivOpt *o);
    returning (f args, grad_f args). Built once per (f, op, wrt). */
 Def *deriv_function(const Def *f, DerivOp op, const int *wrt, int nwrt, const DerivOpt *o);
 
+/* d (a derived Def, optimized) with each kept call's pair in its top-level
+   let chain, `let y = g a` ... `vjp_g a c`, split into `let (y, r) = fwd_g
+   a` ... `rev_g r c`: g's forward pass runs once, its residuals r passed
+   to the reverse part (derive/split.c). d itself when there is none. */
+Def *deriv_split_calls(Def *d, const DerivOpt *o);
+
 #endif

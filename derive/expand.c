@@ -98,7 +98,7 @@ Def *deriv_function(const Def *f0, DerivOp op, const int *wrt, int nwrt, const D
   }
   }
   r->derived = true;
-  r = o->run(r, o->ud);
+  r = deriv_split_calls(o->run(r, o->ud), o);
   derived_add(f, op, wrt, nwrt, r);
   return r;
 }

@@ -217,6 +217,18 @@ Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path) {
   return g;
 }
 
+bool rev_vjp_source(const Def *v, const Def **f, const int **wrt, int *nwrt) {
+  for (size_t h = 0; h < CACHE_SLOTS; h++)
+    for (CacheEntry *e = cache[h]; e; e = e->next)
+      if (e->kind == KIND_VJP && (e->grad == v || (e->grad->optimized && e->grad->optimized == v))) {
+        *f = e->f;
+        *wrt = e->wrt;
+        *nwrt = e->nwrt;
+        return true;
+      }
+  return false;
+}
+
 Def *rev_prepare(const Def *f, RevPath path, const int *wrt, int nwrt, Sym ***ctx, int *nctx,
                  int **wrt_ctx) {
   return prepare(f, path, wrt, nwrt, ctx, nctx, wrt_ctx);

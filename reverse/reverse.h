@@ -39,6 +39,11 @@ Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path);
 struct FeInlinePolicy;
 const struct FeInlinePolicy *rev_inline_policy(void);
 
+/* Whether v is a vjp Def that rev_vjp built (or its optimized version:
+   Def.optimized), and of which function and parameters (*f, *wrt,
+   *nwrt). */
+bool rev_vjp_source(const Def *v, const Def **f, const int **wrt, int *nwrt);
+
 /* The name of a derived function: OP_NAME when wrt is every parameter of
    f that has reals, in order; else OP_NAME_wrt_P1_P2 after the
    parameters named (so that the derived functions of one f differ). */

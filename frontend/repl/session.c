@@ -247,6 +247,11 @@ static char *optimized_grad_text(const Session *s, const Def *f, const int *wrt,
                                  RevPath path) {
   Def *g = rev_grad(f, wrt, nwrt, path);
   Def *o = runnable(s, g);
+  if (o != g && path == REV_UNF) { /* optimized: kept calls split (derive.h) */
+    OptOptions oo = session_opt(s);
+    DerivOpt d = {opt_derived, &oo};
+    o = deriv_split_calls(o, &d);
+  }
   return fe_program_str_readable(g->name, o);
 }
 
