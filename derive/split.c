@@ -17,6 +17,7 @@
 #include "derive.h"
 #include "../frontend/inline.h"
 #include "../frontend/ir/build.h"
+#include "../frontend/ir/ptrmap.h"
 #include "../frontend/ir/subst.h"
 #include "../reverse/reverse.h"
 
@@ -30,24 +31,19 @@ typedef struct Split {
 
 static Split *splits; /* static: a root for the collector */
 
-static bool mentions_any(const Term *t, Sym **xs, int n, const bool *in) {
+/* Whether t reads a variable of the set dyn. */
+static bool reads(const Term *t, const PtrMap *dyn) {
   Sym **fv = NULL;
   int k = fe_free_vars(t, &fv);
   for (int i = 0; i < k; i++)
-    for (int j = 0; j < n; j++)
-      if (in[j] && fv[i] == xs[j]) return true;
+    if (ptrmap_get(dyn, fv[i])) return true;
   return false;
 }
 
-/* The binders of a let node. */
-static int binders(const Term *l, Sym ***xs) {
-  if (l->kind == T_LET) {
-    *xs = NEW_ARRAY(Sym *, 1);
-    (*xs)[0] = l->sym;
-    return 1;
-  }
-  *xs = l->syms;
-  return l->nsyms;
+/* The let node l (T_LET or T_LETTUP) with body in place of its own. */
+static Term *rewrap(const Term *l, Term *body) {
+  return l->kind == T_LET ? fe_mk_let(l->span, l->sym, l->kids[0], body)
+                          : fe_mk_lettup(l->span, l->nsyms, l->syms, l->kids[0], body);
 }
 
 /* fwd_g and rev_g for (g, wrt), or false when g's joint body does not
@@ -85,35 +81,24 @@ static bool build(const Def *g, const int *wrt, int nwrt, const DerivOpt *o, Def
     t = t->kids[1];
   }
   if (t->kind != T_TUPLE || t->nkids != 2) return false;
-  /* binding time: dynamic = depends on c */
-  int nsyms = 1;
-  for (int i = 0; i < nl; i++) nsyms += lets[i]->kind == T_LET ? 1 : lets[i]->nsyms;
-  Sym **all = NEW_ARRAY(Sym *, nsyms);
-  bool *dyn = NEW_ARRAY(bool, nsyms);
-  int m = 0;
+  /* binding time: dynamic = depends on c (a set of Syms) */
+  PtrMap dyn;
+  ptrmap_init(&dyn, 64);
   Sym *jc = joint->params[n];
-  all[m] = jc;
-  dyn[m++] = true;
+  ptrmap_put(&dyn, jc, jc);
   bool *late = NEW_ARRAY(bool, nl > 0 ? nl : 1);
   for (int i = 0; i < nl; i++) {
-    late[i] = mentions_any(lets[i]->kids[0], all, m, dyn);
-    Sym **xs;
-    int k = binders(lets[i], &xs);
-    for (int j = 0; j < k; j++) {
-      all[m] = xs[j];
-      dyn[m++] = late[i];
-    }
+    late[i] = reads(lets[i]->kids[0], &dyn);
+    if (!late[i]) continue;
+    if (lets[i]->kind == T_LET) ptrmap_put(&dyn, lets[i]->sym, lets[i]->sym);
+    else
+      for (int j = 0; j < lets[i]->nsyms; j++) ptrmap_put(&dyn, lets[i]->syms[j], lets[i]->syms[j]);
   }
-  if (mentions_any(t->kids[0], all, m, dyn)) return false;
+  if (reads(t->kids[0], &dyn)) return false;
   /* the reverse part and what it reads from the forward part */
   Term *rbody = t->kids[1];
   for (int i = nl - 1; i >= 0; i--)
-    if (late[i]) {
-      Sym **xs;
-      int k = binders(lets[i], &xs);
-      rbody = lets[i]->kind == T_LET ? fe_mk_let(s, xs[0], lets[i]->kids[0], rbody)
-                                     : fe_mk_lettup(s, k, xs, lets[i]->kids[0], rbody);
-    }
+    if (late[i]) rbody = rewrap(lets[i], rbody);
   Sym **fv = NULL;
   int nfv = fe_free_vars(rbody, &fv);
   Sym **res = NEW_ARRAY(Sym *, nfv + 1);
@@ -132,12 +117,7 @@ static bool build(const Def *g, const int *wrt, int nwrt, const DerivOpt *o, Def
   Term *pair[2] = {t->kids[0], rtuple};
   Term *fbody = fe_mk_tuple(s, 2, pair);
   for (int i = nl - 1; i >= 0; i--)
-    if (!late[i]) {
-      Sym **xs;
-      int k = binders(lets[i], &xs);
-      fbody = lets[i]->kind == T_LET ? fe_mk_let(s, xs[0], lets[i]->kids[0], fbody)
-                                     : fe_mk_lettup(s, k, xs, lets[i]->kids[0], fbody);
-    }
+    if (!late[i]) fbody = rewrap(lets[i], fbody);
   const char *base = rev_derived_name("vjp", g, wrt, nwrt) + 4; /* NAME or NAME_wrt_... */
   Def *f = fe_mk_def(una_sprintf("fwd_%s", base), s, n, joint->params, fe_copy(fbody));
   /* rev_g (r, c) = let residuals = r in <late lets> in cotangents */

@@ -113,13 +113,6 @@ static Term *chain_pick(Term *t, int k) {
   return t->kids[k];
 }
 
-/* Nodes in t, up to limit. */
-static int size_upto(const Term *t, int limit) {
-  int n = 1;
-  for (int i = 0; i < t->nkids && n <= limit; i++) n += size_upto(t->kids[i], limit - n);
-  return n;
-}
-
 /* When the array w is map/map2 (ps. lets in (e1, ..., en)) As under the
    conditions of the header, the array map/map2 (ps. lets in ek) As; else
    NULL. A short let chain (a vector-Jacobian product's gathers and
@@ -132,7 +125,7 @@ static Term *project_array(OptRw *c, Term *w, int k) {
   if (!tail) return NULL;
   bool inline_w = w->kind != T_VAR;
   bool once = inline_w || (opt_rw_uses(c, w->sym) == 1 && opt_rw_same_depth(c, w->sym));
-  bool cheap = tail == lam->kids[0] ? trivial(tail->kids[k]) : size_upto(lam->kids[0], 33) <= 32;
+  bool cheap = tail == lam->kids[0] ? trivial(tail->kids[k]) : opt_size_upto(lam->kids[0], 33) <= 32;
   if (!once && !cheap) return NULL;
   for (int i = 1; i < r->nkids; i++)
     if (!inline_w && !cheap_array(r->kids[i])) return NULL;
@@ -484,7 +477,7 @@ static Term *rule_index(OptRw *c, Term *t) {
       for (int k = 1; k < r->nkids; k++)
         if (!cheap_array(r->kids[k])) return t;
       if (t->kids[0]->kind == T_VAR && opt_rw_uses(c, t->kids[0]->sym) != 1 &&
-          (size_upto(r->kids[0], 33) > 32 || reads_map(c, r)))
+          (opt_size_upto(r->kids[0], 33) > 32 || reads_map(c, r)))
         return t;
     }
     Term *lam = fe_copy(r->kids[0]);

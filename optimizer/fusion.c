@@ -73,18 +73,6 @@ static bool row_product(const Term *r) {
   return false;
 }
 
-/* Whether t has at most n nodes (stops counting past n). */
-static bool at_most(const Term *t, long *n) {
-  while (t) {
-    if (--*n < 0) return false;
-    if (t->nkids == 0) return true;
-    for (int i = 0; i + 1 < t->nkids; i++)
-      if (!at_most(t->kids[i], n)) return false;
-    t = t->kids[t->nkids - 1];
-  }
-  return true;
-}
-
 /* A map of tuples used several times is fused into each consumer only
    while its lambda is at most this big: each consumer recomputes the
    part of the body that its component needs, so a chain of such maps
@@ -99,8 +87,8 @@ static Term *fusable(OptRw *c, Term *a, bool map_only) {
     if ((!once && !of_tuples(a)) || !opt_rw_same_depth(c, a->sym)) return NULL;
     r = opt_rw_rhs(c, a->sym);
     if (!r) return NULL;
-    long budget = TUPLE_FUSE_MAX;
-    if (!once && r->kind == T_PRIM && r->nkids > 0 && r->kids[0]->kind == T_LAM && !at_most(r->kids[0], &budget))
+    if (!once && r->kind == T_PRIM && r->nkids > 0 && r->kids[0]->kind == T_LAM &&
+        opt_size_upto(r->kids[0], TUPLE_FUSE_MAX) > TUPLE_FUSE_MAX)
       return NULL;
   }
   if (!(is_prim(r, PRIM_MAP) || (!map_only && is_prim(r, PRIM_MAP2)))) return NULL;
