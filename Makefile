@@ -2,7 +2,7 @@
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-PKGS     := bdw-gc readline openblas
+PKGS     := bdw-gc readline openblas jansson
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Werror=implicit-function-declaration
 CFLAGS   ?= -O2 -g
@@ -50,11 +50,11 @@ SLEEF_LIBS_STATIC := -lsleef
 else
 SLEEF_LIBS_DYN := -lsleef -Wl,-rpath,'$$ORIGIN/lib:$$ORIGIN/../lib'
 endif
-LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo $(SLEEF_LIBS_STATIC) -Wl,-Bdynamic $(SLEEF_LIBS_DYN) -lm -ldl -lrt -pthread
+LIBS      = -Wl,-Bstatic -lgc -lreadline -ltinfo -ljansson $(SLEEF_LIBS_STATIC) -Wl,-Bdynamic $(SLEEF_LIBS_DYN) -lm -ldl -lrt -pthread
 TEST_LIBS = -Wl,-Bstatic -lcheck_pic -lsubunit -Wl,-Bdynamic
 endif
 
-LIB_SRC  := $(filter-out frontend/repl/main.c,$(wildcard frontend/*.c frontend/ir/*.c frontend/repl/*.c backend/*.c backend/plan/*.c backend/cuda/*.c unf/*.c forward/*.c reverse/*.c derive/*.c optimizer/*.c))
+LIB_SRC  := $(filter-out frontend/repl/main.c,$(wildcard frontend/*.c frontend/ir/*.c frontend/repl/*.c frontend/gradbench/*.c backend/*.c backend/plan/*.c backend/cuda/*.c unf/*.c forward/*.c reverse/*.c derive/*.c optimizer/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
 # tests/gpu/ is the GPU test binary's (check_gpu, below), not check_una's.
 # tests/backend/cuda/fake_*.c are the stand-ins for the driver and NVRTC,
@@ -101,6 +101,9 @@ $(B)/libuna.a: $(LIB_OBJ)
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# --gradbench's modules are found in the source tree by default
+$(B)/frontend/gradbench/gradbench.o: ALL_CFLAGS += -DUNA_SOURCE_DIR='"$(CURDIR)"'
 
 $(B)/gen/prelude.c: prelude/prelude.una scripts/embed.sh
 	@mkdir -p $(dir $@)

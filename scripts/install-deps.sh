@@ -1,6 +1,6 @@
 #!/bin/sh
 # install-deps.sh: makes sure the build's libraries are present: Boehm GC,
-# GNU readline, OpenBLAS, Check, SLEEF and pkg-config, and a C++ compiler, from
+# GNU readline, OpenBLAS, Check, SLEEF, Jansson and pkg-config, and a C++ compiler, from
 # Debian's packages. Does nothing when they are already installed.
 set -eu
 missing=""
@@ -12,6 +12,8 @@ have_pc readline || missing="$missing libreadline-dev"
 # pkg-config file): the matrix products (backend/blas.c)
 have_pc openblas || missing="$missing libopenblas-dev"
 have_pc check    || missing="$missing check"
+# Jansson, the JSON of the GradBench protocol (una --gradbench)
+have_pc jansson  || missing="$missing libjansson-dev"
 # SLEEF, the vector math of the CPU kernels: by its header (a pkg-config
 # file is not promised)
 have_header() { printf '#include <%s>\n' "$1" | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }

@@ -3,6 +3,7 @@
    stack so that deep programs hit the stack guard, not the end of memory. */
 #include "repl.h"
 #include "session.h"
+#include "../gradbench/gradbench.h"
 #include "../../optimizer/opt.h"
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@ typedef struct Job {
   const char *dump_after;
   bool check_passes;
   bool print_all;
+  const char *gradbench; /* --gradbench[=DIR]: the modules' folder, or NULL */
   int status;
 } Job;
 
@@ -52,6 +54,9 @@ static void usage(FILE *out) {
         "  --print-all            print arrays in full, however long (else an\n"
         "                         array of more than 10,000 numbers shows only\n"
         "                         its first and last three at each level)\n"
+        "  --gradbench[=DIR]      serve the GradBench protocol on standard input\n"
+        "                         and output; module M is DIR/M.una (default:\n"
+        "                         the source tree's bench/gradbench)\n"
         "  --help                 print this help and exit\n"
         "  --version              print the version and exit\n"
         "  -                      (as FILE) read a script from standard input\n"
@@ -118,6 +123,11 @@ static int parse_args(int argc, char **argv, Job *job) {
       job->check_passes = true;
     } else if (strcmp(a, "--print-all") == 0) {
       job->print_all = true;
+    } else if (strcmp(a, "--gradbench") == 0) {
+      job->gradbench = fe_gradbench_default_dir();
+    } else if (strncmp(a, "--gradbench=", 12) == 0) {
+      if (!a[12]) return bad_usage("option '--gradbench=' needs a folder");
+      job->gradbench = a + 12;
     } else if (strcmp(a, "-O0") == 0) {
       job->no_optimize = true;
     } else if (strcmp(a, "-O") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
@@ -127,6 +137,8 @@ static int parse_args(int argc, char **argv, Job *job) {
       return bad_usage(una_sprintf("unknown option '%s'", a));
     }
   }
+  if (job->gradbench && job->nsrcs > 0)
+    return bad_usage("--gradbench reads the protocol on standard input: it takes no FILE or -e");
   return -1;
 }
 
@@ -164,15 +176,28 @@ static bool run_stdin(Session *s) {
   return fe_session_run_text(s, "<stdin>", text, len, true);
 }
 
-/* Runs everything the command line asks for; sets job->status. */
-static void run_job(Job *job) {
+/* A session with the command line's options and the prelude; NULL when
+   the prelude fails (its error printed). */
+static Session *job_session(void *ud) {
+  Job *job = ud;
   Session *s = fe_session_new();
   s->optimize = !job->no_optimize;
   s->dump_after = job->dump_after;
   s->check_passes = job->check_passes;
   s->print_all = job->print_all;
   if (job->device) fe_session_set_device(s, job->device, "una: ");
-  if (!job->no_prelude && !fe_session_load_prelude(s)) {
+  if (!job->no_prelude && !fe_session_load_prelude(s)) return NULL;
+  return s;
+}
+
+/* Runs everything the command line asks for; sets job->status. */
+static void run_job(Job *job) {
+  if (job->gradbench) {
+    job->status = fe_gradbench(job->gradbench, job_session, job, stdin, stdout);
+    return;
+  }
+  Session *s = job_session(job);
+  if (!s) {
     job->status = 1;
     return;
   }

@@ -84,13 +84,12 @@ bool fe_session_set_device(Session *s, const char *name, const char *prefix) {
   return true;
 }
 
-/* Calls d (no arguments) on the session's device. When a GPU failure
-   leaves the GPU unusable, the session moves to the CPU (the error says so). */
-static Value run_def(Session *s, const Def *d) {
-  if (s->device != FE_DEVICE_GPU) return cpu_call(d, NULL);
+/* Calls d on the session's device (see session.h). */
+Value fe_session_call(Session *s, const Def *d, const Value *args) {
+  if (s->device != FE_DEVICE_GPU) return cpu_call(d, args);
   FeTry t;
   if (fe_try(&t)) {
-    Value v = gpu_call(d, NULL);
+    Value v = gpu_call(d, args);
     fe_untry(&t);
     return v;
   }
@@ -231,7 +230,7 @@ static Def *expand_derivs(const Session *s, Def *d) {
 
 /* The program that runs for d: d optimized with everything it calls, or d
    itself under -O0. */
-static Def *runnable(const Session *s, Def *d) {
+Def *fe_session_runnable(const Session *s, Def *d) {
   OptOptions o = session_opt(s);
   Def *r = opt_optimize_program(d, &o);
   if (s->dump_after && (strcmp(s->dump_after, "plan") == 0 || strcmp(s->dump_after, "all") == 0))
@@ -246,7 +245,7 @@ static Def *runnable(const Session *s, Def *d) {
 static char *optimized_grad_text(const Session *s, const Def *f, const int *wrt, int nwrt,
                                  RevPath path) {
   Def *g = rev_grad(f, wrt, nwrt, path);
-  Def *o = runnable(s, g);
+  Def *o = fe_session_runnable(s, g);
   if (o != g && path == REV_UNF) { /* optimized: kept calls split (derive.h) */
     OptOptions oo = session_opt(s);
     DerivOpt d = {opt_derived, &oo};
@@ -361,9 +360,9 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   }
   if (strcmp(name, "time") == 0) {
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
+    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     double t0 = now_ms();
-    Value v = run_def(s, d);
+    Value v = fe_session_call(s, d, NULL);
     double ms = now_ms() - t0;
     print_value(s, v);
     fprintf(s->out,
@@ -377,7 +376,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     /* the program as it runs (optimized unless -O0), under the meter of
        backend/cost_meter.h; the counting rules are in optimizer/cost.h */
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
+    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     CpuCost c;
     Value v = cpu_metered_call(d, NULL, &c);
     print_value(s, v);
@@ -389,14 +388,14 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   if (strcmp(name, "plan") == 0) {
     /* the plan the engines run for e (backend/plan/plan.h) */
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
+    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     fputs(plan_str(plan_of_def(d)), s->out);
     return true;
   }
   if (strcmp(name, "cuda") == 0) {
     /* the translation unit gpu_call compiles for e; no GPU needed */
     Term *e = parse_arg(it, file);
-    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
+    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_expr(s->env, e)));
     fputs(gpu_plan_source(plan_of_def(d)), s->out);
     return true;
   }
@@ -448,8 +447,8 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   }
   case ITEM_LET: {
     Global **gs = NULL;
-    Def *d = runnable(s, expand_derivs(s, fe_check_let(s->env, it, &gs)));
-    Value v = run_def(s, d);
+    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_let(s->env, it, &gs)));
+    Value v = fe_session_call(s, d, NULL);
     if (it->tuple_pattern) {
       ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
       for (int i = 0; i < it->nnames; i++)
@@ -465,8 +464,8 @@ static bool run_item(Session *s, const Item *it, const char *file) {
     return true;
   }
   case ITEM_EXPR: {
-    Def *d = runnable(s, expand_derivs(s, fe_check_expr(s->env, it->body)));
-    print_value(s, run_def(s, d));
+    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_expr(s->env, it->body)));
+    print_value(s, fe_session_call(s, d, NULL));
     return true;
   }
   case ITEM_CMD:

@@ -49,6 +49,15 @@ bool fe_session_run_file(Session *s, const char *path);
    cannot be used. Returns false for an unknown name (nothing printed). */
 bool fe_session_set_device(Session *s, const char *name, const char *prefix);
 
+/* The program that runs for d (a checked def of s, its derivative operators
+   expanded): d optimized with everything it calls, or d itself under -O0. */
+Def *fe_session_runnable(const Session *s, Def *d);
+
+/* Calls d (a runnable Def) with args on the session's device. Raises
+   FeError. When a GPU failure leaves the GPU unusable, the session moves to
+   the CPU (the error says so). */
+struct Value fe_session_call(Session *s, const Def *d, const struct Value *args);
+
 /* The command words of section 8 that this build knows, NULL-terminated
    (for :help and tab completion), each with a one-line description. */
 typedef struct FeCommandInfo {

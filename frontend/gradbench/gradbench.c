@@ -1,0 +1,262 @@
+/* gradbench.c: the GradBench protocol over a session per module
+   (gradbench.h). */
+#include "gradbench.h"
+#include "json_value.h"
+#include "../../backend/value.h"
+#include "../ir/ptrmap.h"
+#include <ctype.h>
+#include <errno.h>
+#include <time.h>
+
+#ifndef UNA_SOURCE_DIR
+#define UNA_SOURCE_DIR "."
+#endif
+
+const char *fe_gradbench_default_dir(void) {
+  return UNA_SOURCE_DIR "/bench/gradbench";
+}
+
+/* A defined module: its session and its functions' runnable programs. */
+typedef struct GbModule {
+  const char *name;
+  Session *s;
+  PtrMap *compiled; /* Def -> its runnable Def */
+} GbModule;
+
+typedef struct Gradbench {
+  const char *dir;
+  GbNewSession new_session;
+  void *ud;
+  GbModule *mods;
+  int nmods, cap;
+} Gradbench;
+
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static json_t *timing(const char *name, long long ns) {
+  return json_pack("{s:s, s:I}", "name", name, "nanoseconds", (json_int_t)ns);
+}
+
+static json_t *failure(json_t *resp, const char *msg) {
+  json_object_set_new(resp, "success", json_false());
+  json_object_set_new(resp, "error", json_string(msg));
+  return resp;
+}
+
+static GbModule *find_module(Gradbench *g, const char *name) {
+  for (int i = 0; i < g->nmods; i++)
+    if (strcmp(g->mods[i].name, name) == 0) return &g->mods[i];
+  return NULL;
+}
+
+/* A module name is a file name in DIR, not a path. */
+static bool plain_name(const char *n) {
+  if (!n[0] || n[0] == '.') return false;
+  for (const char *p = n; *p; p++)
+    if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.')) return false;
+  return true;
+}
+
+/* Runs DIR/name.una in a new session; the module's errors (and its output)
+   go to stderr, and the errors into *err as well. */
+static Session *load_module(Gradbench *g, const char *name, const char **err) {
+  Session *s = g->new_session(g->ud);
+  if (!s) {
+    *err = "cannot start a session (the prelude failed to load)";
+    return NULL;
+  }
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  if (!mem) {
+    *err = una_sprintf("cannot capture errors: %s", strerror(errno));
+    return NULL;
+  }
+  s->out = stderr;
+  s->err = mem;
+  bool ok = fe_session_run_file(s, una_sprintf("%s/%s.una", g->dir, name));
+  fclose(mem);
+  while (len > 0 && buf[len - 1] == '\n') len--;
+  *err = una_strndup(buf, len);
+  free(buf);
+  if (len) fprintf(stderr, "%s\n", *err);
+  s->err = stderr;
+  return ok ? s : NULL;
+}
+
+static json_t *define(Gradbench *g, const json_t *msg, json_t *resp) {
+  const char *name = json_string_value(json_object_get(msg, "module"));
+  if (!name) return failure(resp, "a define message needs a \"module\" string");
+  if (!plain_name(name)) return failure(resp, una_sprintf("bad module name '%s'", name));
+  long long t0 = now_ns();
+  if (!find_module(g, name)) {
+    const char *err = NULL;
+    Session *s = load_module(g, name, &err);
+    if (!s) return failure(resp, err);
+    if (g->nmods == g->cap) {
+      g->cap = g->cap ? 2 * g->cap : 4;
+      GbModule *m = NEW_ARRAY(GbModule, g->cap);
+      if (g->nmods) memcpy(m, g->mods, sizeof *m * (size_t)g->nmods);
+      g->mods = m;
+    }
+    g->mods[g->nmods++] = (GbModule){una_strdup(name), s, NEW(PtrMap)};
+  }
+  json_object_set_new(resp, "success", json_true());
+  json_t *ts = json_array();
+  json_array_append_new(ts, timing("define", now_ns() - t0));
+  json_object_set_new(resp, "timings", ts);
+  return resp;
+}
+
+/* The field named name in obj, or depth-first in the objects inside it. */
+static const json_t *find_field(const json_t *obj, const char *name) {
+  const json_t *v = json_object_get(obj, name);
+  if (v) return v;
+  const char *k;
+  const json_t *sub;
+  json_object_foreach((json_t *)obj, k, sub) {
+    if (json_is_object(sub) && (v = find_field(sub, name))) return v;
+  }
+  return NULL;
+}
+
+/* The arguments of d from the input; NULL with *why when they do not fit. */
+static Value *arguments(const Def *d, const json_t *input, const char **why) {
+  Value *args = NEW_ARRAY(Value, d->nparams > 0 ? d->nparams : 1);
+  if (!json_is_object(input)) {
+    if (d->nparams != 1) {
+      *why = una_sprintf("%s takes %d parameters: the input must be an object with a field "
+                         "for each", d->name, d->nparams);
+      return NULL;
+    }
+    return json_to_value(input, d->params[0]->type, "input", &args[0], why) ? args : NULL;
+  }
+  for (int i = 0; i < d->nparams; i++) {
+    const char *p = d->params[i]->name;
+    const json_t *f = find_field(input, p);
+    if (!f) {
+      *why = una_sprintf("the input has no field \"%s\" (parameter %d of %s)", p, i + 1, d->name);
+      return NULL;
+    }
+    if (!json_to_value(f, d->params[i]->type, una_sprintf("input.%s", p), &args[i], why))
+      return NULL;
+  }
+  return args;
+}
+
+/* A number field of the input object, or dflt. */
+static double run_option(const json_t *input, const char *name, double dflt) {
+  const json_t *v = json_is_object(input) ? json_object_get(input, name) : NULL;
+  return v && json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+static json_t *evaluate(Gradbench *g, const json_t *msg, json_t *resp) {
+  const char *mname = json_string_value(json_object_get(msg, "module"));
+  const char *fname = json_string_value(json_object_get(msg, "function"));
+  const json_t *input = json_object_get(msg, "input");
+  if (!mname || !fname || !input)
+    return failure(resp, "an evaluate message needs \"module\", \"function\" and \"input\"");
+  GbModule *m = find_module(g, mname);
+  if (!m) return failure(resp, una_sprintf("module '%s' was not defined", mname));
+  Def *d = fe_env_find_def(m->s->env, fname);
+  if (!d)
+    return failure(resp, una_sprintf("module '%s' has no function '%s' (%s/%s.una)", mname,
+                                     fname, g->dir, mname));
+  const char *why = NULL;
+  Value *args = arguments(d, input, &why);
+  if (!args) return failure(resp, why);
+  double min_runs = run_option(input, "min_runs", 1);
+  double min_seconds = run_option(input, "min_seconds", 0);
+
+  json_t *ts = json_array();
+  FeTry t;
+  fe_fault_clear();
+  if (!fe_try(&t)) {
+    json_decref(ts);
+    return failure(resp, fe_error_text(t.err));
+  }
+  Def *r = ptrmap_get(m->compiled, d);
+  if (!r) {
+    long long t0 = now_ns();
+    r = fe_session_runnable(m->s, d);
+    ptrmap_put(m->compiled, d, r);
+    json_array_append_new(ts, timing("compile", now_ns() - t0));
+  }
+  Value v = val_real(0);
+  long long total = 0;
+  for (long runs = 0; runs < min_runs || (double)total < min_seconds * 1e9; runs++) {
+    long long t0 = now_ns();
+    v = fe_session_call(m->s, r, args);
+    long long dt = now_ns() - t0;
+    total += dt;
+    json_array_append_new(ts, timing("evaluate", dt));
+  }
+  fe_untry(&t);
+  json_object_set_new(resp, "success", json_true());
+  json_object_set_new(resp, "output", json_of_value(v));
+  json_object_set_new(resp, "timings", ts);
+  return resp;
+}
+
+/* The answer to one message (a new object). */
+static json_t *answer(Gradbench *g, const json_t *msg) {
+  json_t *resp = json_object();
+  json_t *id = json_object_get(msg, "id");
+  json_object_set(resp, "id", id ? id : json_null());
+  const char *kind = json_string_value(json_object_get(msg, "kind"));
+  if (!kind) return resp;
+  if (strcmp(kind, "start") == 0) {
+    json_object_set_new(resp, "tool", json_string("una"));
+    json_object_set_new(resp, "config", json_pack("{s:s, s:s}", "version", UNA_VERSION,
+                                                  "modules", g->dir));
+    return resp;
+  }
+  if (strcmp(kind, "define") == 0) return define(g, msg, resp);
+  if (strcmp(kind, "evaluate") == 0) return evaluate(g, msg, resp);
+  return resp;
+}
+
+/* Reads one line of any length; NULL at the end of input. */
+static char *read_line(FILE *in, size_t *len) {
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n = getline(&line, &cap, in);
+  if (n < 0) {
+    free(line);
+    return NULL;
+  }
+  *len = (size_t)n;
+  return line;
+}
+
+int fe_gradbench(const char *dir, GbNewSession new_session, void *ud, FILE *in, FILE *out) {
+  Gradbench g = {.dir = dir, .new_session = new_session, .ud = ud};
+  size_t len;
+  char *line;
+  while ((line = read_line(in, &len))) {
+    json_error_t jerr;
+    json_t *msg = json_loadb(line, len, 0, &jerr);
+    free(line);
+    if (!msg) {
+      if (strspn(jerr.text, " \t\r\n") == strlen(jerr.text)) continue;
+      json_t *resp = json_pack("{s:n, s:b, s:s}", "id", "success", 0, "error",
+                               una_sprintf("bad JSON message: %s", jerr.text));
+      json_dumpf(resp, out, JSON_COMPACT);
+      json_decref(resp);
+      fputc('\n', out);
+      fflush(out);
+      continue;
+    }
+    json_t *resp = answer(&g, msg);
+    json_dumpf(resp, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    fputc('\n', out);
+    fflush(out);
+    json_decref(resp);
+    json_decref(msg);
+  }
+  return 0;
+}
