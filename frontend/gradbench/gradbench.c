@@ -16,11 +16,22 @@ const char *fe_gradbench_default_dir(void) {
   return UNA_SOURCE_DIR "/bench/gradbench";
 }
 
+/* The field names of a function's tuple result, from a comment line
+   "-- gradbench: F -> {a, b, c}" of its module. */
+typedef struct GbFields {
+  const char *fn;
+  int n;
+  const char **names;
+  Span span; /* the comment's function name */
+  struct GbFields *next;
+} GbFields;
+
 /* A defined module: its session and its functions' runnable programs. */
 typedef struct GbModule {
   const char *name;
   Session *s;
   PtrMap *compiled; /* Def -> its runnable Def */
+  GbFields *fields;
 } GbModule;
 
 typedef struct Gradbench {
@@ -88,6 +99,105 @@ static Session *load_module(Gradbench *g, const char *name, const char **err) {
   return ok ? s : NULL;
 }
 
+static const char *skip_blank(const char *p) {
+  while (*p == ' ' || *p == '\t') p++;
+  return p;
+}
+
+/* A name at p ([A-Za-z_][A-Za-z0-9_']*); NULL when there is none. */
+static const char *read_name(const char **p) {
+  const char *q = *p;
+  if (!(isalpha((unsigned char)*q) || *q == '_')) return NULL;
+  while (isalnum((unsigned char)*q) || *q == '_' || *q == '\'') q++;
+  const char *n = una_strndup(*p, (size_t)(q - *p));
+  *p = q;
+  return n;
+}
+
+#define FIELDS_MARK "-- gradbench:"
+
+/* Parses one "-- gradbench: F -> {a, b}" line (p after the mark); on a
+   malformed line raises at the column where it goes wrong. */
+static GbFields *parse_fields(const char *file, int line, const char *start, const char *p) {
+  GbFields *f = NEW(GbFields);
+  const char *expect;
+  p = skip_blank(p);
+  f->span = fe_span(file, line, (int)(p - start) + 1);
+  if (!(f->fn = read_name(&p))) { expect = "a function name"; goto bad; }
+  p = skip_blank(p);
+  if (strncmp(p, "->", 2) != 0) { expect = "'->'"; goto bad; }
+  p = skip_blank(p + 2);
+  if (*p != '{') { expect = "'{'"; goto bad; }
+  p++;
+  const char *names[256];
+  for (;;) {
+    p = skip_blank(p);
+    if (f->n == 256 || !(names[f->n] = read_name(&p))) { expect = "a field name"; goto bad; }
+    f->n++;
+    p = skip_blank(p);
+    if (*p == '}') break;
+    if (*p != ',') { expect = "',' or '}'"; goto bad; }
+    p++;
+  }
+  p = skip_blank(p + 1);
+  if (*p && *p != '\n' && *p != '\r') { expect = "the end of the line"; goto bad; }
+  f->names = NEW_ARRAY(const char *, f->n);
+  memcpy(f->names, names, sizeof names[0] * (size_t)f->n);
+  return f;
+bad:
+  fe_error(fe_span(file, line, (int)(p - start) + 1),
+           "malformed gradbench comment: expected %s (the form is "
+           "'-- gradbench: F -> {field, ...}')", expect);
+}
+
+/* The field names that the module's comments give tuple results. */
+static GbFields *read_fields(const char *path, const char **err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  GbFields *all = NULL;
+  char *buf = NULL;
+  size_t cap = 0;
+  FeTry t;
+  if (!fe_try(&t)) {
+    *err = fe_error_text(t.err);
+    free(buf);
+    fclose(f);
+    return NULL;
+  }
+  for (int line = 1; getline(&buf, &cap, f) >= 0; line++) {
+    const char *p = skip_blank(buf);
+    if (strncmp(p, FIELDS_MARK, strlen(FIELDS_MARK)) != 0) continue;
+    GbFields *fl = parse_fields(path, line, buf, p + strlen(FIELDS_MARK));
+    fl->next = all;
+    all = fl;
+  }
+  fe_untry(&t);
+  free(buf);
+  fclose(f);
+  return all;
+}
+
+static const GbFields *fields_of(const GbModule *m, const char *fn) {
+  for (const GbFields *f = m->fields; f; f = f->next)
+    if (strcmp(f->fn, fn) == 0) return f;
+  return NULL;
+}
+
+/* The output of fn: its value as JSON, a tuple as an object when the
+   module names its fields. NULL with *why on a mismatch. */
+static json_t *output_of(const GbModule *m, const char *fn, Value v, const char **why) {
+  const GbFields *f = fields_of(m, fn);
+  if (!f) return json_of_value(v);
+  if (v.kind != V_TUPLE || v.u.t->n != f->n) {
+    *why = una_sprintf("%s's result is not a tuple of %d, as its gradbench comment says", fn, f->n);
+    return NULL;
+  }
+  json_t *o = json_object();
+  for (int i = 0; i < f->n; i++)
+    json_object_set_new(o, f->names[i], json_of_value(v.u.t->items[i]));
+  return o;
+}
+
 static json_t *define(Gradbench *g, const json_t *msg, json_t *resp) {
   const char *name = json_string_value(json_object_get(msg, "module"));
   if (!name) return failure(resp, "a define message needs a \"module\" string");
@@ -97,13 +207,21 @@ static json_t *define(Gradbench *g, const json_t *msg, json_t *resp) {
     const char *err = NULL;
     Session *s = load_module(g, name, &err);
     if (!s) return failure(resp, err);
+    const char *ferr = NULL;
+    GbFields *fields = read_fields(una_sprintf("%s/%s.una", g->dir, name), &ferr);
+    if (ferr) return failure(resp, ferr);
+    for (GbFields *f = fields; f; f = f->next)
+      if (!fe_env_find_def(s->env, f->fn))
+        return failure(resp, fe_error_text((FeError){
+                                 f->span, una_sprintf("gradbench comment for '%s', which the "
+                                                      "module does not define", f->fn)}));
     if (g->nmods == g->cap) {
       g->cap = g->cap ? 2 * g->cap : 4;
       GbModule *m = NEW_ARRAY(GbModule, g->cap);
       if (g->nmods) memcpy(m, g->mods, sizeof *m * (size_t)g->nmods);
       g->mods = m;
     }
-    g->mods[g->nmods++] = (GbModule){una_strdup(name), s, NEW(PtrMap)};
+    g->mods[g->nmods++] = (GbModule){una_strdup(name), s, NEW(PtrMap), fields};
   }
   json_object_set_new(resp, "success", json_true());
   json_t *ts = json_array();
@@ -196,8 +314,13 @@ static json_t *evaluate(Gradbench *g, const json_t *msg, json_t *resp) {
     json_array_append_new(ts, timing("evaluate", dt));
   }
   fe_untry(&t);
+  json_t *output = output_of(m, fname, v, &why);
+  if (!output) {
+    json_decref(ts);
+    return failure(resp, why);
+  }
   json_object_set_new(resp, "success", json_true());
-  json_object_set_new(resp, "output", json_of_value(v));
+  json_object_set_new(resp, "output", output);
   json_object_set_new(resp, "timings", ts);
   return resp;
 }
