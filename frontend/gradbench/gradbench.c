@@ -361,11 +361,14 @@ int fe_gradbench(const char *dir, GbNewSession new_session, void *ud, FILE *in, 
   size_t len;
   char *line;
   while ((line = read_line(in, &len))) {
+    if (strspn(line, " \t\r\n") == len) {
+      free(line);
+      continue;
+    }
     json_error_t jerr;
     json_t *msg = json_loadb(line, len, 0, &jerr);
     free(line);
     if (!msg) {
-      if (strspn(jerr.text, " \t\r\n") == strlen(jerr.text)) continue;
       json_t *resp = json_pack("{s:n, s:b, s:s}", "id", "success", 0, "error",
                                una_sprintf("bad JSON message: %s", jerr.text));
       json_dumpf(resp, out, JSON_COMPACT);
