@@ -213,6 +213,18 @@ bench-grad-shapes: deps
 	@$(MAKE) --no-print-directory $(B)/bench/grad_shapes
 	$(B)/bench/grad_shapes $(SHAPES)
 
+# GradBench's evals against Una, its manual C++ tool, JAX and PyTorch
+# (bench/gradbench/README.md): GRADBENCH_DIR is a copy of GradBench's source
+# (git clone https://github.com/gradbench/gradbench); EVALS= a subset;
+# GRADBENCH_FULL=1 the evals' full sizes. Writes bench/gradbench/RESULTS.md.
+GRADBENCH_DIR ?=
+.PHONY: gradbench
+gradbench: deps
+	@test -n "$(GRADBENCH_DIR)" || { echo "make gradbench: set GRADBENCH_DIR to a copy of GradBench's source (git clone https://github.com/gradbench/gradbench DIR)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(UNA)
+	sh bench/gradbench/setup.sh $(GRADBENCH_DIR) bench/.venv
+	UNA=$(CURDIR)/$(UNA) bench/.venv/bin/python bench/gradbench/run.py $(GRADBENCH_DIR) $(EVALS)
+
 # The derivative operators (jvp, vjp, Hessian-vector products next to
 # grad) against JAX and PyTorch (bench/deriv/README.md).
 $(B)/bench/deriv_bench: bench/deriv/deriv_bench.c bench/bench_util.h $(B)/libuna.a
