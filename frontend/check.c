@@ -356,6 +356,28 @@ static Term *prim_lambda(Ck *c, Span s, Prim p, const char *name, const char *wh
   return mk_lam(s, np, xs, fe_term_prim(s, fe_ty_real(), p, np, vs));
 }
 
+/* A derivative operator without arguments, (grad f), as a combinator's
+   function: the surface lambda (x1 ... xn. grad f x1 ... xn), its
+   parameters named so that no user name can capture them. */
+static Term *deriv_lambda(const Term *f, int np) {
+  Term *app = fe_term_new(T_GRADREF, f->span, NULL);
+  *app = *f;
+  app->nkids = np;
+  app->kids = NEW_ARRAY(Term *, np);
+  Term *lam = fe_term_new(T_LAM, f->span, NULL);
+  lam->nnames = np;
+  lam->names = NEW_ARRAY(const char *, np);
+  for (int i = 0; i < np; i++) {
+    lam->names[i] = una_sprintf("#%d", i + 1);
+    app->kids[i] = fe_term_new(T_NAME, f->span, NULL);
+    app->kids[i]->str = lam->names[i];
+  }
+  lam->nkids = 1;
+  lam->kids = NEW_ARRAY(Term *, 1);
+  lam->kids[0] = app;
+  return lam;
+}
+
 /* Checks the function argument f of combinator who, given its parameter
    types; ret, when not NULL, is the result type it must have. Returns LAM. */
 static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, const Type **pt,
@@ -417,8 +439,8 @@ static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, c
       if (d->nparams != np)
         fe_error(f->span, "%s's function takes %s, found %d", who, count(np, "parameter"),
                  d->nparams);
-      Sym *xs[2];
-      Term *vs[2];
+      Sym *xs[3];
+      Term *vs[3];
       for (int i = 0; i < np; i++) {
         if (!fe_type_eq(d->params[i]->type, pt[i]))
           arg_mismatch(f->span, i, f->str, tystr(d->params[i]->type), pt[i]);
@@ -433,10 +455,14 @@ static NOINLINE Term *check_fun(Ck *c, const Term *f, const char *who, int np, c
     }
     break;
   }
+  case T_GRADREF:
+    /* an applied derivative is a value, not a function */
+    if (f->nkids == 0) return check_fun(c, deriv_lambda(f, np), who, np, pt, ret);
+    /* fall through */
   default:
     fe_error(f->span,
              "argument 1 of '%s' must be a function: a lambda %s, an operator section such as "
-             "(+), or a function name",
+             "(+), a function name or a derivative operator such as (grad f)",
              who, lambda_shape(np));
   }
   const Type *bt = lam->kids[0]->type;

@@ -198,7 +198,7 @@ START_TEST(test_array_builtins) {
   err_is("def f (x: R) : B = true\nreduce f true [true]", "2:8: reduce's function takes 2 parameters, found 1");
   err_is("def f (x: R) (y: R) : B = true\nreduce f 0 [1]", "2:8: reduce's function must return R, found B");
   err_is("map iota [1]", "1:5: map's function must be a lambda (x. e), an operator section or a scalar function; 'iota' is not");
-  err_is("map 1 [1]", "1:5: argument 1 of 'map' must be a function: a lambda (x. e), an operator section such as (+), or a function name");
+  err_is("map 1 [1]", "1:5: argument 1 of 'map' must be a function: a lambda (x. e), an operator section such as (+), a function name or a derivative operator such as (grad f)");
   err_is("let g = 1 in map g [1]", "1:18: 'g' is not a function");
   err_is("map nope [1]", "1:5: unknown name 'nope'");
   err_is("map (x, x. x) [1]", "1:5: map's function takes 1 parameter, found 2");
@@ -537,7 +537,7 @@ START_TEST(test_grad) {
   err_is("grad nope 1", "1:6: unknown name 'nope'");
   err_is("let v = 1\ngrad v 1", "2:6: grad needs a function; 'v' is not a function");
   err_is("def g (x: R) = x\nmap (grad g) [1]",
-         "2:6: argument 1 of 'map' must be a function: a lambda (x. e), an operator section such as (+), or a function name");
+         "2:6: argument 1 of 'map' must be a function: a lambda (x. e), an operator section such as (+), a function name or a derivative operator such as (grad f)");
 }
 END_TEST
 
