@@ -12,7 +12,8 @@ sizes are bounded so that all evals fit in about 30 minutes on 2 cores
 (SIZES below); GRADBENCH_FULL=1 runs each eval's default sizes instead.
 Environment: UNA (the binary), UNA_MODULES (its modules' folder),
 GRADBENCH_TOOLS (e.g. "una manual"), GRADBENCH_MIN_SECONDS (0.5),
-GRADBENCH_TIMEOUT (seconds per eval and tool, 600).
+GRADBENCH_TIMEOUT (seconds per eval and tool, 600), GRADBENCH_JSON (a file
+for every timing of every evaluation, as JSON).
 """
 
 import json
@@ -144,8 +145,10 @@ def write_results(results, tools, args, elapsed):
                     out.append(f"- {ev}, {t}, {e['function']} {e['description']}: {msg}")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
-    with open(os.path.join(HERE, "results.json"), "w") as f:
-        json.dump(results, f, indent=1)
+    raw = os.environ.get("GRADBENCH_JSON")
+    if raw:
+        with open(raw, "w") as f:
+            json.dump(results, f, indent=1)
     print(f"run.py: wrote {path}")
 
 
