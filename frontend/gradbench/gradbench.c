@@ -16,12 +16,20 @@ const char *fe_gradbench_default_dir(void) {
   return UNA_SOURCE_DIR "/bench/gradbench";
 }
 
-/* The field names of a function's tuple result, from a comment line
-   "-- gradbench: F -> {a, b, c}" of its module. */
-typedef struct GbFields {
-  const char *fn;
+/* The JSON object a tuple result is written as: a name per component,
+   and for a component that is itself a tuple written as an object, its
+   own shape (else NULL). */
+typedef struct GbShape {
   int n;
   const char **names;
+  struct GbShape **sub;
+} GbShape;
+
+/* A function's output shape, from a comment line of its module
+   "-- gradbench: F -> {a, b: {c, d}}". */
+typedef struct GbFields {
+  const char *fn;
+  GbShape *shape;
   Span span; /* the comment's function name */
   struct GbFields *next;
 } GbFields;
@@ -116,38 +124,64 @@ static const char *read_name(const char **p) {
 
 #define FIELDS_MARK "-- gradbench:"
 
-/* Parses one "-- gradbench: F -> {a, b}" line (p after the mark); on a
-   malformed line raises at the column where it goes wrong. */
-static GbFields *parse_fields(const char *file, int line, const char *start, const char *p) {
-  GbFields *f = NEW(GbFields);
-  const char *expect;
-  p = skip_blank(p);
-  f->span = fe_span(file, line, (int)(p - start) + 1);
-  if (!(f->fn = read_name(&p))) { expect = "a function name"; goto bad; }
-  p = skip_blank(p);
-  if (strncmp(p, "->", 2) != 0) { expect = "'->'"; goto bad; }
-  p = skip_blank(p + 2);
-  if (*p != '{') { expect = "'{'"; goto bad; }
+/* Where a comment line is parsed, for errors. */
+typedef struct FieldsParse {
+  const char *file, *start;
+  int line;
+} FieldsParse;
+
+static _Noreturn void fields_error(const FieldsParse *fp, const char *p, const char *expect) {
+  fe_error(fe_span(fp->file, fp->line, (int)(p - fp->start) + 1),
+           "malformed gradbench comment: expected %s (the form is "
+           "'-- gradbench: F -> {field, field: {field, ...}, ...}')", expect);
+}
+
+/* A shape "{a, b: {c, d}, ...}" at *p. */
+static GbShape *parse_shape(const FieldsParse *fp, const char **pp) {
+  const char *p = skip_blank(*pp);
+  if (*p != '{') fields_error(fp, p, "'{'");
   p++;
   const char *names[256];
+  GbShape *subs[256];
+  GbShape *sh = NEW(GbShape);
   for (;;) {
     p = skip_blank(p);
-    if (f->n == 256 || !(names[f->n] = read_name(&p))) { expect = "a field name"; goto bad; }
-    f->n++;
+    if (sh->n == 256 || !(names[sh->n] = read_name(&p))) fields_error(fp, p, "a field name");
     p = skip_blank(p);
+    subs[sh->n] = NULL;
+    if (*p == ':') {
+      p++;
+      subs[sh->n] = parse_shape(fp, &p);
+      p = skip_blank(p);
+    }
+    sh->n++;
     if (*p == '}') break;
-    if (*p != ',') { expect = "',' or '}'"; goto bad; }
+    if (*p != ',') fields_error(fp, p, "',' or '}'");
     p++;
   }
-  p = skip_blank(p + 1);
-  if (*p && *p != '\n' && *p != '\r') { expect = "the end of the line"; goto bad; }
-  f->names = NEW_ARRAY(const char *, f->n);
-  memcpy(f->names, names, sizeof names[0] * (size_t)f->n);
+  *pp = p + 1;
+  sh->names = NEW_ARRAY(const char *, sh->n);
+  sh->sub = NEW_ARRAY(GbShape *, sh->n);
+  memcpy(sh->names, names, sizeof names[0] * (size_t)sh->n);
+  memcpy(sh->sub, subs, sizeof subs[0] * (size_t)sh->n);
+  return sh;
+}
+
+/* Parses one "-- gradbench: F -> {...}" line (p after the mark); on a
+   malformed line raises at the column where it goes wrong. */
+static GbFields *parse_fields(const char *file, int line, const char *start, const char *p) {
+  FieldsParse fp = {file, start, line};
+  GbFields *f = NEW(GbFields);
+  p = skip_blank(p);
+  f->span = fe_span(file, line, (int)(p - start) + 1);
+  if (!(f->fn = read_name(&p))) fields_error(&fp, p, "a function name");
+  p = skip_blank(p);
+  if (strncmp(p, "->", 2) != 0) fields_error(&fp, p, "'->'");
+  p += 2;
+  f->shape = parse_shape(&fp, &p);
+  p = skip_blank(p);
+  if (*p && *p != '\n' && *p != '\r') fields_error(&fp, p, "the end of the line");
   return f;
-bad:
-  fe_error(fe_span(file, line, (int)(p - start) + 1),
-           "malformed gradbench comment: expected %s (the form is "
-           "'-- gradbench: F -> {field, ...}')", expect);
 }
 
 /* The field names that the module's comments give tuple results. */
@@ -183,19 +217,33 @@ static const GbFields *fields_of(const GbModule *m, const char *fn) {
   return NULL;
 }
 
-/* The output of fn: its value as JSON, a tuple as an object when the
-   module names its fields. NULL with *why on a mismatch. */
-static json_t *output_of(const GbModule *m, const char *fn, Value v, const char **why) {
-  const GbFields *f = fields_of(m, fn);
-  if (!f) return json_of_value(v);
-  if (v.kind != V_TUPLE || v.u.t->n != f->n) {
-    *why = una_sprintf("%s's result is not a tuple of %d, as its gradbench comment says", fn, f->n);
+/* v written with shape sh (NULL: as it is); NULL with *why on a
+   mismatch, where names the part of the output. */
+static json_t *shaped(const GbShape *sh, Value v, const char *where, const char **why) {
+  if (!sh) return json_of_value(v);
+  if (v.kind != V_TUPLE || v.u.t->n != sh->n) {
+    *why = una_sprintf("%s is not a tuple of %d, as the module's gradbench comment says", where,
+                       sh->n);
     return NULL;
   }
   json_t *o = json_object();
-  for (int i = 0; i < f->n; i++)
-    json_object_set_new(o, f->names[i], json_of_value(v.u.t->items[i]));
+  for (int i = 0; i < sh->n; i++) {
+    json_t *c = shaped(sh->sub[i], v.u.t->items[i],
+                       una_sprintf("%s.%s", where, sh->names[i]), why);
+    if (!c) {
+      json_decref(o);
+      return NULL;
+    }
+    json_object_set_new(o, sh->names[i], c);
+  }
   return o;
+}
+
+/* The output of fn: its value as JSON, tuples as objects where the module
+   names their fields. NULL with *why on a mismatch. */
+static json_t *output_of(const GbModule *m, const char *fn, Value v, const char **why) {
+  const GbFields *f = fields_of(m, fn);
+  return shaped(f ? f->shape : NULL, v, una_sprintf("%s's result", fn), why);
 }
 
 static json_t *define(Gradbench *g, const json_t *msg, json_t *resp) {

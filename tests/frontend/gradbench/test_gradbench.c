@@ -171,6 +171,10 @@ static const char *modules(void) {
   made = true;
   const char *files[][2] = {
       {"m", "-- gradbench: pair -> {value, twice}\n"
+            "-- gradbench: nested -> {a: {elements, repeated}, b}\n"
+            "def nested (x: R) : (([R], R), R) = (([x], 2), x)\n"
+            "-- gradbench: wrong -> {a: {b, c}, d}\n"
+            "def wrong (x: R) : ((R, R, R), R) = ((x, x, x), x)\n"
             "def pair (x: R) : (R, [R]) = (x, [x, 2 * x])\n"
             "def add (x: R) (y: R) : R = x + y\n"
             "def total (v: [[R]]) : R = sum (map sum v)\n"
@@ -255,9 +259,18 @@ START_TEST(output_fields_comment) {
   char *s = json_dumps(json_object_get(a, "output"), JSON_COMPACT | JSON_SORT_KEYS);
   ck_assert_str_eq(s, "{\"twice\":[3.0,6.0],\"value\":3.0}");
   free(s);
+  a = last_answer(DEFINE_M "{\"id\":2,\"kind\":\"evaluate\",\"module\":\"m\","
+                           "\"function\":\"nested\",\"input\":3}\n");
+  s = json_dumps(json_object_get(a, "output"), JSON_COMPACT | JSON_SORT_KEYS);
+  ck_assert_str_eq(s, "{\"a\":{\"elements\":[3.0],\"repeated\":2.0},\"b\":3.0}");
+  free(s);
+  ck_assert_str_eq(error_of(last_answer(DEFINE_M "{\"id\":2,\"kind\":\"evaluate\",\"module\":"
+                                                 "\"m\",\"function\":\"wrong\",\"input\":3}\n")),
+                   "wrong's result.a is not a tuple of 2, as the module's gradbench comment says");
   ck_assert_str_eq(error_of(last_answer("{\"id\":1,\"kind\":\"define\",\"module\":\"badcomment\"}\n")),
                    una_sprintf("%s/badcomment.una:2:23: error: malformed gradbench comment: "
-                               "expected ',' or '}' (the form is '-- gradbench: F -> {field, ...}')",
+                               "expected ',' or '}' (the form is '-- gradbench: F -> {field, field: {field, "
+                               "...}, ...}')",
                                modules()));
   ck_assert_str_eq(error_of(last_answer("{\"id\":1,\"kind\":\"define\",\"module\":\"nofun\"}\n")),
                    una_sprintf("%s/nofun.una:2:15: error: gradbench comment for 'g', which the "
@@ -295,7 +308,7 @@ START_TEST(failures_are_answers) {
                    "input.t: expected (R, R), found an array of 3");
   ck_assert_str_eq(error_of(last_answer(DEFINE_M "{\"id\":2,\"kind\":\"evaluate\",\"module\":"
                                                  "\"m\",\"function\":\"fail\",\"input\":[1,2]}\n")),
-                   una_sprintf("%s/m.una:5:26: error: index 5 out of bounds for an array of "
+                   una_sprintf("%s/m.una:9:26: error: index 5 out of bounds for an array of "
                                "length 2", m));
 }
 END_TEST
