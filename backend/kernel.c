@@ -305,6 +305,13 @@ static bool compile_binding(Compiler *c, Ctx *x, const Term *t) {
       if (v >= 0) pmap_put(&x->env, t->sym, v);
       return true;
     }
+    int w = scalar_type(rhs->type) ? 0 : cpu_state_width(rhs->type);
+    if (w >= 2) { /* a tuple of reals: one register per component */
+      int *parts = NEW_ARRAY(int, w);
+      if (!compile_parts(c, x, rhs, w, parts)) return false;
+      ptrmap_put(&x->tuples, t->sym, parts);
+      return true;
+    }
     int r = compile(c, x, rhs);
     if (r < 0) return false;
     pmap_put(&x->env, t->sym, r);
