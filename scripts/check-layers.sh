@@ -15,7 +15,8 @@
 #                    IR, the frontend stages
 #   optimizer/       the IR, less the exceptions below
 #   backend/         (backend/cuda/ too) the IR
-#   frontend/repl/   the driver: everything
+#   frontend/repl/   the driver: everything (frontend/gradbench/ too: the
+#                    GradBench tool is a driver of sessions)
 #
 # A folder may always include its own files (backend/ and backend/cuda/
 # count as one folder). Each exception is one include of one file, listed
@@ -68,6 +69,9 @@ optimizer/algebra.c -> backend/scalar.h
 # figure 11'"'"'s cost vector is the one the evaluator'"'"'s meter counts (CpuCost);
 # the optimizer compares costs of gradients and their programs in it
 optimizer/cost.h -> backend/cost_meter.h
+# small functions are inlined before optimizing (a decision by size that is
+# the optimizer'"'"'s), with the frontend'"'"'s one inliner
+optimizer/program.c -> frontend/inline.h
 '
 
 # The folder a source file belongs to, for the rules.
@@ -75,6 +79,7 @@ layer_of() {
   case $1 in
     frontend/ir/*) echo ir ;;
     frontend/repl/*) echo driver ;;
+    frontend/gradbench/*) echo driver ;;
     frontend/*/*) echo unknown ;;
     frontend/*) echo stage ;;
     unf/*) echo unf ;;
