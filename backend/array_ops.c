@@ -122,6 +122,15 @@ static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Arr
   j.nchunks = cpu_chunks_for(a->len);
   j.boolean = cpu_kernel_returns_bool(run->k);
   ASSERT(j.boolean == out->boxed);
+  if (a->len <= CPU_SMALL_ARRAY) { /* element by element: no blocks to set up */
+    for (size_t i = 0; i < a->len; i++) {
+      double r = cpu_kernel_call1(run, a->r[i], b ? b->r[i] : 0);
+      if (j.boolean) out->v[i] = val_bool(r != 0);
+      else out->r[i] = r;
+    }
+    fe_poll_interrupt(t->span);
+    return;
+  }
   cpu_kernel_runs(nthreads, j.runs, run, j.nchunks);
   cpu_parallel_chunks(nthreads, j.nchunks, map_chunk, &j, t->span);
 }
@@ -257,7 +266,7 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
     Array *x, *y;
     map_args(ex, arg, frame, &x, &y);
     CpuKernelRun g;
-    if (map_kernel(ex, arg, frame, x, y, &g)) {
+    if (x->len > CPU_SMALL_ARRAY && map_kernel(ex, arg, frame, x, y, &g)) {
       j.n = x->len;
       j.nchunks = cpu_chunks_for(j.n);
       if (cpu_red_operator(ex, &j, lam, frame)) {

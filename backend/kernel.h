@@ -172,6 +172,11 @@ const double *cpu_kernel_out(const CpuKernelRun *run, int i);
 const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]);
 int cpu_kernel_nresults(const CpuKernel *k);
 
+/* Arrays of at most this many elements are run one element at a time
+   (cpu_kernel_call1): setting up a run's blocks (CPU_BLOCK doubles per
+   input and temporary) costs more than the elements themselves. */
+enum { CPU_SMALL_ARRAY = 32 };
+
 /* Runs the kernel on one element (y is ignored for one parameter). */
 double cpu_kernel_call1(CpuKernelRun *run, double x, double y);
 
