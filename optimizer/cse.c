@@ -372,6 +372,20 @@ static Term *walk_chain(Cse *c, const Term *t) {
   return body;
 }
 
+/* A scalar builtin applied to variables and literals (sqrt x, a * b):
+   inside an expression, it is replaced by the variable of an enclosing
+   let of the same right-hand side (a derivative rule writes sqrt x again
+   beside the let that holds it). Checking only such small terms keeps the
+   walk linear. */
+static bool atomic_prim(const Term *t) {
+  if (t->kind != T_PRIM || t->type->kind != TY_REAL) return false;
+  PrimClass cls = fe_prims[t->prim].cls;
+  if (cls != P_SCALAR1 && cls != P_SCALAR2) return false;
+  for (int i = 0; i < t->nkids; i++)
+    if (t->kids[i]->kind != T_VAR && t->kids[i]->kind != T_NUM) return false;
+  return true;
+}
+
 /* Lambda bodies and branches are statements; other kids are operands. */
 static Term *walk(Cse *c, const Term *t) {
   fe_stack_check(t->span);
@@ -382,7 +396,12 @@ static Term *walk(Cse *c, const Term *t) {
     bool stmt = t->kind == T_LAM || (t->kind == T_IF && i > 0);
     k[i] = stmt ? walk_chain(c, t->kids[i]) : walk(c, t->kids[i]);
   }
-  return opt_with_kids(t, k);
+  Term *r = opt_with_kids(t, k);
+  if (atomic_prim(r)) {
+    Term *hit = find(c, hash_term(r), r);
+    if (hit) return hit;
+  }
+  return r;
 }
 
 /* t with each pure let right-hand side that repeats an enclosing one
