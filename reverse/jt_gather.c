@@ -19,7 +19,9 @@ typedef struct {
   const RevJt *j;
   bool *bad;        /* per j->fv: a use that is not a gather */
   PtrMap bound;     /* variables bound inside the body */
+  PtrMap lets;      /* ... those bound by a let: their right-hand sides */
   const Term **reads;
+  const Term **index; /* per read: its index, the body's lets expanded */
   int *read_fv;
   int nreads, cap;
 } Scan;
@@ -39,8 +41,31 @@ static bool mentions_bound(const Scan *sc, const Term *t) {
   return false;
 }
 
+/* t with the variables bound by the body's lets replaced by their
+   right-hand sides (an index written `let j = max (i - 1) 0 in a[j]`, to
+   be computed outside the body); NULL when it mentions another variable
+   bound inside the body (a tuple pattern's, an inner lambda's). */
+static Term *expand_bound(const Scan *sc, const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_VAR) {
+    if (!ptrmap_get(&sc->bound, t->sym)) return (Term *)t;
+    const Term *rhs = ptrmap_get(&sc->lets, t->sym);
+    return rhs ? expand_bound(sc, rhs) : NULL;
+  }
+  if (t->nkids == 0) return (Term *)t;
+  Term *c = NEW(Term);
+  *c = *t;
+  c->kids = NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++)
+    if (!(c->kids[i] = expand_bound(sc, t->kids[i]))) return NULL;
+  return c;
+}
+
 static void bind_syms(Scan *sc, const Term *t) {
-  if (t->kind == T_LET) ptrmap_put(&sc->bound, t->sym, &mark);
+  if (t->kind == T_LET) {
+    ptrmap_put(&sc->bound, t->sym, &mark);
+    ptrmap_put(&sc->lets, t->sym, t->kids[0]);
+  }
   if (t->kind == T_LETTUP || t->kind == T_LAM)
     for (int i = 0; i < t->nsyms; i++) ptrmap_put(&sc->bound, t->syms[i], &mark);
 }
@@ -50,21 +75,28 @@ static void scan(Scan *sc, const Term *t, bool guarded) {
   bind_syms(sc, t);
   if (t->kind == T_PRIM && t->prim == PRIM_INDEX) {
     int k = fv_of(sc, t->kids[0]);
+    const Term *ix = NULL;
+    if (k >= 0 && !guarded && t->kids[0]->type->elem->kind == TY_REAL)
+      ix = mentions_bound(sc, t->kids[1]) ? expand_bound(sc, t->kids[1]) : t->kids[1];
     if (k >= 0) {
-      if (guarded || t->kids[0]->type->elem->kind != TY_REAL || mentions_bound(sc, t->kids[1])) {
+      if (!ix) {
         sc->bad[k] = true;
       } else {
         if (sc->nreads == sc->cap) {
           sc->cap = sc->cap ? 2 * sc->cap : 8;
           const Term **r = NEW_ARRAY(const Term *, sc->cap);
           int *f = NEW_ARRAY(int, sc->cap);
+          const Term **x = NEW_ARRAY(const Term *, sc->cap);
           if (sc->nreads) {
             memcpy(r, sc->reads, sizeof(Term *) * (size_t)sc->nreads);
             memcpy(f, sc->read_fv, sizeof(int) * (size_t)sc->nreads);
+            memcpy(x, sc->index, sizeof(Term *) * (size_t)sc->nreads);
           }
           sc->reads = r;
           sc->read_fv = f;
+          sc->index = x;
         }
+        sc->index[sc->nreads] = ix;
         sc->reads[sc->nreads] = t;
         sc->read_fv[sc->nreads++] = k;
       }
@@ -114,7 +146,7 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
     ptrmap_put(&to, sc.reads[i], r);
     g->r[g->nreads] = r;
     g->read_fv[g->nreads] = k;
-    g->index[g->nreads++] = sc.reads[i]->kids[1];
+    g->index[g->nreads++] = sc.index[i];
   }
   if (g->nreads == 0) return false;
   g->body = fe_copy(replace(lam->kids[0], &to));
