@@ -35,8 +35,11 @@ typedef struct Lowering {
   PtrMap used;   /* Sym* -> mark: read somewhere in the copies */
   PtrMap inner;  /* the inner maps of matrix products: no product of their own */
   PtrMap reads;  /* Sym* -> how many times it is read (as an intptr_t) */
-  PtrMap owned;  /* Sym* of a let of a fresh array -> 1 + its lambda depth */
-  PtrMap depth;  /* reduce_by_index Term* -> 1 + its lambda depth */
+  PtrMap owned;  /* Sym* of a let of a fresh array, or of a value whose
+                    arrays no one else holds (a loop's state, its tuple's
+                    parts) -> 1 + its lambda depth */
+  PtrMap depth;  /* reduce_by_index, loop and LETTUP Term* -> 1 + its
+                    lambda depth */
 } Lowering;
 
 static char mark;
@@ -256,6 +259,40 @@ static bool owns(Lowering *lw, const Term *t, const Term *a) {
   return d && d == ptrmap_get(&lw->depth, t) && (intptr_t)ptrmap_get(&lw->reads, a->sym) == 1;
 }
 
+/* Whether the value of a, at lambda depth d (as in lw->depth), holds
+   arrays that nothing else holds: fresh arrays, a tuple of such values,
+   or an owned variable read only there. */
+static bool exclusive(Lowering *lw, const Term *a, void *d) {
+  if (fresh_array(a) || a->type->kind == TY_REAL || a->type->kind == TY_BOOL) return true;
+  if (a->kind == T_TUPLE) {
+    for (int i = 0; i < a->nkids; i++)
+      if (!exclusive(lw, a->kids[i], d)) return false;
+    return true;
+  }
+  return a->kind == T_VAR && ptrmap_get(&lw->owned, a->sym) == d &&
+         (intptr_t)ptrmap_get(&lw->reads, a->sym) == 1;
+}
+
+/* A loop whose initial state holds arrays nothing else holds owns its
+   state in the body (one lambda deeper), iteration after iteration: the
+   state variable's value is the previous iteration's, which nothing else
+   holds either. A reduce_by_index of the state, the body's one read of
+   it, then updates it in place (the cotangents a loop's reverse sweep
+   accumulates). */
+static void own_state(Lowering *lw, const Term *t) {
+  void *d = ptrmap_get(&lw->depth, t);
+  if (!d || !exclusive(lw, t->kids[1], d)) return;
+  ptrmap_put(&lw->owned, t->kids[0]->syms[0], (void *)((intptr_t)d + 1));
+}
+
+/* let (x1, ..., xn) = v in ...: the parts of an owned v read only here
+   are owned. */
+static void own_parts(Lowering *lw, const Term *t) {
+  void *d = ptrmap_get(&lw->depth, t);
+  if (!d || !exclusive(lw, t->kids[0], d)) return;
+  for (int i = 0; i < t->nsyms; i++) ptrmap_put(&lw->owned, t->syms[i], d);
+}
+
 /* The kernel of the array builtin t, if it qualifies. */
 static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
@@ -306,6 +343,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
   case PRIM_LOOP_FOR: {
     const CpuKernel *b = cpu_step_kernel_for(t->kids[0]);
     note_of(t->kids[0])->step = b;
+    own_state(lw, t);
     return;
   }
   case PRIM_REDUCE_BY_INDEX: note_of(t)->in_place = owns(lw, t, t->kids[1]); return;
@@ -347,7 +385,10 @@ static void scan_owned(Lowering *lw, const Term *t, intptr_t depth) {
     if (t->kind == T_VAR)
       ptrmap_put(&lw->reads, t->sym, (void *)((intptr_t)ptrmap_get(&lw->reads, t->sym) + 1));
     if (t->kind == T_LET && fresh_array(t->kids[0])) ptrmap_put(&lw->owned, t->sym, (void *)(depth + 1));
-    if (t->kind == T_PRIM && t->prim == PRIM_REDUCE_BY_INDEX) ptrmap_put(&lw->depth, t, (void *)(depth + 1));
+    if (t->kind == T_LETTUP ||
+        (t->kind == T_PRIM && (t->prim == PRIM_REDUCE_BY_INDEX || t->prim == PRIM_LOOP_FOR ||
+                               t->prim == PRIM_LOOP_WHILE)))
+      ptrmap_put(&lw->depth, t, (void *)(depth + 1));
     if (t->nkids == 0) return;
     if (t->kind == T_LAM) depth++;
     for (int i = 0; i + 1 < t->nkids; i++) scan_owned(lw, t->kids[i], depth);
@@ -429,6 +470,7 @@ static void walk(Lowering *lw, Term *t) {
       plan_dead_let(lw, t);
       plan_deferred_let(lw, t);
       break;
+    case T_LETTUP: own_parts(lw, t); break;
     case T_LAM: lam_kernel(t); break;
     case T_PRIM:
       if (fe_prims[t->prim].cls == P_ARRAY) plan_builtin(lw, t);
