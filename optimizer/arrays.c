@@ -505,8 +505,22 @@ static bool is_plus_rbi(const Term *t) {
   return fe_is_oplam_either(t->kids[0], PRIM_ADD) && t->type->elem->kind == TY_REAL;
 }
 
+/* reduce_by_index D (+) 0 (iota n) V with D all zeros of length n and V of
+   length n -> V: each position gets its own element once, after 0 (the
+   cotangent of an array read by a map at its own index). */
+static Term *rbi_identity(OptRw *c, Term *t) {
+  if (!is_plus_rbi(t)) return NULL;
+  Term *d = t->kids[1], *is = t->kids[3], *v = t->kids[4];
+  Term *z = opt_rw_const_elem(c, d);
+  if (!z || !(opt_is_num(z, 0) || opt_is_num(z, -0.0))) return NULL;
+  if (!is_prim(opt_rw_resolve(c, is), PRIM_IOTA) || !opt_rw_safe(c, d)) return NULL;
+  if (!opt_rw_same_length(c, d, is) || !opt_rw_same_length(c, is, v)) return NULL;
+  return v;
+}
+
 static Term *rule_rbi(OptRw *c, Term *t) {
-  (void)c;
+  Term *id = rbi_identity(c, t);
+  if (id) return id;
   Term *d = t->kids[1];
   if (!is_plus_rbi(t) || !is_plus_rbi(d)) return t;
   Term *i1 = d->kids[3], *i2 = t->kids[3];
