@@ -19,6 +19,7 @@ Term *opt_algebra(const Term *t);
    of tuple-building maps (optimizer/arrays.c). */
 Term *opt_arrays(const Term *t);
 /* map/map2/foldl fusion with a single-use inner map (optimizer/fusion.c). */
+Term *opt_hoist(const Term *t);
 Term *opt_fusion(const Term *t);
 /* Common subexpressions of pure let right-hand sides (optimizer/cse.c). */
 Term *opt_cse(const Term *t);

@@ -24,6 +24,7 @@ const OptPass opt_passes[] = {
     {"dce", opt_dce},         /* dead lets whose right-hand side cannot raise */
     {"algebra", opt_algebra}, /* figure 12: ring laws, constant folding */
     {"arrays", opt_arrays},   /* figure 12: OnesLike / ZerosLike array rules */
+    {"hoist", opt_hoist},     /* invariant arrays out of the builtins' functions */
     {"fusion", opt_fusion},   /* figure 12: map/map2 fusion */
     {"cse", opt_cse},         /* common subexpressions */
 };

@@ -4,15 +4,32 @@
 #include "opt.h"
 #include "program.h"
 #include "../frontend/inline.h"
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/ptrmap.h"
+#include "pe_util.h"
 
-/* Calls of small functions are inlined before optimizing (a function of
-   at most SMALL_CALL nodes, its own small calls inlined): their bodies
-   then fuse and simplify with the caller's, and a map body calling a
-   helper over tuples (3-vectors, pairs) becomes one scalar kernel. A
-   small function called n >= 2 times with n times its size over
-   SMALL_TOTAL stays a call, so that code does not grow without bound. */
+/* Inside lambda bodies (map, reduce, loop bodies, ...), calls of small
+   functions are inlined before optimizing: a function of at most
+   SMALL_CALL nodes once its own small calls are inlined. The body then
+   fuses and simplifies with the caller's, and a map body calling a helper
+   over tuples (3-vectors, pairs) or a derived function (a gradient inside
+   a map) becomes one scalar kernel. Calls outside lambdas stay calls (as
+   :plan and :cost show them); a small function called n >= 2 times with
+   n times its size over SMALL_TOTAL stays a call. */
 #define SMALL_CALL 200
 #define SMALL_TOTAL 4000
+
+typedef struct Inliner {
+  PtrMap small; /* Def -> its inlined copy when small, else &no */
+} Inliner;
+
+static char no;
+
+static long size_upto(const Term *t, long limit) {
+  long n = 1;
+  for (int i = 0; i < t->nkids && n <= limit; i++) n += size_upto(t->kids[i], limit - n);
+  return n;
+}
 
 static bool calls_any(const Term *t) {
   if (t->kind == T_CALL) return true;
@@ -21,14 +38,60 @@ static bool calls_any(const Term *t) {
   return false;
 }
 
-static Def *inline_small(Def *d) {
-  if (!calls_any(d->body)) return d;
+/* d with its small calls inlined, when that is small and calls nothing
+   more; else NULL. */
+static const Def *small_def(Inliner *in, Def *d) {
+  void *m = ptrmap_get(&in->small, d);
+  if (m) return m == &no ? NULL : m;
   static const FeInlinePolicy small = {SMALL_CALL, SMALL_TOTAL, NULL, NULL};
   Def *r = fe_inline_some(d, &small);
+  bool ok = !calls_any(r->body) && size_upto(r->body, SMALL_CALL) <= SMALL_CALL;
+  ptrmap_put(&in->small, d, ok ? (void *)r : &no);
+  return ok ? r : NULL;
+}
+
+static Term *inline_in(Inliner *in, const Term *t, int depth) {
+  fe_stack_check(t->span);
+  Term **kids = NULL;
+  int inner = depth + (t->kind == T_LAM);
+  for (int i = 0; i < t->nkids; i++) {
+    Term *k = inline_in(in, t->kids[i], inner);
+    if (k != t->kids[i] && !kids) {
+      kids = NEW_ARRAY(Term *, t->nkids);
+      memcpy(kids, t->kids, sizeof(Term *) * (size_t)t->nkids);
+    }
+    if (kids) kids[i] = k;
+  }
+  const Def *s = t->kind == T_CALL && depth > 0 ? small_def(in, t->def) : NULL;
+  if (!s) {
+    if (!kids) return (Term *)t;
+    Term *c = NEW(Term);
+    *c = *t;
+    c->kids = kids;
+    return c;
+  }
+  /* let p1 = a1 in ... let pn = an in body (fresh binders) */
+  Sym **ps = NEW_ARRAY(Sym *, s->nparams + 1);
+  for (int i = 0; i < s->nparams; i++) ps[i] = fe_sym_new(s->params[i]->name, s->params[i]->type, t->span);
+  Term *body = opt_freshen(s->body, s->nparams, s->params, ps);
+  for (int i = s->nparams - 1; i >= 0; i--) body = fe_mk_let(t->span, ps[i], kids ? kids[i] : t->kids[i], body);
+  return body;
+}
+
+static Def *inline_small(Def *d) {
+  if (!calls_any(d->body)) return d;
+  Inliner in = {0};
+  Term *body = inline_in(&in, d->body, 0);
+  if (body == d->body) return d;
+  /* fresh binders throughout: the copy shares unchanged parts with d,
+     whose Syms' slots must stay d's */
+  Sym **ps = NEW_ARRAY(Sym *, d->nparams + 1);
+  for (int i = 0; i < d->nparams; i++) ps[i] = fe_sym_new(d->params[i]->name, d->params[i]->type, d->params[i]->span);
+  Def *r = fe_mk_def(d->name, d->span, d->nparams, ps, opt_freshen(body, d->nparams, d->params, ps));
+  r->ret = d->ret;
   r->derived = d->derived;
   return r;
 }
-
 
 /* t with every T_CALL retargeted to the optimized callee; t itself when no
    callee changes. */

@@ -536,7 +536,7 @@ START_TEST(test_grad) {
   err_is("grad sin 1", "1:6: grad needs a user-defined function or a lambda; 'sin' is a builtin (write (x. sin x))");
   err_is("grad nope 1", "1:6: unknown name 'nope'");
   err_is("let v = 1\ngrad v 1", "2:6: grad needs a function; 'v' is not a function");
-  err_is("def g (x: R) = x\nmap (grad g) [1]",
+  err_is("def g (x: R) = x\nmap (grad g 1) [1]",
          "2:6: argument 1 of 'map' must be a function: a lambda (x. e), an operator section such as (+), a function name or a derivative operator such as (grad f)");
 }
 END_TEST

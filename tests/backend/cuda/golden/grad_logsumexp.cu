@@ -57,8 +57,22 @@ __device__ __forceinline__ double una_f7(double p0, double p1, double i2) {
 
 /* the lambda at <prelude>:23:28 */
 __device__ __forceinline__ double una_f8(double p0, double p1) {
+  double r2 = (p0 >= p1) ? 1.0 : 0.0;
+  double r6 = (r2 != 0.0) ? 0.0 : 1.0;
+  return r6;
+}
+
+/* the lambda at <prelude>:23:28 */
+__device__ __forceinline__ double una_f9(double p0, double p1) {
   double r2 = p0 * p1;
   return r2;
+}
+
+/* the lambda at <prelude>:23:28 */
+__device__ __forceinline__ double una_f10(double p0, double p1) {
+  double r2 = (p0 >= p1) ? 1.0 : 0.0;
+  double r5 = (r2 != 0.0) ? 1.0 : 0.0;
+  return r5;
 }
 
 /* reduce at <prelude>:23:28 */
@@ -208,11 +222,12 @@ extern "C" __global__ void una_scanl_3_c(double *__restrict__ out, const double 
 #undef ID
 
 /* map2 at t.una:12:40 */
-#define SRC(j_) (una_f6(L0[(j_)], una_f7(L1[(j_)], L2[(j_)], f7_i2), f6_i2, f6_i3))
+#define SRC(j_) (una_f6(L0[(j_)], una_f7(una_f8(L1[(j_)], L2[(j_)]), L3[(j_)], f7_i2), f6_i2, f6_i3))
 extern "C" __global__ void una_map2_4(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0,
     const double *__restrict__ L1,
-    const double *__restrict__ L2, double f6_i2, double f6_i3, double f7_i2) {
+    const double *__restrict__ L2,
+    const double *__restrict__ L3, double f6_i2, double f6_i3, double f7_i2) {
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
        j += (long long)gridDim.x * UNA_BLOCK)
     out[j] = SRC(j);
@@ -220,13 +235,14 @@ extern "C" __global__ void una_map2_4(double *__restrict__ out, const double *__
 #undef SRC
 
 /* scanr at <prelude>:23:28 */
-#define SRC(j_) (L0[(j_)])
-#define OP(a, b) una_f8((b), (a))
+#define SRC(j_) (una_f10(L0[(j_)], L1[(j_)]))
+#define OP(a, b) una_f9((b), (a))
 #define ID 1.0
 #define IDX(j) (n - 1 - (j))
 /* launch a: each block's tile of UNA_TILE elements folded into out[block] */
 extern "C" __global__ void una_scanr_5_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
+    const double *__restrict__ L0,
+    const double *__restrict__ L1) {
   long long base = (long long)blockIdx.x * UNA_TILE;
   double acc = ID;
   for (int i = 0; i < UNA_ITEMS; i++) {
@@ -239,7 +255,8 @@ extern "C" __global__ void una_scanr_5_a(double *__restrict__ out, const double 
 }
 /* launch b, one block: out[t] = v OP the totals aux[0..t) of the n tiles, t <= n */
 extern "C" __global__ void una_scanr_5_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
+    const double *__restrict__ L0,
+    const double *__restrict__ L1) {
   double carry = v;
   if (threadIdx.x == 0) out[0] = v;
   for (long long base = 0; base < n; base += UNA_BLOCK) {
@@ -252,7 +269,8 @@ extern "C" __global__ void una_scanr_5_b(double *__restrict__ out, const double 
 }
 /* launch c: each tile scanned from its prefix aux[block] into out (n + 1 elements) */
 extern "C" __global__ void una_scanr_5_c(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
+    const double *__restrict__ L0,
+    const double *__restrict__ L1) {
   long long base = (long long)blockIdx.x * UNA_TILE;
   double carry = aux[blockIdx.x];
   if (blockIdx.x == 0 && threadIdx.x == 0) out[n] = v;
