@@ -122,8 +122,9 @@ static bool prim_may_raise(const Term *t) {
   case PRIM_MAP3:
   case PRIM_ZIP: return !t->b;
   case PRIM_IOTA: /* iota (length a): a count that is a length */
-    return !(t->kids[0]->kind == T_PRIM && t->kids[0]->prim == PRIM_LENGTH);
-  default: return true;
+    return !t->b && !(t->kids[0]->kind == T_PRIM && t->kids[0]->prim == PRIM_LENGTH);
+  default: /* checked: a replay of what the primal evaluated (reverse/) */
+    return fe_prims[t->prim].effect == E_IO || !t->b;
   }
 }
 

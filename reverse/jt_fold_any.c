@@ -145,7 +145,7 @@ static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *st
 static void fold_cots(const RevJtPrim *p, Lets *l, const Term *lam, Term *v, Term *a, bool want_a,
                       Term *zn, Term *zs, Term **cot_v, Term **cot_a, Term **fvc) {
   Span s = p->j.span;
-  Term *states = fe_mk_shift(s, PRIM_SHIFT1R, fe_mk_scanl(s, fe_copy(lam), use(v), use(a)));
+  Term *states = fe_mk_shift(s, PRIM_SHIFT1R, rev_jt_replayed(fe_mk_scanl(s, fe_copy(lam), use(v), use(a))));
   Sym *cots, *g;
   int ng;
   sweep(p, l, lam, 0, states, use(a), want_a, zn, zs, &cots, &g, &ng);
@@ -185,7 +185,7 @@ Term *rev_jt_scanr(const RevJtPrim *p) {
   Lets l = {0};
   const Term *lam = p->t->kids[0];
   Term *v = p->ops[0], *a = p->ops[1];
-  Term *states = fe_mk_shift(s, PRIM_SHIFT1L, fe_mk_scanr(s, fe_copy(lam), use(v), use(a)));
+  Term *states = fe_mk_shift(s, PRIM_SHIFT1L, rev_jt_replayed(fe_mk_scanr(s, fe_copy(lam), use(v), use(a))));
   Term *z0 = at(s, use(p->z), fe_mk_num(s, 0));
   Term *zs = fe_mk_shift(s, PRIM_SHIFT1L, use(p->z));
   /* sweep pairs (state, element) by zip states A; the mirror wants

@@ -1,6 +1,7 @@
 /* jt_prim.c: the table of the J^T rules of the generic prim nodes and the
    helpers they share (see jt_prim.h). */
 #include "jt_prim.h"
+#include "../frontend/ir/subst.h"
 #include "jt_util.h"
 #include "../frontend/ir/build.h"
 
@@ -39,6 +40,13 @@ int rev_jt_vjp_count(const RevJt *j, int n, const bool *want) {
   return m;
 }
 
+Term *rev_jt_replayed(Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_PRIM && fe_prims[t->prim].effect == E_RAISES) t->b = true;
+  for (int i = 0; i < t->nkids; i++) rev_jt_replayed(t->kids[i]);
+  return t;
+}
+
 Term *rev_jt_vjp(const RevJt *j, const Term *lam, Sym **params, const bool *want, Term *c) {
   Span s = j->span;
   ASSERT(lam->kind == T_LAM);
@@ -51,7 +59,8 @@ Term *rev_jt_vjp(const RevJt *j, const Term *lam, Sym **params, const bool *want
   for (int k = 0; k < lam->nsyms; k++)
     if (!want || want[k]) ctx[m++] = params[k];
   for (int k = 0; k < j->nfv; k++) ctx[m++] = j->fv[k];
-  return j->nabla(ctx, n, inner, j->ud);
+  Term *v = j->nabla(ctx, n, inner, j->ud);
+  return v ? rev_jt_replayed(fe_copy(v)) : v; /* a copy: v may share the primal's own terms */
 }
 
 Term *rev_jt_prim_result(const RevJtPrim *p, Term **fvc, Term **opc) {

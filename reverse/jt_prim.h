@@ -84,6 +84,15 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g);
    rev_jt_vjp_count components (a tuple, or the single one), NULL when
    there are none. */
 Term *rev_jt_vjp(const RevJt *j, const Term *lam, Sym **params, const bool *want, Term *c);
+
+/* t (a term of its own, shared with nothing) with every builtin that may
+   raise marked checked (term.h), for a replay of what the primal evaluated
+   (a body's vector-Jacobian product at an element or a saved state, the
+   scan that saves a fold's states): the primal ran the same computation
+   without error, and the cotangents follow its shapes, so none can raise
+   there, and the optimizer may drop what is not used. Effects (load,
+   save) are not marked. rev_jt_vjp's results are marked. */
+Term *rev_jt_replayed(Term *t);
 int rev_jt_vjp_count(const RevJt *j, int n, const bool *want);
 
 /* The result of a rule from its parts: fv cotangents fvc[0..j->nfv)
