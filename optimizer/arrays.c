@@ -190,7 +190,56 @@ static Term *rule_map(OptRw *c, Term *t) {
   return t;
 }
 
+static bool is_plus_rbi(const Term *t) {
+  if (!is_prim(t, PRIM_REDUCE_BY_INDEX) || !opt_is_num(t->kids[2], 0)) return false;
+  return fe_is_oplam_either(t->kids[0], PRIM_ADD) && t->type->elem->kind == TY_REAL;
+}
+
+/* d with the zero array at the bottom of its chain of reduce_by_index
+   (+) 0 replaced by a: NULL when d is not such a chain over an all-zero
+   array of a's length (same: known to be). */
+/* What the variable t stands for when this is its one use (the let then
+   dies); t itself otherwise. */
+static Term *through(OptRw *c, Term *t) {
+  if (t->kind != T_VAR || opt_rw_uses(c, t->sym) != 1 || !opt_rw_same_depth(c, t->sym)) return t;
+  Term *r = opt_rw_rhs(c, t->sym);
+  return r ? r : t;
+}
+
+static Term *rebase_rbi(OptRw *c, Term *d, Term *a, bool same) {
+  d = through(c, d);
+  if (!is_plus_rbi(d)) {
+    Term *z = opt_rw_const_elem(c, d);
+    if (!z || !(opt_is_num(z, 0) || opt_is_num(z, -0.0)) || !opt_rw_safe(c, d) ||
+        !(same || opt_rw_same_length(c, d, a)))
+      return NULL;
+    return a;
+  }
+  Term *base = rebase_rbi(c, d->kids[1], a, same);
+  if (!base) return NULL;
+  /* copies: d may be a let's right-hand side, still bound until it dies */
+  Term *k[5] = {fe_copy(d->kids[0]), base, fe_copy(d->kids[2]), fe_copy(d->kids[3]), fe_copy(d->kids[4])};
+  return fe_mk_array_prim(d->span, PRIM_REDUCE_BY_INDEX, 5, k);
+}
+
+/* map2 (+) A (reduce_by_index Z (+) 0 I V), Z all zeros of A's length,
+   either side -> reduce_by_index A (+) 0 I V (a chain of them too): a
+   sparse cotangent added to a sum, in place when the sum is owned (a
+   loop's state in the reverse sweep). */
+static Term *add_sparse(OptRw *c, Term *t) {
+  if (!fe_is_oplam_either(t->kids[0], PRIM_ADD) || t->type->elem->kind != TY_REAL) return NULL;
+  for (int i = 0; i < 2; i++) {
+    Term *a = t->kids[1 + i], *d = through(c, t->kids[2 - i]);
+    if (!is_plus_rbi(d)) continue;
+    Term *r = rebase_rbi(c, d, a, t->b); /* t->b: a's length is d's */
+    if (r) return r;
+  }
+  return NULL;
+}
+
 static Term *rule_map2(OptRw *c, Term *t) {
+  Term *sparse = add_sparse(c, t);
+  if (sparse) return sparse;
   Term *lam = t->kids[0];
   Term *body = lam->kids[0];
   for (int i = 0; i < 2; i++) {
@@ -500,10 +549,6 @@ static Term *rule_index(OptRw *c, Term *t) {
   return t;
 }
 
-static bool is_plus_rbi(const Term *t) {
-  if (!is_prim(t, PRIM_REDUCE_BY_INDEX) || !opt_is_num(t->kids[2], 0)) return false;
-  return fe_is_oplam_either(t->kids[0], PRIM_ADD) && t->type->elem->kind == TY_REAL;
-}
 
 /* reduce_by_index D (+) 0 (iota n) V with D all zeros of length n and V of
    length n -> V: each position gets its own element once, after 0 (the

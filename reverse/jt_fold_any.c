@@ -138,6 +138,69 @@ static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *st
   *g = let(l, s, "G", rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), var(s, pairs), outgoing)));
 }
 
+/* The backward sweep of a fold whose elements get no cotangent (a loop's
+   iteration numbers, an inactive array), with free variables: one loop
+   from the last step to the first carries the state's cotangent and the
+   free variables' cotangents together, each step one vector-Jacobian
+   product of the body at its saved state:
+     let P = zip S0 A in
+     loop (c, f1, ..., fk) = (zn, 0, ..., 0) for k < n do
+       let (s, a) = P[n - 1 - k] in
+       let g = ∇_(x, fv) <c, e>[s/x, a/y] in
+       (g.0, f1 +^ g.1, ..., fk +^ g.k)
+   The free variables' cotangents are sums kept in the loop's state, not
+   one per step summed afterwards: a step that reads a free array at one
+   index adds one value in place (reduce_by_index of the state, which the
+   loop owns), so the sweep is linear in the steps and the array, not
+   their product. Sets *cot_v and fvc; the lets go to l. */
+static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, Term *states, Term *a, Term *zn,
+                       Term **cot_v, Term **fvc) {
+  Span s = p->j.span;
+  const RevJt *j = &p->j;
+  const Type *st = lam->syms[0]->type, *et = lam->syms[1]->type, *R = fe_ty_real();
+  Sym *pairs = let(l, s, "P", rev_checked(prim(s, PRIM_ZIP, 2, states, a, NULL)));
+  int ns = 1 + j->nfv;
+  const Type **tys = NEW_ARRAY(const Type *, ns);
+  Term **init = NEW_ARRAY(Term *, ns);
+  tys[0] = st;
+  init[0] = zn;
+  for (int k = 0; k < j->nfv; k++) {
+    tys[k + 1] = j->fv[k]->type;
+    init[k + 1] = fe_mk_zero_like(s, var(s, j->fv[k]));
+  }
+  const Type *qt = ns == 1 ? st : fe_ty_tuple(ns, tys);
+  Sym *q = fe_mk_sym("acc", qt, s), *k = fe_mk_sym("k", R, s);
+  Sym **parts = NEW_ARRAY(Sym *, ns);
+  parts[0] = fe_mk_sym("c", st, s);
+  for (int m = 0; m < j->nfv; m++) parts[m + 1] = fe_mk_sym(j->fv[m]->name, tys[m + 1], s);
+  /* the step's saved state and element */
+  Sym *u = fe_mk_sym("s", st, s), *w = fe_mk_sym("a", et, s), *i = fe_mk_sym("i", R, s);
+  Term *last = fe_mk_op2(s, PRIM_SUB, fe_mk_length(s, var(s, pairs)), fe_mk_num(s, 1));
+  Term *pi = at(s, var(s, pairs), var(s, i));
+  Sym *params[2] = {u, w};
+  bool want[2] = {true, false};
+  Term *g = rev_jt_vjp(j, lam, params, want, var(s, parts[0]));
+  Sym *gs = fe_mk_sym("g", g->type, s);
+  Term **next = NEW_ARRAY(Term *, ns);
+  for (int m = 0; m < ns; m++) {
+    Term *gm = ns == 1 ? var(s, gs) : fe_mk_proj(s, var(s, gs), m);
+    next[m] = m == 0 ? gm : rev_gadd(s, var(s, parts[m]), gm);
+  }
+  Term *body = ns == 1 ? next[0] : fe_mk_tuple(s, ns, next);
+  body = fe_mk_let(s, gs, g, body);
+  Sym *uw[2] = {u, w};
+  body = fe_mk_lettup(s, 2, uw, pi, body);
+  body = fe_mk_let(s, i, fe_mk_op2(s, PRIM_SUB, last, var(s, k)), body);
+  if (ns > 1) body = fe_mk_lettup(s, ns, parts, var(s, q), body);
+  else body = fe_mk_let(s, parts[0], var(s, q), body);
+  Sym *lp[2] = {q, k};
+  Term *lk[3] = {fe_mk_lam(s, 2, lp, body), ns == 1 ? init[0] : fe_mk_tuple(s, ns, init),
+                 fe_mk_length(s, var(s, pairs))};
+  Sym *res = let(l, s, "Q", fe_mk_array_prim(s, PRIM_LOOP_FOR, 3, lk));
+  *cot_v = ns == 1 ? var(s, res) : fe_mk_proj(s, var(s, res), 0);
+  for (int m = 0; m < j->nfv; m++) fvc[m] = fe_mk_proj(s, var(s, res), m + 1);
+}
+
 /* The fold of lam (state first) from v over a (which gets a cotangent
    when want_a), with the cotangent z of the last state and, for scanl,
    zs of each of the first n states. Sets *cot_v, *cot_a (NULL: none) and
@@ -146,6 +209,11 @@ static void fold_cots(const RevJtPrim *p, Lets *l, const Term *lam, Term *v, Ter
                       Term *zn, Term *zs, Term **cot_v, Term **cot_a, Term **fvc) {
   Span s = p->j.span;
   Term *states = fe_mk_shift(s, PRIM_SHIFT1R, rev_jt_replayed(fe_mk_scanl(s, fe_copy(lam), use(v), use(a))));
+  if (!want_a && !zs && p->j.nfv > 0) {
+    loop_sweep(p, l, lam, states, use(a), zn, cot_v, fvc);
+    *cot_a = NULL;
+    return;
+  }
   Sym *cots, *g;
   int ng;
   sweep(p, l, lam, 0, states, use(a), want_a, zn, zs, &cots, &g, &ng);
