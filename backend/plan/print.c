@@ -169,10 +169,12 @@ static void put_kernel(StrBuf *b, const PlanKernel *k) {
 }
 
 static void put_matrix(StrBuf *b, Names *nm, const PlanMatrix *m) {
-  if (m->kind == PLAN_GEMV && m->x_let)
+  if (m->kind == PLAN_GEMV && m->x_let) { /* a let of the transpose, or the map's own array */
+    const char *u = fe_term_str(display(nm, m->untransposed));
     sb_printf(b, "b%d = matrix-vector product (cblas_dgemv, transposed), element i = dot L0[i] L1, L0 = %s "
                  "computed only for the map as written (BLAS reads %s)",
-              m->id, fe_term_str(display(nm, m->let->kids[0])), fe_term_str(display(nm, m->untransposed)));
+              m->id, m->let ? fe_term_str(display(nm, m->let->kids[0])) : una_sprintf("transpose %s", u), u);
+  }
   else if (m->kind == PLAN_GEMV)
     sb_printf(b, "b%d = matrix-vector product (cblas_dgemv), element i = dot L0[i] L1", m->id);
   else if (!m->let)
