@@ -225,8 +225,27 @@ static void fold_cots(const RevJtPrim *p, Lets *l, const Term *lam, Term *v, Ter
     for (int k = 0; k < p->j.nfv; k++) fvc[k] = fe_mk_zero_like(s, var(s, p->j.fv[k]));
 }
 
+/* Whether lam is (u, v. map2 (+) u v) (either order): the sum of arrays,
+   whose reduce passes its cotangent unchanged to every element. */
+static bool array_sum(const Term *lam) {
+  if (lam->nsyms != 2) return false;
+  const Term *b = lam->kids[0];
+  if (b->kind != T_PRIM || b->prim != PRIM_MAP2 || !fe_is_oplam_either(b->kids[0], PRIM_ADD)) return false;
+  const Term *x = b->kids[1], *y = b->kids[2];
+  if (x->kind != T_VAR || y->kind != T_VAR) return false;
+  return (x->sym == lam->syms[0] && y->sym == lam->syms[1]) ||
+         (x->sym == lam->syms[1] && y->sym == lam->syms[0]);
+}
+
 Term *rev_jt_fold_any(const RevJtPrim *p) {
   Span s = p->j.span;
+  if (p->t->prim == PRIM_REDUCE && p->j.nfv == 0 && array_sum(p->t->kids[0])) {
+    /* reduce (+^) v A: cot v = z, cot A_i = z */
+    Term **fvc = NEW_ARRAY(Term *, 1);
+    Sym *e = fe_mk_sym("e", p->ops[1]->type->elem, s);
+    Term *opc[2] = {use(p->z), fe_mk_map(s, fe_mk_lam(s, 1, &e, use(p->z)), use(p->ops[1]))};
+    return rev_jt_prim_result(p, fvc, opc);
+  }
   Lets l = {0};
   Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
   Term *opc[2] = {NULL, NULL};
