@@ -6,7 +6,8 @@
    instead, by a let before the builtin:
      map (r. dot r (map (y. 2 * y) x)) m
        -> let v = map (y. 2 * y) x in map (r. dot r v) m
-   The largest such subterms are taken. Moving one out of a branch or out
+   The largest such subterms are taken (builtins' results; array literals
+   are left where they are). Moving one out of a branch or out
    of a builtin over an empty array evaluates it where the program may not
    have: it cannot raise, so only the work differs. Fusion then leaves the
    hoisted array alone (it is no longer in the same lambda body as its
@@ -20,18 +21,27 @@
 #include "pe_util.h"
 
 
+/* How many functions inside a function are looked into for invariants. */
+#define MAX_NEST 2
+
 typedef struct Hoist {
   PtrMap inside;   /* Syms bound inside the function being scanned */
+  int nest;        /* functions entered inside it */
   Sym **xs;        /* the hoisted lets, in order */
   Term **rhs;
   int n, cap;
 } Hoist;
 
 static Term *visit(const Term *t);
+static Term *scan(Hoist *h, const Term *t, intptr_t depth, intptr_t *minb);
+static Term *scan_node(Hoist *h, const Term *t, intptr_t depth, intptr_t *minb);
+
+/* The largest term hoisted: checking that a term cannot raise walks it,
+   so the walk is bounded (a deep nest of invariant maps stays linear). */
+#define MAX_HOIST 1000
 
 static bool hoistable(const Term *t) {
-  return t->type && t->type->kind == TY_ARRAY && t->kind != T_VAR && t->kind != T_GLOBAL &&
-         t->nkids > 0 && !opt_may_raise(t);
+  return t->type && t->type->kind == TY_ARRAY && t->kind == T_PRIM && t->nkids > 0 && opt_size_upto(t, MAX_HOIST) <= MAX_HOIST && !opt_may_raise(t);
 }
 
 static Term *bind(Hoist *h, Term *t) {
@@ -70,6 +80,19 @@ static void mark_binders(Hoist *h, const Term *t, intptr_t depth) {
    the largest invariant parts. */
 static Term *scan(Hoist *h, const Term *t, intptr_t depth, intptr_t *minb) {
   fe_stack_check(t->span);
+  if (t->kind == T_LAM && depth > 0 && ++h->nest > MAX_NEST) {
+    /* deeper functions are not looked into (each node is scanned for at
+       most MAX_NEST + 1 enclosing functions: linear); taken as depending */
+    h->nest--;
+    *minb = -1;
+    return (Term *)t;
+  }
+  Term *r = scan_node(h, t, depth, minb);
+  if (t->kind == T_LAM && depth > 0) h->nest--;
+  return r;
+}
+
+static Term *scan_node(Hoist *h, const Term *t, intptr_t depth, intptr_t *minb) {
   mark_binders(h, t, depth);
   if (t->kind == T_VAR) {
     intptr_t d = (intptr_t)ptrmap_get(&h->inside, t->sym);
