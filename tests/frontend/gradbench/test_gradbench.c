@@ -126,8 +126,9 @@ static void find_sessions(void) {
 }
 
 /* One recorded session: every evaluate answered with success, at least
-   min_runs "evaluate" timings, and the output GradBench expects. The
-   tolerance is tighter than GradBench's validity (1e-4). */
+   min_runs "evaluate" timings, and the output GradBench expects, to
+   GradBench's own tolerance (its validity: some references, like ode's
+   closed-form gradient, are not the discretization's exact derivative). */
 START_TEST(recorded_session) {
   const char *name = sessions[_i];
   const char *base = una_sprintf("%s/tests/frontend/gradbench/data/%s", root(), name);
@@ -153,7 +154,7 @@ START_TEST(recorded_session) {
                        "evaluate") == 0;
     ck_assert_msg(nevals >= 1, "%s: message %lld has no evaluate timing", name, (long long)id);
     const char *where = NULL;
-    ck_assert_msg(same_json(json_object_get(want, "output"), json_object_get(got, "output"), 1e-8,
+    ck_assert_msg(same_json(json_object_get(want, "output"), json_object_get(got, "output"), 1e-4,
                             "output", &where),
                   "%s: message %lld: %s", name, (long long)id, where);
     checked++;
