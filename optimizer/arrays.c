@@ -198,12 +198,13 @@ static bool is_plus_rbi(const Term *t) {
 /* d with the zero array at the bottom of its chain of reduce_by_index
    (+) 0 replaced by a: NULL when d is not such a chain over an all-zero
    array of a's length (same: known to be). */
-/* What the variable t stands for when this is its one use (the let then
-   dies); t itself otherwise. */
+/* What the variable t stands for when this is its one use and its let can
+   then die (its right-hand side cannot raise: a replay, reverse/); t
+   itself otherwise. */
 static Term *through(OptRw *c, Term *t) {
   if (t->kind != T_VAR || opt_rw_uses(c, t->sym) != 1 || !opt_rw_same_depth(c, t->sym)) return t;
   Term *r = opt_rw_rhs(c, t->sym);
-  return r ? r : t;
+  return r && opt_rw_safe(c, r) ? r : t;
 }
 
 static Term *rebase_rbi(OptRw *c, Term *d, Term *a, bool same) {

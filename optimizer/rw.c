@@ -317,8 +317,8 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
       case PRIM_INDEX:
         if (!t->b) return false; /* term.h: in range by construction */
         break;
-      default:
-        if (fe_prims[t->prim].effect != E_PURE) return false; /* rand, load, save */
+      default: /* rand, load, save; a checked replay (reverse/) cannot raise */
+        if (fe_prims[t->prim].effect == E_IO || (fe_prims[t->prim].effect == E_RAISES && !t->b)) return false;
         break;
       }
       break;
