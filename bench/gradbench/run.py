@@ -101,6 +101,8 @@ def write_results(results, tools, args, elapsed):
                "measurement of the call, without JSON conversion); a ratio is Una's time over the "
                "peer's (below 1: Una is faster). Valid: GradBench's validator accepted Una's output.\n")
     out.append(f"Sizes (each eval's options): {args}\n")
+    out.append("Where Una is slower and why: GAPS.md (the causes found while writing the modules, "
+               "with small programs that show them).\n")
     valid_evals = 0
     rows = []
     for ev, per_tool in results.items():
