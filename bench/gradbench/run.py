@@ -43,7 +43,7 @@ SIZES = {
     "kmeans": "-k 10 100 -n 1000 10000 -d 8",
     "saddle": "",
     "particle": "",
-    "ba": "--min 1 --max 3",
+    "ba": "--min 1 --max 2",
     "ht": "--min 1 --max 3 --model small",
 }
 
