@@ -333,17 +333,21 @@ static json_t *evaluate(Gradbench *g, const json_t *msg, json_t *resp) {
     return failure(resp, una_sprintf("module '%s' has no function '%s' (%s/%s.una)", mname,
                                      fname, g->dir, mname));
   const char *why = NULL;
-  Value *args = arguments(d, input, &why);
-  if (!args) return failure(resp, why);
   double min_runs = run_option(input, "min_runs", 1);
   double min_seconds = run_option(input, "min_seconds", 0);
 
   json_t *ts = json_array();
   FeTry t;
   fe_fault_clear();
-  if (!fe_try(&t)) {
+  if (!fe_try(&t)) { /* an input too large for memory, a run-time error */
     json_decref(ts);
     return failure(resp, fe_error_text(t.err));
+  }
+  Value *args = arguments(d, input, &why);
+  if (!args) {
+    fe_untry(&t);
+    json_decref(ts);
+    return failure(resp, why);
   }
   Def *r = ptrmap_get(m->compiled, d);
   if (!r) {
