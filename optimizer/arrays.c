@@ -195,9 +195,6 @@ static bool is_plus_rbi(const Term *t) {
   return fe_is_oplam_either(t->kids[0], PRIM_ADD) && t->type->elem->kind == TY_REAL;
 }
 
-/* d with the zero array at the bottom of its chain of reduce_by_index
-   (+) 0 replaced by a: NULL when d is not such a chain over an all-zero
-   array of a's length (same: known to be). */
 /* What the variable t stands for when this is its one use and its let can
    then die (its right-hand side cannot raise: a replay, reverse/); t
    itself otherwise. */
@@ -207,6 +204,9 @@ static Term *through(OptRw *c, Term *t) {
   return r && opt_rw_safe(c, r) ? r : t;
 }
 
+/* d with the zero array at the bottom of its chain of reduce_by_index
+   (+) 0 replaced by a: NULL when d is not such a chain over an all-zero
+   array of a's length (same: known to be). */
 static Term *rebase_rbi(OptRw *c, Term *d, Term *a, bool same) {
   d = through(c, d);
   if (!is_plus_rbi(d)) {

@@ -25,12 +25,6 @@ typedef struct Inliner {
 
 static char no;
 
-static long size_upto(const Term *t, long limit) {
-  long n = 1;
-  for (int i = 0; i < t->nkids && n <= limit; i++) n += size_upto(t->kids[i], limit - n);
-  return n;
-}
-
 static bool calls_any(const Term *t) {
   if (t->kind == T_CALL) return true;
   for (int i = 0; i < t->nkids; i++)
@@ -45,36 +39,24 @@ static const Def *small_def(Inliner *in, Def *d) {
   if (m) return m == &no ? NULL : m;
   static const FeInlinePolicy small = {SMALL_CALL, SMALL_TOTAL, NULL, NULL};
   Def *r = fe_inline_some(d, &small);
-  bool ok = !calls_any(r->body) && size_upto(r->body, SMALL_CALL) <= SMALL_CALL;
+  bool ok = !calls_any(r->body) && opt_size_upto(r->body, SMALL_CALL) <= SMALL_CALL;
   ptrmap_put(&in->small, d, ok ? (void *)r : &no);
   return ok ? r : NULL;
 }
 
 static Term *inline_in(Inliner *in, const Term *t, int depth) {
   fe_stack_check(t->span);
-  Term **kids = NULL;
+  if (t->nkids == 0) return (Term *)t;
+  Term **kids = NEW_ARRAY(Term *, t->nkids);
   int inner = depth + (t->kind == T_LAM);
-  for (int i = 0; i < t->nkids; i++) {
-    Term *k = inline_in(in, t->kids[i], inner);
-    if (k != t->kids[i] && !kids) {
-      kids = NEW_ARRAY(Term *, t->nkids);
-      memcpy(kids, t->kids, sizeof(Term *) * (size_t)t->nkids);
-    }
-    if (kids) kids[i] = k;
-  }
+  for (int i = 0; i < t->nkids; i++) kids[i] = inline_in(in, t->kids[i], inner);
   const Def *s = t->kind == T_CALL && depth > 0 ? small_def(in, t->def) : NULL;
-  if (!s) {
-    if (!kids) return (Term *)t;
-    Term *c = NEW(Term);
-    *c = *t;
-    c->kids = kids;
-    return c;
-  }
+  if (!s) return opt_with_kids(t, kids);
   /* let p1 = a1 in ... let pn = an in body (fresh binders) */
   Sym **ps = NEW_ARRAY(Sym *, s->nparams + 1);
   for (int i = 0; i < s->nparams; i++) ps[i] = fe_sym_new(s->params[i]->name, s->params[i]->type, t->span);
   Term *body = opt_freshen(s->body, s->nparams, s->params, ps);
-  for (int i = s->nparams - 1; i >= 0; i--) body = fe_mk_let(t->span, ps[i], kids ? kids[i] : t->kids[i], body);
+  for (int i = s->nparams - 1; i >= 0; i--) body = fe_mk_let(t->span, ps[i], kids[i], body);
   return body;
 }
 

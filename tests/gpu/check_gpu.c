@@ -293,6 +293,7 @@ static const char *const grad_programs[] = {
     "def f (a: [R]) (b: [R]) : R = sum (map (i. a[i] * b[length b - 1 - i] + a[0] * a[i]) (map (k. floor (k / 2)) (iota (length a))))",
     "def f (a: [R]) : R = sum (map (i. if i > 0 then a[i - 1] * a[i] else a[i]) (iota (length a)))",
     "def f (x: R) (v: [R]) : R = loop y = x for i < 20 do sin (y * v[i]) + y",
+    "def f (a: [R]) (w: R) : R = loop s = 0 for j < length a do s * w + a[j] * a[j]",
     "def f (k: R) (y0: [R]) : R = let (y, t) = loop (y, t) = (y0, 0) for i < 4 do (map (u. u + 0.1 * (sin t - k * u * u)) y, t + 0.1) in sum y * t",
     "def f (x: R) : R = (loop (y, n) = (x, 0) while n < 4 do (y * y * 0.5 + sin y, n + 1)).1",
     "def f (s: R) (v: [R]) : R = sum (scanl (x, y. x * s + y) 0 v)",

@@ -151,6 +151,15 @@ START_TEST(parameters) {
 }
 END_TEST
 
+/* A derivative operator as a map's function: its derived function, inlined
+   in the body, is one kernel on the device. */
+START_TEST(derivative_in_map) {
+  char *t = cuda_text("map (grad (x. x * sin x)) [1, 2]");
+  ck_assert_int_eq(count(t, "__global__"), 1);
+  ck_assert_int_eq(count(t, "/* map at"), 1);
+}
+END_TEST
+
 START_TEST(host_only) {
   /* nothing to launch: booleans, tuples and nested arrays stay on the host */
   char *t = cuda_text("map (x. x > 1) [1, 2]");
@@ -192,6 +201,7 @@ Suite *suite_cuda_emit(void) {
   tcase_add_loop_test(tc, golden, 0, (int)(sizeof cases / sizeof cases[0]));
   tcase_add_test(tc, fusion);
   tcase_add_test(tc, parameters);
+  tcase_add_test(tc, derivative_in_map);
   tcase_add_test(tc, host_only);
   tcase_add_test(tc, errors);
   suite_add_tcase(s, tc);
