@@ -37,6 +37,8 @@
           let t = transpose M in map (col. reduce (+) 0 (map2 (*) col V)) t
        (the sum of scaled rows is a transposed matrix-vector product, which
        the plan gives to BLAS; a gradient of matvec has this shape)
+     mapK (ps. if c then e1 else e2) As, c small, safe, free of ps, As variables
+       -> if c then mapK (ps. e1) As else mapK (ps. e2) As
      reduce_by_index (reduce_by_index D (+) 0 I V1) (+) 0 I V2, I a variable
        -> reduce_by_index D (+) 0 I (map2 (+) V1 V2)   (one scatter, not two)
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
@@ -306,7 +308,7 @@ static bool is_vector_plus(const Term *lam) {
 
 /* The transposed matrix-vector product of the header, or NULL. */
 static Term *vecmat(OptRw *c, Term *t) {
-  Term *z = t->kids[1], *a = t->kids[2];
+  Term *z = t->kids[1], *a = opt_rw_resolve(c, t->kids[2]); /* a let in the same lambda too */
   if (!is_vector_plus(t->kids[0]) || !is_prim(a, PRIM_MAP2)) return NULL;
   Term *ce = opt_rw_const_elem(c, z);
   if (!ce || !opt_is_num(ce, 0)) return NULL;
@@ -387,6 +389,21 @@ static bool outer_of(Term *t, Term **u, Term **v) {
   return true;
 }
 
+/* U^T V as the map of dot products of the rows of transpose U and
+   transpose V (a matrix product, BLAS), or z when U has no rows. */
+static Term *gram(Span sp, Term *z, Term *us, Term *vs, Term *count) {
+  Term *tu = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &us), *tv = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &vs);
+  Sym *ut = fe_mk_sym("ut", tu->type, sp), *vt = fe_mk_sym("vt", tv->type, sp);
+  Sym *r = fe_mk_sym("r", tu->type->elem, sp), *q = fe_mk_sym("q", tv->type->elem, sp);
+  Term *prods = fe_mk_map2(sp, fe_mk_oplam(sp, PRIM_MUL), fe_mk_var(sp, r), fe_mk_var(sp, q));
+  Term *dot = fe_mk_reduce(sp, fe_mk_oplam(sp, PRIM_ADD), fe_mk_num(sp, 0), prods);
+  Term *row = fe_mk_map(sp, fe_mk_lam(sp, 1, &q, dot), fe_mk_var(sp, vt));
+  Term *prod = fe_mk_map(sp, fe_mk_lam(sp, 1, &r, row), fe_mk_var(sp, ut));
+  prod = fe_mk_let(sp, ut, tu, fe_mk_let(sp, vt, tv, prod));
+  Term *empty = fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, count), fe_mk_num(sp, 0));
+  return fe_mk_if(sp, empty, z, prod);
+}
+
 /* reduce (+) over matrices of map (e. lets in u_e ⊗ v_e) X, the weight
    gradient of a layer over a batch: U^T V with U = map (e. lets in u_e) X
    and V = map (e. lets in v_e) X, one matrix product (BLAS), instead of
@@ -406,16 +423,36 @@ static Term *outer_sum(OptRw *c, Term *t) {
   Term *vs = is_var(v, lam->syms[0]) ? fe_copy(a->kids[1])
                                      : fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, v))),
                                                  fe_copy(a->kids[1]));
-  Term *tu = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &us), *tv = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &vs);
-  Sym *ut = fe_mk_sym("ut", tu->type, sp), *vt = fe_mk_sym("vt", tv->type, sp);
-  Sym *r = fe_mk_sym("r", tu->type->elem, sp), *q = fe_mk_sym("q", tv->type->elem, sp);
-  Term *prods = fe_mk_map2(sp, fe_mk_oplam(sp, PRIM_MUL), fe_mk_var(sp, r), fe_mk_var(sp, q));
-  Term *dot = fe_mk_reduce(sp, fe_mk_oplam(sp, PRIM_ADD), fe_mk_num(sp, 0), prods);
-  Term *row = fe_mk_map(sp, fe_mk_lam(sp, 1, &q, dot), fe_mk_var(sp, vt));
-  Term *prod = fe_mk_map(sp, fe_mk_lam(sp, 1, &r, row), fe_mk_var(sp, ut));
-  prod = fe_mk_let(sp, ut, tu, fe_mk_let(sp, vt, tv, prod));
-  Term *empty = fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, fe_copy(a->kids[1])), fe_mk_num(sp, 0));
-  return fe_mk_if(sp, empty, z, prod);
+  return gram(sp, z, us, vs, fe_copy(a->kids[1]));
+}
+
+/* reduce (+) over matrices of map2 (u, v. map (x. map (y. x * y) v) u) U V
+   (u, v in either role, the product either way round), U and V variables
+   of rows checked equal in number: the sum of the outer products of
+   paired rows, U^T V, one matrix product (the weight gradient of a
+   matrix product). */
+static Term *outer_rows(OptRw *c, Term *t) {
+  Term *z = t->kids[1], *a = opt_rw_resolve(c, t->kids[2]);
+  if (!is_matrix_plus(t->kids[0]) || !is_prim(a, PRIM_MAP2) || !a->b) return NULL;
+  if (a->kids[1]->kind != T_VAR || a->kids[2]->kind != T_VAR) return NULL;
+  Term *ce = opt_rw_const_elem(c, z);
+  Term *zr = opt_rw_resolve(c, z);
+  if (ce || !is_prim(zr, PRIM_MAP)) return NULL;
+  const Term *zl = zr->kids[0]->kids[0];
+  if (!is_prim(zl, PRIM_MAP) || !opt_is_num(zl->kids[0]->kids[0], 0)) return NULL;
+  const Term *lam = a->kids[0], *outer = lam->kids[0];
+  if (!is_prim(outer, PRIM_MAP) || outer->kids[1]->kind != T_VAR) return NULL;
+  int i = outer->kids[1]->sym == lam->syms[0] ? 0 : outer->kids[1]->sym == lam->syms[1] ? 1 : -1;
+  if (i < 0) return NULL;
+  const Term *ol = outer->kids[0], *inner = ol->kids[0];
+  if (!is_prim(inner, PRIM_MAP) || !is_var(inner->kids[1], lam->syms[1 - i])) return NULL;
+  const Term *il = inner->kids[0], *m = il->kids[0];
+  Sym *x = ol->syms[0], *y = il->syms[0];
+  if (!is_prim(m, PRIM_MUL) || !((is_var(m->kids[0], x) && is_var(m->kids[1], y)) ||
+                                 (is_var(m->kids[0], y) && is_var(m->kids[1], x))))
+    return NULL;
+  Span sp = t->span;
+  return gram(sp, z, fe_copy(a->kids[1 + i]), fe_copy(a->kids[2 - i]), fe_copy(a->kids[1]));
 }
 
 static Term *rule_reduce(OptRw *c, Term *t) {
@@ -423,6 +460,8 @@ static Term *rule_reduce(OptRw *c, Term *t) {
   if (vm) return vm;
   Term *os = outer_sum(c, t);
   if (os) return os;
+  Term *orow = outer_rows(c, t);
+  if (orow) return orow;
   Term *lam = t->kids[0], *v = t->kids[1], *a = t->kids[2];
   Term *ce = opt_rw_const_elem(c, a);
   if (!ce || ce->kind != T_NUM || v->kind != T_NUM || !opt_rw_safe(c, a)) return t;
@@ -576,8 +615,33 @@ static Term *rule_rbi(OptRw *c, Term *t) {
   return fe_mk_array_prim(t->span, PRIM_REDUCE_BY_INDEX, 5, k);
 }
 
+/* mapK (ps. if c then e1 else e2) As, c small, safe and free of ps, the
+   arrays variables -> if c then mapK (ps. e1) As else mapK (ps. e2) As:
+   the test once, and each branch a map of its own (a vector-matrix
+   product's empty-matrix test in a gradient's map over rows). */
+static Term *invariant_if(OptRw *c, Term *t) {
+  Term *lam = t->kids[0], *body = lam->kids[0];
+  if (body->kind != T_IF) return NULL;
+  Term *cond = body->kids[0];
+  if (mentions_any(cond, lam->syms, lam->nsyms) || opt_size_upto(cond, 16) >= 16 || !opt_rw_safe(c, cond))
+    return NULL;
+  for (int i = 1; i < t->nkids; i++)
+    if (t->kids[i]->kind != T_VAR) return NULL;
+  Term *side[2];
+  for (int b = 0; b < 2; b++) {
+    Term *k[4] = {fe_copy(relam(lam, body->kids[1 + b])), t->kids[1], t->nkids > 2 ? t->kids[2] : NULL,
+                  t->nkids > 3 ? t->kids[3] : NULL};
+    side[b] = opt_checked_as(fe_mk_array_prim(t->span, t->prim, t->nkids, k), t);
+  }
+  return fe_mk_if(body->span, cond, side[0], side[1]);
+}
+
 static Term *arrays_rule(OptRw *c, Term *t) {
   if (t->kind != T_PRIM) return t;
+  if (t->prim == PRIM_MAP || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3) {
+    Term *h = invariant_if(c, t);
+    if (h) return h;
+  }
   switch (t->prim) {
   case PRIM_MAP: return rule_map(c, t);
   case PRIM_MAP2: return rule_map2(c, t);
