@@ -244,6 +244,23 @@ START_TEST(matrix_products_recognized) {
 }
 END_TEST
 
+/* The gradient of a loss over a matrix product: both adjoints are matrix
+   products (G B and G^T A), not maps of rows; empty matrices too. */
+START_TEST(matrix_product_adjoints) {
+  tl_run("def mmloss (a: [[R]]) (bt: [[R]]) : R =\n"
+         "  sum (map (row. sum (map (z. z * z) row)) (map (r. map (c. dot r c) bt) a))\n");
+  Plan *p = plan_of_def(optimized("grad mmloss [[1, 2], [3, 4], [5, 6]] [[1, 0], [2, 1]]"));
+  int gemv, gemm;
+  count_matrices(p, &gemv, &gemm);
+  ck_assert_msg(gemv == 0 && gemm == 3, "%d gemv, %d gemm\n%s", gemv, gemm, plan_str(p));
+  /* A Bt^T = [[1, 4], [3, 10], [5, 16]], G = 2 A Bt^T; G Bt and G^T A */
+  ck_assert_str_eq(val_to_string(tl_ev("grad mmloss [[1, 2], [3, 4], [5, 6]] [[1, 0], [2, 1]]")),
+                   "([[18, 8], [46, 20], [74, 32]], [[70, 88], [228, 288]])");
+  ck_assert_str_eq(val_to_string(tl_ev("grad mmloss ([] : [[R]]) [[1, 0], [2, 1]]")), "([], [[0, 0], [0, 0]])");
+  ck_assert_str_eq(val_to_string(tl_ev("grad mmloss [[1, 2]] ([] : [[R]])")), "([[0, 0]], [])");
+}
+END_TEST
+
 Suite *suite_plan(void) {
   Suite *s = suite_create("plan");
   TCase *tc = tcase_create("plan");
@@ -255,6 +272,7 @@ Suite *suite_plan(void) {
   tcase_add_test(tc, dead_let_checked_not_computed);
   tcase_add_test(tc, grad_prod_printed);
   tcase_add_test(tc, matrix_products_recognized);
+  tcase_add_test(tc, matrix_product_adjoints);
   suite_add_tcase(s, tc);
   return s;
 }
