@@ -27,6 +27,9 @@ Term *opt_cse(const Term *t);
    substituted at their use (optimizer/forward.c), so that ∇prod reads as
    one expression. */
 Term *opt_sink(const Term *t);
+/* After the fixpoint, once: a for loop whose states a scanl computes again
+   is read from the scan (optimizer/loop_states.c). */
+Term *opt_loop_states(const Term *t);
 /* (passes are declared above this line) */
 
 #endif

@@ -32,7 +32,8 @@ const int opt_npasses = (int)(sizeof opt_passes / sizeof opt_passes[0]);
 
 /* Run once after the fixpoint, in order. */
 const OptPass opt_final_passes[] = {
-    {"sink", opt_sink}, /* single-use array lets moved to their use */
+    {"states", opt_loop_states}, /* a loop's value read from the scan of its states */
+    {"sink", opt_sink},          /* single-use array lets moved to their use */
 };
 const int opt_nfinal_passes = (int)(sizeof opt_final_passes / sizeof opt_final_passes[0]);
 

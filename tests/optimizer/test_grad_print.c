@@ -48,6 +48,7 @@ static char *round_trip(const char *program, uint64_t seed) {
 static const char *const examples[] = {
     "def f (x1: R) (x2: R) (x3: R) = let w1 = x1 * x2 in let w2 = w1 * x1 in w2\n",
     "def f (a: [R]) = prod a\n",
+    "def f (x: R) (a: [R]) = let s = loop s = a for i < 3 do map (u. sin (u * x)) s in sum (map (u. u * u) s)\n",
     "def f (a: [R]) = sum a\n",
     "def f (a: [R]) (b: [R]) = dot a b\n",
     "def f (v: [R]) = logsumexp v\n",

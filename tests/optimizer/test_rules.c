@@ -13,6 +13,7 @@
 #include "../../frontend/ir/subst.h"
 #include "../../frontend/ir/term_print.h"
 #include "../../optimizer/passes.h"
+#include "../../optimizer/program.h"
 #include "../../reverse/reverse.h"
 #include "../suites.h"
 #include "../testlib.h"
@@ -95,6 +96,17 @@ static void same_on(const Def *f, const Def *g, Value *args) {
     return;
   }
   ck_assert_msg(tl_same_bits(a, b, false), "values differ for %s", f->name);
+}
+
+/* The error text of calling d on args (NULL: none). */
+static char *error_of(const Def *d, Value *args) {
+  FeTry tr;
+  if (fe_try(&tr)) {
+    cpu_call(d, args);
+    fe_untry(&tr);
+    return NULL;
+  }
+  return fe_error_text(tr.err);
 }
 
 /* A random array of n reals in [-2, 2), from seed. */
@@ -225,6 +237,44 @@ START_TEST(show_targets) {
 }
 END_TEST
 
+/* The gradient of a for loop whose value is used: the loop's value is
+   read from the scan of its states (optimizer/loop_states.c), so the body
+   runs once per step forward; values as unoptimized, errors too. */
+START_TEST(loop_states_shared) {
+  tl_run("def lp (x: R) (a: [R]) : R =\n"
+         "  let s = loop s = a for i < 4 do map (u. sin (u * x) + i) s in sum (map (u. u * u) s)\n"
+         "def lpn (x: R) (a: [R]) (n: R) : R =\n"
+         "  let s = loop s = a for i < n do map (u. sin (u * x)) s in sum (map (u. u * u) s)\n"
+         "def lp2 (x: R) (a: [R]) : R =\n"
+         "  let s = loop s = a for i < 4 do map (u. sin (u * x)) s in\n"
+         "  sum (map (u. u * u) s) + sum (loop s = map (u. u + 1) a for i < 4 do map (u. sin (u * x)) s)\n");
+  OptOptions o = {0};
+  o.enabled = true;
+  const char *names[] = {"lp", "lpn", "lp2"};
+  int loops[] = {1, 1, 2};
+  for (int i = 0; i < 3; i++) {
+    Def *f = tl_def(tl_session, names[i]);
+    int wrt[2] = {0, 1};
+    Def *g0 = rev_grad(f, wrt, 2, REV_UNF);
+    Def *g = opt_optimize_program(g0, &o);
+    /* the backward sweeps; lp2's second loop's value is not needed */
+    ck_assert_msg(tl_count_kind(g->body, T_PRIM, PRIM_LOOP_FOR) == loops[i], "%s:\n%s", names[i], def_text(g));
+    ck_assert_int_eq(tl_count_kind(g->body, T_PRIM, PRIM_SCANL), 2 * (i == 2) + (i != 2));
+    unsigned seed = 11;
+    for (int n = 0; n < 4; n++) {
+      Value args[3] = {val_real(0.7), rand_array(n, &seed), val_real(n)};
+      same_on(g0, g, args);
+    }
+    if (i == 1) { /* a bad count raises at the loop, as iota's error (the scan's) */
+      Value args[3] = {val_real(0.7), rand_array(2, &seed), val_real(2.5)};
+      char *e0 = error_of(g0, args), *e1 = error_of(g, args);
+      ck_assert_str_eq(e0, "t.una:4:22: error: loop count 2.5 is not an integer");
+      ck_assert_str_eq(e1, "t.una:4:22: error: iota: size must be a non-negative integer, found 2.5");
+    }
+  }
+}
+END_TEST
+
 Suite *suite_rules(void) {
   Suite *s = suite_create("rules");
   TCase *tc = tcase_create("gradients");
@@ -233,6 +283,7 @@ Suite *suite_rules(void) {
   tcase_add_test(tc, rules_fire);
   tcase_add_test(tc, near_misses);
   tcase_add_test(tc, values_preserved);
+  tcase_add_test(tc, loop_states_shared);
   suite_add_tcase(s, tc);
   return s;
 }
