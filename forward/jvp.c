@@ -148,11 +148,14 @@ static Term *tan_or_zero(Fwd *f, Span s, Dual d) { return d.t ? d.t : zero_like(
 static Term *prim(Span s, Prim p, int n, Term **args) { return fe_mk_array_prim(s, p, n, args); }
 
 /* A value's builtin t, marked checked by construction (term.h) when it
-   recomputes a value already computed (Fwd.recompute). */
+   recomputes a value already computed (Fwd.recompute): any builtin that
+   may raise (a transpose, a loop's count, an index), its function's
+   included, as reverse/ marks
+   its replays (rev_jt_replayed), but rand, whose value a replay would
+   not reproduce. */
 static Term *value_prim(const Fwd *f, Term *t) {
-  if (f->recompute > 0 && (t->prim == PRIM_INDEX || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3 || t->prim == PRIM_ZIP))
-    t->b = true;
-  return t;
+  if (f->recompute == 0) return t;
+  return fe_mark_checked(fe_copy(t)); /* its function is the source's own lambda: marked in a copy */
 }
 
 static Term *prim1(Span s, Prim p, Term *a) { return prim(s, p, 1, &a); }

@@ -37,8 +37,9 @@
           let t = transpose M in map (col. reduce (+) 0 (map2 (*) col V)) t
        (the sum of scaled rows is a transposed matrix-vector product, which
        the plan gives to BLAS; a gradient of matvec has this shape)
-     mapK (ps. if c then e1 else e2) As, c small, safe, free of ps, As variables
-       -> if c then mapK (ps. e1) As else mapK (ps. e2) As
+     mapK (ps. lets in if c then e1 else e2) As, c small, safe, free of ps and
+       the lets, As variables
+       -> if c then mapK (ps. lets in e1) As else mapK (ps. lets in e2) As
      reduce_by_index (reduce_by_index D (+) 0 I V1) (+) 0 I V2, I a variable
        -> reduce_by_index D (+) 0 I (map2 (+) V1 V2)   (one scatter, not two)
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
@@ -570,6 +571,9 @@ static Term *rule_index(OptRw *c, Term *t) {
         return t;
     }
     Term *lam = fe_copy(r->kids[0]);
+    /* a map bound by a let that encloses the read was computed first:
+       its element computed again cannot raise */
+    if (r != t->kids[0]) fe_mark_checked(lam);
     Term *body = lam->kids[0];
     for (int k = lam->nsyms - 1; k >= 0; k--) {
       Term *ix[2] = {r != t->kids[0] ? fe_copy(r->kids[1 + k]) : r->kids[1 + k], fe_copy(i)};
@@ -615,22 +619,25 @@ static Term *rule_rbi(OptRw *c, Term *t) {
   return fe_mk_array_prim(t->span, PRIM_REDUCE_BY_INDEX, 5, k);
 }
 
-/* mapK (ps. if c then e1 else e2) As, c small, safe and free of ps, the
-   arrays variables -> if c then mapK (ps. e1) As else mapK (ps. e2) As:
+/* mapK (ps. lets in if c then e1 else e2) As, c small, safe and free of
+   ps and the lets, the arrays variables -> if c then mapK (ps. lets in e1)
+   As else mapK (ps. lets in e2) As:
    the test once, and each branch a map of its own (a vector-matrix
    product's empty-matrix test in a gradient's map over rows). */
 static Term *invariant_if(OptRw *c, Term *t) {
-  Term *lam = t->kids[0], *body = lam->kids[0];
+  Term *lam = t->kids[0], *chain = lam->kids[0], *body = tail_of(chain);
   if (body->kind != T_IF) return NULL;
   Term *cond = body->kids[0];
   if (mentions_any(cond, lam->syms, lam->nsyms) || opt_size_upto(cond, 16) >= 16 || !opt_rw_safe(c, cond))
     return NULL;
+  for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
+    if (l->kind == T_LET ? opt_mentions(cond, l->sym) : mentions_any(cond, l->syms, l->nsyms)) return NULL;
   for (int i = 1; i < t->nkids; i++)
     if (t->kids[i]->kind != T_VAR) return NULL;
   Term *side[2];
   for (int b = 0; b < 2; b++) {
-    Term *k[4] = {fe_copy(relam(lam, body->kids[1 + b])), t->kids[1], t->nkids > 2 ? t->kids[2] : NULL,
-                  t->nkids > 3 ? t->kids[3] : NULL};
+    Term *k[4] = {fe_copy(relam(lam, with_tail(chain, body->kids[1 + b]))), t->kids[1],
+                  t->nkids > 2 ? t->kids[2] : NULL, t->nkids > 3 ? t->kids[3] : NULL};
     side[b] = opt_checked_as(fe_mk_array_prim(t->span, t->prim, t->nkids, k), t);
   }
   return fe_mk_if(body->span, cond, side[0], side[1]);

@@ -4,7 +4,11 @@
    they are let-bound, in order, for dce to keep); `let t = (e1, e2) in e`
    where t is only projected or destructured -> lets of the components
    (scalar replacement); ⟨π_1 t, ..., π_n t⟩ -> t; a tuple of ifs on one
-   condition -> one if of tuples. */
+   condition -> one if of tuples; π_i (if c then a else b) -> if c then
+   π_i a else π_i b (and through a let chain's tail), also for `let t = if
+   ...` whose every use is π_i t for one i: the other components of the
+   branches are then dead (a derivative's tuple of value and tangent,
+   where only one is read). */
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
 #include "passes.h"
@@ -14,19 +18,30 @@ typedef struct Ctx {
   OptSymMap *uses;    /* occurrences of each variable */
   OptSymMap *destr;   /* occurrences as π_i x or as `let (..) = x` */
   OptSymMap *tuples;  /* x -> the tuple of fresh variables replacing it */
+  OptSymMap *index;   /* x -> i + 1 when every destructuring of x is π_i x, < 0: mixed */
+  OptSymMap *single;  /* x -> the variable replacing π_i x (its one component read) */
 } Ctx;
 
 static Term *visit(void *ctx, const Term *t);
 
+/* Notes that x is destructured by u (π_i x or `let (..) = x`) in idx. */
+static void note_index(OptSymMap *idx, Sym *x, const Term *u) {
+  long have = opt_map_count(idx, x), want = u->kind == T_PROJ ? u->index + 1 : -1;
+  if (have == 0) opt_map_add(idx, x, want);
+  else if (have > 0 && have != want) opt_map_add(idx, x, -have - 1);
+}
+
 /* Counts the destructuring occurrences in t (iteratively). */
-static void count_destr(const Term *t, OptSymMap *m) {
+static void count_destr(const Term *t, OptSymMap *m, OptSymMap *idx) {
   const Term **st = NEW_ARRAY(const Term *, 256);
   long n = 0, cap = 256;
   st[n++] = t;
   while (n) {
     const Term *u = st[--n];
-    if ((u->kind == T_PROJ || u->kind == T_LETTUP) && u->kids[0]->kind == T_VAR)
+    if ((u->kind == T_PROJ || u->kind == T_LETTUP) && u->kids[0]->kind == T_VAR) {
       opt_map_add(m, u->kids[0]->sym, 1);
+      note_index(idx, u->kids[0]->sym, u);
+    }
     for (int i = 0; i < u->nkids; i++) {
       if (n == cap) {
         const Term **v = NEW_ARRAY(const Term *, 2 * cap);
@@ -54,6 +69,26 @@ static Term *proj_tuple(const Term *t, Term *k) {
     if (j == i) keep = y;
   }
   return opt_build_chain(&b, 0, fe_mk_var(t->span, keep));
+}
+
+/* π_i r pushed into r's branches and let chains, to its tuples. */
+static Term *push_proj(Span sp, Term *r, int i) {
+  switch (r->kind) {
+  case T_TUPLE: {
+    Term *p = fe_mk_proj(sp, r, i);
+    return proj_tuple(p, r);
+  }
+  case T_IF: return fe_mk_if(r->span, r->kids[0], push_proj(sp, r->kids[1], i), push_proj(sp, r->kids[2], i));
+  case T_LET: return fe_mk_let(r->span, r->sym, r->kids[0], push_proj(sp, r->kids[1], i));
+  case T_LETTUP: return fe_mk_lettup(r->span, r->nsyms, r->syms, r->kids[0], push_proj(sp, r->kids[1], i));
+  default: return fe_mk_proj(sp, r, i);
+  }
+}
+
+/* Whether r is an if, or a let chain ending in one or in a tuple. */
+static bool pushable(const Term *r) {
+  while (r->kind == T_LET || r->kind == T_LETTUP) r = r->kids[1];
+  return r->kind == T_IF || r->kind == T_TUPLE;
 }
 
 /* ⟨π_1 x, ..., π_n x⟩ -> x when x has n components. */
@@ -107,6 +142,16 @@ static Term *chain(Ctx *c, const Term *t) {
       }
       opt_map_set(c->tuples, cur->sym, fe_mk_tuple(r->span, r->nkids, vars));
       changed = true;
+    } else if (cur->kind == T_LET && r->type->kind == TY_TUPLE && r->kind != T_TUPLE && pushable(r) &&
+               opt_map_count(c->uses, cur->sym) > 0 &&
+               opt_map_count(c->uses, cur->sym) == opt_map_count(c->destr, cur->sym) &&
+               opt_map_count(c->index, cur->sym) > 0) {
+      int i = (int)opt_map_count(c->index, cur->sym) - 1;
+      Term *ri = push_proj(cur->span, r, i);
+      Sym *y = fe_mk_sym(cur->sym->name, ri->type, cur->sym->span);
+      opt_binds_let(&b, cur->span, y, ri);
+      opt_map_set(c->single, cur->sym, fe_mk_var(cur->sym->span, y));
+      changed = true;
     } else {
       opt_binds_node(&b, cur, r);
     }
@@ -128,8 +173,13 @@ static Term *visit(void *ctx, const Term *t) {
     return r ? r : (Term *)t;
   }
   case T_PROJ: {
+    if (t->kids[0]->kind == T_VAR) {
+      Term *y = opt_map_term(c->single, t->kids[0]->sym);
+      if (y) return y;
+    }
     Term *k = visit(c, t->kids[0]);
     if (k->kind == T_TUPLE) return proj_tuple(t, k);
+    if (k->kind == T_IF && pushable(k)) return push_proj(t->span, k, t->index);
     return k == t->kids[0] ? (Term *)t : fe_mk_proj(t->span, k, t->index);
   }
   case T_TUPLE: {
@@ -142,8 +192,8 @@ static Term *visit(void *ctx, const Term *t) {
 
 /* Tuple partial evaluation. */
 Term *opt_tuples(const Term *t) {
-  Ctx c = {opt_map_new(), opt_map_new(), opt_map_new()};
+  Ctx c = {opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new()};
   opt_count_uses(t, c.uses, 1);
-  count_destr(t, c.destr);
+  count_destr(t, c.destr, c.index);
   return visit(&c, t);
 }

@@ -40,12 +40,7 @@ int rev_jt_vjp_count(const RevJt *j, int n, const bool *want) {
   return m;
 }
 
-Term *rev_jt_replayed(Term *t) {
-  fe_stack_check(t->span);
-  if (t->kind == T_PRIM && fe_prims[t->prim].effect == E_RAISES) t->b = true;
-  for (int i = 0; i < t->nkids; i++) rev_jt_replayed(t->kids[i]);
-  return t;
-}
+Term *rev_jt_replayed(Term *t) { return fe_mark_checked(t); }
 
 Term *rev_jt_vjp(const RevJt *j, const Term *lam, Sym **params, const bool *want, Term *c) {
   Span s = j->span;

@@ -198,6 +198,13 @@ static Term *wrap(Span s, Sym *bound, Term *rhs, Term *body) {
   return bound ? fe_mk_let(s, bound, rhs, body) : body;
 }
 
+Term *fe_mark_checked(Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_PRIM && fe_prims[t->prim].effect == E_RAISES && t->prim != PRIM_RAND) t->b = true;
+  for (int i = 0; i < t->nkids; i++) fe_mark_checked(t->kids[i]);
+  return t;
+}
+
 Term *fe_mk_zero_like(Span s, Term *like) {
   const Type *t = like->type;
   switch (t->kind) {

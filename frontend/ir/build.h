@@ -65,6 +65,13 @@ Term *fe_mk_gadd(Span s, Term *a, Term *b);
 /* z *^ e: scales every real in e by the real z. */
 Term *fe_mk_gscale(Span s, Term *z, Term *e);
 
+/* t with every builtin in it that may raise (prims.def's E_RAISES: an
+   index, a map2's lengths, a transpose, a loop's count) marked checked
+   (t->b, term.h), rand excepted: for a recomputation of a value already
+   computed without error (a replay), which cannot raise. t itself,
+   changed in place: mark a copy of anything shared. */
+Term *fe_mark_checked(Term *t);
+
 /* Number of Sym-binding sites in t is counted and slots 0.. are handed
    out afresh to d's parameters and to every binder in d's body (let,
    let-tuple, lambda parameters), so that the Def can be evaluated. */

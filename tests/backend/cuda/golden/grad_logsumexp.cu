@@ -58,8 +58,8 @@ __device__ __forceinline__ double una_f7(double p0, double p1, double i2) {
 /* the lambda at <prelude>:23:28 */
 __device__ __forceinline__ double una_f8(double p0, double p1) {
   double r2 = (p0 >= p1) ? 1.0 : 0.0;
-  double r6 = (r2 != 0.0) ? 0.0 : 1.0;
-  return r6;
+  double r5 = (r2 != 0.0) ? 0.0 : 1.0;
+  return r5;
 }
 
 /* the lambda at <prelude>:23:28 */
