@@ -191,8 +191,8 @@ Array *cpu_eval_array(const Exec *ex, const Term *t, Value *frame) {
 int cpu_kernel_runs(int nthreads, CpuKernelRun *runs, const CpuKernelRun *run, int nchunks) {
   int nt = nthreads < nchunks ? nthreads : nchunks;
   runs[0] = *run;
-  cpu_kernel_prepare(&runs[0]);
-  for (int i = 1; i < nt; i++) cpu_kernel_clone(run, &runs[i]);
+  cpu_kernel_prepare_slot(&runs[0], 0);
+  for (int i = 1; i < nt; i++) cpu_kernel_clone_slot(run, &runs[i], i);
   return nt;
 }
 

@@ -150,6 +150,13 @@ void cpu_kernel_prepare(CpuKernelRun *run);
    here), for another thread. */
 void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst);
 
+/* cpu_kernel_prepare and cpu_kernel_clone with the kernel's spare block
+   buffers of parallel slot `slot` (0 .. CPU_MAX_THREADS - 1), reused
+   from the previous run of the kernel in that slot: for the runs of one
+   builtin (cpu_kernel_runs), which end before the kernel runs again. */
+void cpu_kernel_prepare_slot(CpuKernelRun *run, int slot);
+void cpu_kernel_clone_slot(const CpuKernelRun *src, CpuKernelRun *dst, int slot);
+
 /* Runs the kernel on n <= CPU_BLOCK elements: x[i] (and y[i] for two
    parameters) -> out[i]. out may be x or y itself, but must not otherwise
    overlap them. */

@@ -4,6 +4,7 @@
 #define UNA_KERNEL_INT_H
 
 #include "kernel.h"
+#include "parallel.h"
 
 enum { K_SELECT = CPU_K_SELECT, K_GATHER = CPU_K_GATHER, K_LOOP = CPU_K_LOOP }; /* opcodes: the Prim of a scalar builtin, or these */
 enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT, VK_TEMP = CPU_VR_TEMP,
@@ -55,6 +56,14 @@ struct CpuKernel {
                     when compiled */
   int nloops;
   CpuKLoop *loops; /* the K_LOOP instructions' loops, by number */
+  /* Block buffers kept between runs, one set per parallel slot
+     (cpu_kernel_runs' runs[i]): one builtin's runs of a kernel end before
+     the next builtin runs it (kernels do not nest, and evaluation is one
+     thread), so the next run reuses them instead of allocating
+     (CPU_BLOCK doubles per input and temporary; the collector's cost on
+     mid-sized arrays). Mutable: a cache on a compiled kernel. */
+  double *spare[CPU_MAX_THREADS];
+  double **spare_ptr[CPU_MAX_THREADS];
 };
 
 /* Whether k, just compiled, is symmetric in its parameters

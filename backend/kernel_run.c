@@ -249,18 +249,30 @@ static void exec_block(const CpuKernelRun *run, size_t n, double **p) {
   for (int pc = 0; pc < k->nexec; pc++) exec_one(run, n, p, &k->exec[pc]);
 }
 
-static void ensure_blocks(CpuKernelRun *run) {
-  if (run->ptr) return;
+/* run's block buffers: slot < 0, new ones; else the kernel's spare set
+   for that slot (kernel_int.h), made on first use. */
+static void blocks_in(CpuKernelRun *run, int slot) {
   const CpuKernel *k = run->k;
   size_t bytes = sizeof(double) * B * (size_t)(k->ninputs + k->nphys + 2 + (k->nloops ? CPU_MAX_STATE : 0));
-  double *mem = GC_MALLOC_ATOMIC(bytes);
-  if (!mem) una_internal_error(__FILE__, __LINE__, "out of memory for kernel blocks");
+  CpuKernel *mk = (CpuKernel *)k; /* the spare sets are a cache */
+  double *mem = slot >= 0 ? mk->spare[slot] : NULL;
+  if (!mem) {
+    mem = GC_MALLOC_ATOMIC(bytes);
+    if (!mem) una_internal_error(__FILE__, __LINE__, "out of memory for kernel blocks");
+    if (slot >= 0) mk->spare[slot] = mem;
+  }
+  if (slot >= 0) {
+    if (!mk->spare_ptr[slot]) mk->spare_ptr[slot] = NEW_ARRAY(double *, k->nvregs);
+    run->ptr = mk->spare_ptr[slot];
+    memset(run->ptr, 0, sizeof(double *) * (size_t)k->nvregs);
+  } else {
+    run->ptr = NEW_ARRAY(double *, k->nvregs);
+  }
   run->bcast = mem;
   run->scratch = mem + (size_t)B * (size_t)k->ninputs;
   run->pad = run->scratch + (size_t)B * (size_t)k->nphys;
   memset(run->pad, 0, sizeof(double) * 2 * B);
   run->stage = k->nloops ? run->pad + 2 * B : NULL;
-  run->ptr = NEW_ARRAY(double *, k->nvregs);
   for (int i = 0; i < k->ninputs; i++) {
     int v = k->inputs[i];
     double *blk = run->bcast + (size_t)B * (size_t)i;
@@ -271,17 +283,27 @@ static void ensure_blocks(CpuKernelRun *run) {
     if (k->phys[v] >= 0) run->ptr[v] = run->scratch + (size_t)B * (size_t)k->phys[v];
 }
 
+static void ensure_blocks(CpuKernelRun *run) {
+  if (!run->ptr) blocks_in(run, -1);
+}
+
 void cpu_kernel_prepare(CpuKernelRun *run) { ensure_blocks(run); }
 
-void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst) {
+void cpu_kernel_prepare_slot(CpuKernelRun *run, int slot) {
+  if (!run->ptr) blocks_in(run, slot);
+}
+
+void cpu_kernel_clone_slot(const CpuKernelRun *src, CpuKernelRun *dst, int slot) {
   *dst = *src;
   dst->sregs = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)src->k->nvregs);
   if (!dst->sregs) una_internal_error(__FILE__, __LINE__, "out of memory");
   memcpy(dst->sregs, src->sregs, sizeof(double) * (size_t)src->k->nvregs);
   dst->bcast = dst->scratch = dst->pad = dst->stage = NULL;
   dst->ptr = NULL;
-  ensure_blocks(dst);
+  blocks_in(dst, slot);
 }
+
+void cpu_kernel_clone(const CpuKernelRun *src, CpuKernelRun *dst) { cpu_kernel_clone_slot(src, dst, -1); }
 
 const double *cpu_kernel_out(const CpuKernelRun *run, int i) {
   ASSERT(i >= 0 && i < run->k->nresults);
