@@ -159,7 +159,14 @@ static void gather_block(const CpuKernel *k, double *restrict d, const Array *a,
   double len = (double)a->len;
   for (size_t j = 0; j < n; j++) {
     double i = idx[j];
-    d[j] = i >= 0 && i < len && i == floor(i) ? r[(size_t)i] : gather1(k, a, i, dst);
+    if (i >= 0 && i < len) { /* an integer in range: a truncation that round-trips (no call of floor) */
+      size_t u = (size_t)i;
+      if ((double)u == i) {
+        d[j] = r[u];
+        continue;
+      }
+    }
+    d[j] = gather1(k, a, i, dst);
   }
   for (size_t j = n; j < B; j++) d[j] = 0;
 }
