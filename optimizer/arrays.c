@@ -21,6 +21,8 @@
      reduce (*) 1 Const(1, A) -> 1,  reduce (+) 0 Const(0 or -0, A) -> 0
      reduce (max|min) c Const(c, A) -> c        (A safe)
      scanl/scanr (*) 1 Const(1, A) -> replicate (length A + 1) 1, (+) 0 alike
+     foldl/scanl/scanr f v (zip A B) checked, f ignoring its element, B a
+       variable, A safe -> the same over B
      shift1L/shift1R (replicate (length X + k) v) -> replicate (length X + k-1) v (k >= 1)
      shift1L/shift1R (replicate k v) -> replicate (max(k-1, 0)) v  (k a count literal)
      shift1L/shift1R (map f A) -> map f (shift1L/shift1R A)   (f's body safe)
@@ -473,7 +475,31 @@ static Term *rule_reduce(OptRw *c, Term *t) {
 }
 
 /* scanl/scanr (*) 1 OnesLike(A), (+) 0 ZerosLike(A) -> replicate (length A + 1) v. */
+/* A fold or scan whose function ignores its element, over zip A B
+   checked (the lengths equal) with B a variable and A safe: the same over
+   B, whose length it is (A is then not computed for nothing: the states
+   a gradient's backward sweep zips with elements it never reads). */
+static Term *ignored_elems(OptRw *c, Term *t) {
+  Term *lam = t->kids[0];
+  Sym *x = lam->syms[t->prim == PRIM_SCANR ? 0 : 1];
+  if (opt_mentions(lam->kids[0], x)) return NULL;
+  Term *z = opt_rw_resolve(c, t->kids[2]);
+  if (!is_prim(z, PRIM_ZIP) || !z->b) return NULL;
+  for (int side = 1; side >= 0; side--) {
+    Term *keep = z->kids[side], *drop = z->kids[1 - side];
+    if (keep->kind != T_VAR || !opt_rw_safe(c, drop)) continue;
+    Sym *y = fe_mk_sym(x->name, keep->type->elem, x->span);
+    Sym *ps[2] = {lam->syms[0], lam->syms[1]};
+    ps[t->prim == PRIM_SCANR ? 0 : 1] = y;
+    Term *k[3] = {fe_mk_lam(lam->span, 2, ps, lam->kids[0]), t->kids[1], keep};
+    return fe_mk_array_prim(t->span, t->prim, 3, k);
+  }
+  return NULL;
+}
+
 static Term *rule_scan(OptRw *c, Term *t) {
+  Term *ie = ignored_elems(c, t);
+  if (ie) return ie;
   Term *lam = t->kids[0], *v = t->kids[1], *a = t->kids[2];
   Term *ce = opt_rw_const_elem(c, a);
   if (!ce || ce->kind != T_NUM || v->kind != T_NUM) return t;
@@ -656,6 +682,10 @@ static Term *arrays_rule(OptRw *c, Term *t) {
   case PRIM_REDUCE: return rule_reduce(c, t);
   case PRIM_SCANL:
   case PRIM_SCANR: return rule_scan(c, t);
+  case PRIM_FOLDL: {
+    Term *ie = ignored_elems(c, t);
+    return ie ? ie : t;
+  }
   case PRIM_SHIFT1L:
   case PRIM_SHIFT1R: return rule_shift(c, t);
   case PRIM_REPLICATE: return rule_replicate(c, t);

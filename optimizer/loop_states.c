@@ -1,13 +1,14 @@
-/* loop_states.c: a for loop whose states a scanl computes again is read
-   from that scan. The gradient of a loop saves the loop's states by
-   replaying it as a scanl over its iteration numbers (reverse/jt_loop.c),
-   while the primal part still runs the loop for its value:
+/* loop_states.c: a for loop (or a foldl) whose states a scanl computes
+   again is read from that scan. The gradient of a loop saves the loop's
+   states by replaying it as a scanl over its iteration numbers
+   (reverse/jt_loop.c; a foldl's over its array, jt_fold_any.c), while the
+   primal part still runs the loop for its value:
      let s = loop x = v for i < n do e in ... scanl (x, i. e) v (iota n) ...
    -> let S = scanl (x, i. e) v (iota n) in
       let s = S[length S - 1] in ... S ...
    (the scan's array followed through lets such as `let I = iota n`; the
-   lambda, v and n equal up to bound names), so each step's body runs once,
-   not twice. The scan raises where the loop does (the body's errors in
+   lambda, v and n equal up to bound names; for `foldl f v A`, the scan
+   is scanl f v A), so each step's body runs once, not twice. The scan raises where the loop does (the body's errors in
    the same order; a count that is negative or not an integer as iota's
    error, at the loop), and S[length S - 1] is the last state. Run once,
    after the fixpoint (optimizer/pipeline.c). */
@@ -33,12 +34,16 @@ static const Term *iota_count(States *st, const Term *a) {
   return is_prim(a, PRIM_IOTA) ? a->kids[0] : NULL;
 }
 
-/* Whether t is the scan of the loop's states. */
+/* Whether t is the scan of the loop's (or the foldl's) states. */
 static bool scan_of(States *st, const Term *t, const Term *loop) {
   if (!is_prim(t, PRIM_SCANL) || t->kids[0]->nsyms != 2) return false;
-  const Term *n = iota_count(st, t->kids[2]);
-  return n && opt_alpha_eq(n, loop->kids[2]) && opt_alpha_eq(t->kids[1], loop->kids[1]) &&
-         opt_alpha_eq(t->kids[0], loop->kids[0]);
+  if (loop->prim == PRIM_FOLDL) {
+    if (!opt_alpha_eq(t->kids[2], loop->kids[2])) return false;
+  } else {
+    const Term *n = iota_count(st, t->kids[2]);
+    if (!n || !opt_alpha_eq(n, loop->kids[2])) return false;
+  }
+  return opt_alpha_eq(t->kids[1], loop->kids[1]) && opt_alpha_eq(t->kids[0], loop->kids[0]);
 }
 
 /* t with every scan of loop's states replaced by the variable S (*hit set
@@ -72,7 +77,8 @@ static Term *walk(States *st, const Term *t);
 static Term *share(States *st, const Term *let, Term *rhs, Term *rest) {
   if (rhs->kids[0]->nsyms != 2 || !has_scan(rest)) return NULL;
   Span sp = let->span;
-  Term *k[3] = {fe_copy(rhs->kids[0]), rhs->kids[1], fe_mk_array_prim(sp, PRIM_IOTA, 1, &rhs->kids[2])};
+  Term *over = rhs->prim == PRIM_FOLDL ? rhs->kids[2] : fe_mk_array_prim(sp, PRIM_IOTA, 1, &rhs->kids[2]);
+  Term *k[3] = {fe_copy(rhs->kids[0]), rhs->kids[1], over};
   Term *scan = fe_mk_array_prim(sp, PRIM_SCANL, 3, k);
   Sym *S = fe_mk_sym("S", scan->type, sp);
   bool hit = false;
@@ -92,7 +98,7 @@ static Term *walk_chain(States *st, const Term *t) {
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
     Term *rhs = walk(st, cur->kids[0]);
     if (cur->kind == T_LET) opt_map_set(st->rhs, cur->sym, rhs);
-    if (cur->kind == T_LET && is_prim(rhs, PRIM_LOOP_FOR)) {
+    if (cur->kind == T_LET && (is_prim(rhs, PRIM_LOOP_FOR) || is_prim(rhs, PRIM_FOLDL))) {
       Term *rest = walk_chain(st, cur->kids[1]);
       Term *shared = share(st, cur, rhs, rest);
       if (shared) return opt_build_chain(&b, 0, shared);

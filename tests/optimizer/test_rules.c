@@ -247,12 +247,14 @@ START_TEST(loop_states_shared) {
          "  let s = loop s = a for i < n do map (u. sin (u * x)) s in sum (map (u. u * u) s)\n"
          "def lp2 (x: R) (a: [R]) : R =\n"
          "  let s = loop s = a for i < 4 do map (u. sin (u * x)) s in\n"
-         "  sum (map (u. u * u) s) + sum (loop s = map (u. u + 1) a for i < 4 do map (u. sin (u * x)) s)\n");
+         "  sum (map (u. u * u) s) + sum (loop s = map (u. u + 1) a for i < 4 do map (u. sin (u * x)) s)\n"
+         "def lf (x: R) (a: [R]) : R =\n"
+         "  let q = foldl (acc, y. map (u. sin (u * y * x)) acc) a a in sum (map (u. u * u) q)\n");
   OptOptions o = {0};
   o.enabled = true;
-  const char *names[] = {"lp", "lpn", "lp2"};
-  int loops[] = {1, 1, 2};
-  for (int i = 0; i < 3; i++) {
+  const char *names[] = {"lp", "lpn", "lp2", "lf"};
+  int loops[] = {1, 1, 2, 0};
+  for (int i = 0; i < 4; i++) {
     Def *f = tl_def(tl_session, names[i]);
     int wrt[2] = {0, 1};
     Def *g0 = rev_grad(f, wrt, 2, REV_UNF);
@@ -260,6 +262,7 @@ START_TEST(loop_states_shared) {
     /* the backward sweeps; lp2's second loop's value is not needed */
     ck_assert_msg(tl_count_kind(g->body, T_PRIM, PRIM_LOOP_FOR) == loops[i], "%s:\n%s", names[i], def_text(g));
     ck_assert_int_eq(tl_count_kind(g->body, T_PRIM, PRIM_SCANL), 2 * (i == 2) + (i != 2));
+    ck_assert_int_eq(tl_count_kind(g->body, T_PRIM, PRIM_FOLDL), 0); /* lf's value read from its scan */
     unsigned seed = 11;
     for (int n = 0; n < 4; n++) {
       Value args[3] = {val_real(0.7), rand_array(n, &seed), val_real(n)};
