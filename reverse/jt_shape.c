@@ -49,16 +49,40 @@ Term *rev_jt_unzip(const RevJtPrim *p) {
   return rev_jt_prim_result(p, NULL, opc);
 }
 
+/* The zero of type t when it has no arrays in it (a real, a tuple of
+   reals), else NULL: its zero needs an element's shape. */
+static Term *const_zero(Span s, const Type *t) {
+  if (t->kind == TY_REAL) return fe_mk_num(s, 0);
+  if (t->kind != TY_TUPLE) return NULL;
+  Term **items = NEW_ARRAY(Term *, t->n);
+  for (int i = 0; i < t->n; i++)
+    if (!(items[i] = const_zero(s, t->elems[i]))) return NULL;
+  return fe_mk_tuple(s, t->n, items);
+}
+
+/* The zeros of the elements of a from position `from` to `to` (in range:
+   the shift dropped them): `replicate (to - from) 0` when the zero has no
+   shape, which then needs only a's length, not a itself (a replayed scan
+   the cotangent would otherwise keep alive); else zeros shaped like the
+   slice. */
+static Term *zeros_of(Span s, Term *a, Term *from, Term *to) {
+  Term *c = const_zero(s, a->type->elem);
+  if (c) return fe_mk_replicate(s, fe_mk_op2(s, PRIM_SUB, to, from), c);
+  Term *slice = prim(s, PRIM_SLICE, 3, a, from, to);
+  slice->b = true;
+  return fe_mk_zero_like(s, slice);
+}
+
 Term *rev_jt_shift(const RevJtPrim *p) {
   Span s = p->j.span;
   Term *a = p->ops[0], *z = p->z;
   Term *opc[1];
   if (p->t->prim == PRIM_SHIFT1L) {
     Term *drop = fe_mk_op2(s, PRIM_SUB, fe_mk_length(s, use(a)), fe_mk_length(s, use(z)));
-    Term *head = fe_mk_zero_like(s, prim(s, PRIM_SLICE, 3, use(a), fe_mk_num(s, 0), drop));
+    Term *head = zeros_of(s, use(a), fe_mk_num(s, 0), drop);
     opc[0] = prim(s, PRIM_CONCAT, 2, head, use(z), NULL);
   } else {
-    Term *tail = fe_mk_zero_like(s, prim(s, PRIM_SLICE, 3, use(a), fe_mk_length(s, use(z)), inf(s)));
+    Term *tail = zeros_of(s, use(a), fe_mk_length(s, use(z)), fe_mk_length(s, use(a)));
     opc[0] = prim(s, PRIM_CONCAT, 2, use(z), tail, NULL);
   }
   return rev_jt_prim_result(p, NULL, opc);
