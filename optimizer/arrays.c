@@ -46,9 +46,13 @@
        -> reduce_by_index D (+) 0 I (map2 (+) V1 V2)   (one scatter, not two)
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
        the same over map/map2 (ps. ek) As, with t.k replaced by a scalar
-   The last two fire when ek is a variable or a literal (no work is
-   duplicated) or W is used once (inline, or a variable used once in the same
-   lambda body), and W's arrays are variables. */
+     unzip W, on such a W -> (map/map2 (ps. e1) As, map/map2 (ps. e2) As)
+   The last three fire when ek is a variable or a literal (no work is
+   duplicated), W is used once (inline, or a variable used once in the same
+   lambda body), or W's elements are tuples of reals and its body has at
+   most NARROW_BODY nodes (each component's map is then a scalar kernel,
+   and sibling maps share their lets in one), and W's arrays are
+   variables. */
 #include "passes.h"
 
 #include <math.h>
@@ -57,6 +61,10 @@
 #include "../frontend/ir/subst.h"
 #include "pe_util.h"
 #include "rw.h"
+
+/* The largest map body returning a tuple of reals that is split into one
+   map per component read (project_array). */
+#define NARROW_BODY 400
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
@@ -118,6 +126,14 @@ static Term *chain_pick(Term *t, int k) {
   return t->kids[k];
 }
 
+/* Whether t is a tuple of reals. */
+static bool reals_tuple(const Type *t) {
+  if (t->kind != TY_TUPLE) return false;
+  for (int i = 0; i < t->n; i++)
+    if (t->elems[i]->kind != TY_REAL) return false;
+  return true;
+}
+
 /* When the array w is map/map2 (ps. lets in (e1, ..., en)) As under the
    conditions of the header, the array map/map2 (ps. lets in ek) As; else
    NULL. A short let chain (a vector-Jacobian product's gathers and
@@ -131,6 +147,10 @@ static Term *project_array(OptRw *c, Term *w, int k) {
   bool inline_w = w->kind != T_VAR;
   bool once = inline_w || (opt_rw_uses(c, w->sym) == 1 && opt_rw_same_depth(c, w->sym));
   bool cheap = tail == lam->kids[0] ? trivial(tail->kids[k]) : opt_size_upto(lam->kids[0], 33) <= 32;
+  /* a tuple of reals: each component's map a scalar kernel (sibling maps
+     over the same one or two arrays run as one kernel, their shared lets
+     computed once), instead of the whole map on the tree evaluator */
+  if (!cheap && reals_tuple(tail->type) && opt_size_upto(lam->kids[0], NARROW_BODY) <= NARROW_BODY) cheap = true;
   if (!once && !cheap) return NULL;
   for (int i = 1; i < r->nkids; i++)
     if (!inline_w && !cheap_array(r->kids[i])) return NULL;
@@ -669,8 +689,20 @@ static Term *invariant_if(OptRw *c, Term *t) {
   return fe_mk_if(body->span, cond, side[0], side[1]);
 }
 
+/* unzip W, W map/map2/map3 (ps. lets in (e1, e2)) As under
+   project_array's conditions -> (map (ps. lets in e1) As, map (ps. lets in
+   e2) As). */
+static Term *rule_unzip(OptRw *c, Term *t) {
+  Term *a = project_array(c, t->kids[0], 0);
+  Term *b = a ? project_array(c, t->kids[0], 1) : NULL;
+  if (!b) return t;
+  Term *items[2] = {a, b};
+  return fe_mk_tuple(t->span, 2, items);
+}
+
 static Term *arrays_rule(OptRw *c, Term *t) {
   if (t->kind != T_PRIM) return t;
+  if (t->prim == PRIM_UNZIP) return rule_unzip(c, t);
   if (t->prim == PRIM_MAP || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3) {
     Term *h = invariant_if(c, t);
     if (h) return h;
