@@ -187,12 +187,12 @@ bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, V
   j.m = x->len;
   /* the other operand: evaluated once, as every row would evaluate it (or,
      for a let left to the product, the matrix it would transpose) */
-  Array *v = cpu_eval_array(ex, pm->let ? pm->untransposed : pm->other, frame);
+  Array *v = cpu_eval_array(ex, pm->untransposed ? pm->untransposed : pm->other, frame);
   if (pm->kind == PLAN_GEMV) {
     if (v->boxed) return false;
     j.k = v->len;
     j.b = v->r;
-  } else if (pm->let) {
+  } else if (pm->untransposed) {
     /* v is B, k rows of n: its transpose, n rows of k, is the map's Y */
     if (!v->boxed || v->len == 0) return false;
     j.b_kn = true;

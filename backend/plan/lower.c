@@ -308,6 +308,9 @@ static void plan_builtin(Lowering *lw, Term *t) {
       m->x_let = true;
       m->untransposed = t->kids[1]->kids[0];
     }
+    if (m && m->kind == PLAN_GEMM && m->other->kind == T_PRIM && m->other->prim == PRIM_TRANSPOSE &&
+        m->other->kids[0]->kind == T_VAR)
+      m->untransposed = m->other->kids[0]; /* Y = transpose B inline: BLAS reads B, as for a let */
     if (m) add_matrix(lw, t, m);
     else if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
     return;

@@ -43,7 +43,11 @@ typedef struct PlanMatrix {
                                 (its note says deferred): BLAS reads B as it
                                 is, and the map as written evaluates it
                                 first (backend/blas.h) */
-  const struct Term *untransposed; /* B, with let */
+  const struct Term *untransposed; /* B, with let; GEMM: also when Y is
+                                      written `transpose B` (B a variable)
+                                      in the map: BLAS reads B, and the
+                                      transpose is computed only by the map
+                                      as written */
   bool x_let;                /* GEMV: the let is `let t = transpose B in
                                 map (p. dot p v) t`, or the map is written
                                 map (p. dot p v) (transpose B) with B a

@@ -177,12 +177,14 @@ static void put_matrix(StrBuf *b, Names *nm, const PlanMatrix *m) {
   }
   else if (m->kind == PLAN_GEMV)
     sb_printf(b, "b%d = matrix-vector product (cblas_dgemv), element i = dot L0[i] L1", m->id);
-  else if (!m->let)
+  else if (!m->untransposed)
     sb_printf(b, "b%d = matrix product (cblas_dgemm, L1 transposed), element (i, j) = dot L0[i] L1[j]", m->id);
-  else
+  else {
+    const char *u = fe_term_str(display(nm, m->untransposed));
     sb_printf(b, "b%d = matrix product (cblas_dgemm), element (i, j) = dot L0[i] L1[j], L1 = %s computed only "
                  "for the map as written (BLAS reads %s)",
-              m->id, fe_term_str(display(nm, m->let->kids[0])), fe_term_str(display(nm, m->untransposed)));
+              m->id, m->let ? fe_term_str(display(nm, m->let->kids[0])) : una_sprintf("transpose %s", u), u);
+  }
   sb_put(b, ": BLAS on the CPU; on the GPU and under :cost, the map as written\n");
 }
 

@@ -258,6 +258,12 @@ START_TEST(matrix_product_adjoints) {
                    "([[18, 8], [46, 20], [74, 32]], [[70, 88], [228, 288]])");
   ck_assert_str_eq(val_to_string(tl_ev("grad mmloss ([] : [[R]]) [[1, 0], [2, 1]]")), "([], [[0, 0], [0, 0]])");
   ck_assert_str_eq(val_to_string(tl_ev("grad mmloss [[1, 2]] ([] : [[R]])")), "([[0, 0]], [])");
+  /* Y written `transpose b` in the map: BLAS reads b (no transpose made) */
+  tl_run("def tmm (a: [[R]]) (b: [[R]]) = map (r. map (c. dot r c) (transpose b)) a\n");
+  Plan *tp = plan_of_def(optimized("tmm [[1, 2]] [[3, 4], [5, 6]]"));
+  const char *ts = plan_str(tp);
+  ck_assert_msg(strstr(ts, "L1 = transpose b computed only for the map as written (BLAS reads b)") != NULL, "%s", ts);
+  ck_assert_str_eq(val_to_string(tl_ev("tmm [[1, 2], [0, 1]] [[3, 4], [5, 6]]")), "[[13, 16], [5, 6]]");
 }
 END_TEST
 
