@@ -292,6 +292,31 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   return reduce_generic(ex, t, frame, v, a);
 }
 
+/* foldl or scanl (out: its n + 1 states, out[0] = v) of a function whose
+   state is a tuple of reals over an array of reals, by the function's
+   step program (kernel.h, decided by the plan), one element at a time;
+   false when it has none. Sets *last to the last state. */
+static bool fold_steps(const Exec *ex, const Term *t, Value *frame, Value v, const Array *a, Array *out, Value *last) {
+  const Term *lam = t->kids[0];
+  int w = v.kind == V_TUPLE ? cpu_state_width(t->kids[1]->type) : 0;
+  if (w < 2 || a->boxed || !ex->kernel || ex->meter) return false;
+  const CpuKernel *k = cpu_step_kernel_for(lam);
+  CpuKernelRun run;
+  if (!k || !cpu_kernel_bind(ex, k, frame, &run)) return false;
+  double s[CPU_MAX_STATE + 1];
+  cpu_state_in(v, w, s);
+  if (out) val_array_set(out, 0, v);
+  for (size_t i = 0; i < a->len; i++) {
+    if ((i & 4095) == 0) fe_poll_interrupt(t->span);
+    s[w] = a->r[i];
+    cpu_kernel_step(&run, s, s);
+    if (out) val_array_set(out, i + 1, cpu_state_out(s, w));
+  }
+  fe_poll_interrupt(t->span);
+  *last = cpu_state_out(s, w);
+  return true;
+}
+
 static Value op_foldl(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
   Value v = ex->eval(ex, t->kids[1], frame);
@@ -299,6 +324,8 @@ static Value op_foldl(const Exec *ex, const Term *t, Value *frame) {
   size_t n = a->len;
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
   if (n == 0) return v;
+  Value last;
+  if (fold_steps(ex, t, frame, v, a, NULL, &last)) return last;
   const MonoidFns *m = cpu_monoid_loops(ex, lam);
   if (m) return val_real(m->foldl(v.u.r, a->r, n, t->span));
   double k;
@@ -436,6 +463,8 @@ static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
     cpu_scan(cpu_exec_threads(ex), &s, out->r, t->span);
     return val_array(out);
   }
+  Value last;
+  if (!right && n > 0 && fold_steps(ex, t, frame, v, a, out, &last)) return val_array(out);
   double coef;
   if (!right && !a->boxed && v.kind == V_REAL && affine_of(ex, lam, frame, &coef)) {
     double acc = v.u.r;

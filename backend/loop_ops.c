@@ -15,13 +15,13 @@
 
 enum { POLL = 4095 }; /* the compiled loops poll every POLL + 1 iterations */
 
-/* The state's reals from the value x (width n), and back. */
-static void state_in(Value x, int n, double *s) {
+/* The state's reals from the value x (width n), and back (array_int.h). */
+void cpu_state_in(Value x, int n, double *s) {
   if (n == 1) s[0] = x.u.r;
   else
     for (int i = 0; i < n; i++) s[i] = x.u.t->items[i].u.r;
 }
-static Value state_out(const double *s, int n) {
+Value cpu_state_out(const double *s, int n) {
   if (n == 1) return val_real(s[0]);
   Value items[CPU_MAX_STATE];
   for (int i = 0; i < n; i++) items[i] = val_real(s[i]);
@@ -39,14 +39,14 @@ static bool step_of(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun 
 static Value for_compiled(const Term *t, CpuKernelRun *body, Value x, double n) {
   int w = cpu_state_width(t->type);
   double s[CPU_MAX_STATE + 1];
-  state_in(x, w, s);
+  cpu_state_in(x, w, s);
   for (double i = 0; i < n; i++) {
     if (((long long)i & POLL) == 0) fe_poll_interrupt(t->span);
     s[w] = i;
     cpu_kernel_step(body, s, s);
   }
   fe_poll_interrupt(t->span);
-  return state_out(s, w);
+  return cpu_state_out(s, w);
 }
 
 static Value op_for(const Exec *ex, const Term *t, Value *frame) {
@@ -75,7 +75,7 @@ static Value op_for(const Exec *ex, const Term *t, Value *frame) {
 static Value while_compiled(const Term *t, CpuKernelRun *body, CpuKernelRun *cond, Value x) {
   int w = cpu_state_width(t->type);
   double s[CPU_MAX_STATE], c;
-  state_in(x, w, s);
+  cpu_state_in(x, w, s);
   for (unsigned long long i = 0;; i++) {
     if ((i & POLL) == 0) fe_poll_interrupt(t->span);
     cpu_kernel_step(cond, s, &c);
@@ -83,7 +83,7 @@ static Value while_compiled(const Term *t, CpuKernelRun *body, CpuKernelRun *con
     cpu_kernel_step(body, s, s);
   }
   fe_poll_interrupt(t->span);
-  return state_out(s, w);
+  return cpu_state_out(s, w);
 }
 
 static Value op_while(const Exec *ex, const Term *t, Value *frame) {

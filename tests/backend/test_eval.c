@@ -515,8 +515,10 @@ START_TEST(reference_values) {
 END_TEST
 
 
-/* Loops whose state is a few reals run as step programs (loop_ops.c);
-   they give the bits of the tree evaluator, gathers and branches included. */
+/* Loops whose state is a few reals run as step programs (loop_ops.c),
+   as do foldl and scanl over reals whose state is a tuple of reals
+   (array_ops.c); they give the bits of the tree evaluator, gathers and
+   branches included. */
 START_TEST(compiled_loops) {
   tl_run("let A = map (x. 2 * x - 1) (rand 1000 3)\n");
   static const char *const cases[] = {
@@ -540,6 +542,12 @@ START_TEST(compiled_loops) {
       "map (y. loop x = y for i < 3 do loop z = x while z < 10 && z > -10 do z * 1.5 + 1) A",
       "reduce (+) 0 (map (y. (loop (x, n) = (y, 0) while n < 7 do (x * 0.5 + n, n + 1)).1) A)",
       "loop x = 3 for i < 0 do x + 1",
+      /* folds and scans whose state is a tuple of reals (array_ops.c) */
+      "foldl ((s, p), x. (s + x, p * (1 + x * 0.001))) (0, 1) A",
+      "scanl ((h, c), x. let c2 = c * sigmoid x + tanh h in (sigmoid (x + h) * tanh c2, c2)) (0.5, 0) A",
+      "scanl ((a, b, c), x. if x > 0 then (b, c, a + x) else (c + 1, a, b)) (1, 0, 0) A",
+      "map (y. foldl ((s, p), x. (s + x * y, p * 0.5 + A[3])) (y, 0) A[0:10]) A[0:50]",
+      "scanl ((s, p), x. (s + x, p * x)) (0, 1) A[0:0]",
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Value got[2];
