@@ -71,10 +71,11 @@ bool cpu_kernels_enabled(const Exec *ex);
 /* Binds lam's kernel to frame when it has one and kernels are enabled. */
 bool cpu_lam_kernel(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun *run);
 
-/* A state of n reals (an R, or a tuple of n Rs) as doubles s[0..n), and
-   back (loop_ops.c): for the step programs of loops and folds. */
-void cpu_state_in(Value x, int n, double *s);
-Value cpu_state_out(const double *s, int n);
+/* A state of type t (an R, or a tuple of reals or of such tuples) as its
+   reals s[0..cpu_state_width(t)), and back (loop_ops.c): for the step
+   programs of loops and folds. */
+void cpu_state_in(Value x, const Type *t, double *s);
+Value cpu_state_out(const double *s, const Type *t);
 
 /* Kernel runs for every thread of a parallel loop of nthreads threads
    over nchunks chunks: runs[0] the bound run itself, the others clones;

@@ -292,28 +292,35 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   return reduce_generic(ex, t, frame, v, a);
 }
 
-/* foldl or scanl (out: its n + 1 states, out[0] = v) of a function whose
-   state is a tuple of reals over an array of reals, by the function's
-   step program (kernel.h, decided by the plan), one element at a time;
-   false when it has none. Sets *last to the last state. */
-static bool fold_steps(const Exec *ex, const Term *t, Value *frame, Value v, const Array *a, Array *out, Value *last) {
+/* foldl, scanl or scanr (right; out: its n + 1 states, v at out[0], or
+   at out[n] for scanr) of a function whose accumulator and elements are
+   reals or (nested) tuples of reals, not both reals, by the function's
+   step program (kernel.h: cpu_fold_kernel_for, decided by the plan), one
+   element at a time; false when it has none. Sets *last to the last
+   state. */
+static bool fold_steps(const Exec *ex, const Term *t, Value *frame, Value v, const Array *a, Array *out, bool right,
+                       Value *last) {
   const Term *lam = t->kids[0];
-  int w = v.kind == V_TUPLE ? cpu_state_width(t->kids[1]->type) : 0;
-  if (w < 2 || a->boxed || !ex->kernel || ex->meter) return false;
-  const CpuKernel *k = cpu_step_kernel_for(lam);
+  const Type *st = t->kids[1]->type, *et = t->kids[2]->type->elem;
+  int w = cpu_state_width(st), we = cpu_state_width(et);
+  if (w == 0 || we == 0 || (w == 1 && we == 1) || !ex->kernel || ex->meter) return false;
+  const CpuKernel *k = cpu_fold_kernel_for(lam, right ? 1 : 0);
   CpuKernelRun run;
   if (!k || !cpu_kernel_bind(ex, k, frame, &run)) return false;
-  double s[CPU_MAX_STATE + 1];
-  cpu_state_in(v, w, s);
-  if (out) val_array_set(out, 0, v);
-  for (size_t i = 0; i < a->len; i++) {
-    if ((i & 4095) == 0) fe_poll_interrupt(t->span);
-    s[w] = a->r[i];
+  double s[2 * CPU_MAX_STATE];
+  cpu_state_in(v, st, s);
+  size_t n = a->len;
+  if (out) val_array_set(out, right ? n : 0, v);
+  for (size_t k2 = 0; k2 < n; k2++) {
+    if ((k2 & 4095) == 0) fe_poll_interrupt(t->span);
+    size_t i = right ? n - 1 - k2 : k2;
+    if (we == 1) s[w] = a->r[i];
+    else cpu_state_in(a->v[i], et, s + w);
     cpu_kernel_step(&run, s, s);
-    if (out) val_array_set(out, i + 1, cpu_state_out(s, w));
+    if (out) val_array_set(out, right ? i : i + 1, cpu_state_out(s, st));
   }
   fe_poll_interrupt(t->span);
-  *last = cpu_state_out(s, w);
+  *last = cpu_state_out(s, st);
   return true;
 }
 
@@ -325,7 +332,7 @@ static Value op_foldl(const Exec *ex, const Term *t, Value *frame) {
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
   if (n == 0) return v;
   Value last;
-  if (fold_steps(ex, t, frame, v, a, NULL, &last)) return last;
+  if (fold_steps(ex, t, frame, v, a, NULL, false, &last)) return last;
   const MonoidFns *m = cpu_monoid_loops(ex, lam);
   if (m) return val_real(m->foldl(v.u.r, a->r, n, t->span));
   double k;
@@ -464,7 +471,7 @@ static Value op_scan(const Exec *ex, const Term *t, Value *frame, bool right) {
     return val_array(out);
   }
   Value last;
-  if (!right && n > 0 && fold_steps(ex, t, frame, v, a, out, &last)) return val_array(out);
+  if (n > 0 && fold_steps(ex, t, frame, v, a, out, right, &last)) return val_array(out);
   double coef;
   if (!right && !a->boxed && v.kind == V_REAL && affine_of(ex, lam, frame, &coef)) {
     double acc = v.u.r;

@@ -223,6 +223,18 @@ static bool scalar_type(const Type *t) {
   return t && (t->kind == TY_REAL || t->kind == TY_BOOL);
 }
 
+/* Where component k of a (nested) tuple of reals starts among its reals
+   (cpu_state_width's flat order). */
+static int part_offset(const Type *t, int k) {
+  int o = 0;
+  for (int i = 0; i < k; i++) o += cpu_state_width(t->elems[i]);
+  return o;
+}
+
+/* Binds x, of type R or a (nested) tuple of reals, to the registers
+   regs[0..width) (a copy of them for a tuple). */
+static void bind_parts(Ctx *x, const Sym *s, const int *regs);
+
 /* Whether t depends on the context's parameters; records the let-bound
    variables that do in x->dep. Visits every kid (so that the lets inside are
    all classified). A save is never hoisted, so it counts as dependent. */
@@ -325,16 +337,27 @@ static bool compile_binding(Compiler *c, Ctx *x, const Term *t) {
   }
   if (rhs->kind == T_TUPLE && rhs->nkids == t->nsyms) {
     for (int i = 0; i < t->nsyms; i++) {
-      int r = compile(c, x, rhs->kids[i]);
-      if (r < 0) return false;
-      pmap_put(&x->env, t->syms[i], r);
+      int w = scalar_type(rhs->kids[i]->type) ? 1 : cpu_state_width(rhs->kids[i]->type), parts[CPU_MAX_STATE];
+      if (w == 0 || !compile_parts(c, x, rhs->kids[i], w, parts)) return false;
+      bind_parts(x, t->syms[i], parts);
     }
     return true;
   }
   int w = cpu_state_width(rhs->type), parts[CPU_MAX_STATE];
-  if (w != t->nsyms || !compile_parts(c, x, rhs, w, parts)) return false;
-  for (int i = 0; i < t->nsyms; i++) pmap_put(&x->env, t->syms[i], parts[i]);
+  if (w == 0 || !compile_parts(c, x, rhs, w, parts)) return false;
+  for (int i = 0; i < t->nsyms; i++) bind_parts(x, t->syms[i], parts + part_offset(rhs->type, i));
   return true;
+}
+
+static void bind_parts(Ctx *x, const Sym *s, const int *regs) {
+  if (scalar_type(s->type)) {
+    pmap_put(&x->env, s, regs[0]);
+    return;
+  }
+  int w = cpu_state_width(s->type);
+  int *copy = NEW_ARRAY(int, w);
+  memcpy(copy, regs, sizeof(int) * (size_t)w);
+  ptrmap_put(&x->tuples, s, copy);
 }
 
 /* Forgets what depends() found for t and below (a loop's body, before
@@ -351,8 +374,7 @@ static void forget(Ctx *x, const Term *t) {
 static bool compile_loop_fn(Compiler *c, Ctx *x, const Term *lam, int n, int *state, int index, int nout,
                             int *out, KInstr **code, int *ncode) {
   const Sym *st = lam->syms[0];
-  if (n == 1) pmap_put(&x->env, st, state[0]);
-  else ptrmap_put(&x->tuples, st, state);
+  bind_parts(x, st, state);
   pmap_put(&x->dep, st, 1);
   if (lam->nsyms == 2) {
     pmap_put(&x->env, lam->syms[1], index);
@@ -527,10 +549,10 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
     return -1;
   }
   case T_CALL: return compile_call(c, x, t);
-  case T_PROJ: { /* a component of a loop's state */
+  case T_PROJ: { /* a real component of a loop's state */
     int w = cpu_state_width(t->kids[0]->type), parts[CPU_MAX_STATE];
-    if (w < 2 || !compile_parts(c, x, t->kids[0], w, parts)) return -1;
-    return parts[t->index];
+    if (w < 2 || !scalar_type(t->type) || !compile_parts(c, x, t->kids[0], w, parts)) return -1;
+    return parts[part_offset(t->kids[0]->type, t->index)];
   }
   default: return -1;
   }
@@ -748,10 +770,14 @@ const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const 
 
 int cpu_state_width(const Type *t) {
   if (t->kind == TY_REAL) return 1;
-  if (t->kind != TY_TUPLE || t->n > CPU_MAX_STATE) return 0;
-  for (int i = 0; i < t->n; i++)
-    if (t->elems[i]->kind != TY_REAL) return 0;
-  return t->n;
+  if (t->kind != TY_TUPLE) return 0;
+  int n = 0;
+  for (int i = 0; i < t->n; i++) {
+    int w = cpu_state_width(t->elems[i]);
+    if (w == 0) return 0;
+    n += w;
+  }
+  return n <= CPU_MAX_STATE ? n : 0;
 }
 
 /* Compiles t, a value of a loop state's type (n reals), into out[0..n). */
@@ -760,9 +786,19 @@ static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
   if (scalar_type(t->type)) return n == 1 && (out[0] = compile(c, x, t)) >= 0;
   switch (t->kind) {
   case T_TUPLE:
-    for (int i = 0; i < n; i++)
-      if ((out[i] = compile(c, x, t->kids[i])) < 0) return false;
+    for (int i = 0, o = 0; i < t->nkids; i++) {
+      const Type *ki = t->kids[i]->type;
+      int w = scalar_type(ki) ? 1 : cpu_state_width(ki);
+      if (w == 0 || o + w > n || !compile_parts(c, x, t->kids[i], w, out + o)) return false;
+      o += w;
+    }
     return true;
+  case T_PROJ: { /* a tuple component of a (nested) tuple */
+    int w = cpu_state_width(t->kids[0]->type), parts[CPU_MAX_STATE];
+    if (w == 0 || !compile_parts(c, x, t->kids[0], w, parts)) return false;
+    memcpy(out, parts + part_offset(t->kids[0]->type, t->index), sizeof(int) * (size_t)n);
+    return true;
+  }
   case T_VAR: {
     const int *parts = ptrmap_get(&x->tuples, t->sym);
     if (!parts) return false;
@@ -787,35 +823,43 @@ static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
   }
 }
 
-const CpuKernel *cpu_kernel_compile_step(const Term *lam) {
+/* The step program of lam (s. e), (s, i. e) or, for a fold, (s, a. e) or
+   (a, s. e): parameter `state` is s, of type R or a (nested) tuple of
+   reals, the other (elem: of the same kind; else a real) follows its reals
+   among the program's parameters; e of s's type (or a B when cond is
+   allowed). */
+static const CpuKernel *compile_step(const Term *lam, int state, bool elem_tuple) {
   if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || has_closure(lam->kids[0])) return NULL;
-  const Sym *st = lam->syms[0];
+  if (state >= lam->nsyms) return NULL;
+  const Sym *st = lam->syms[state], *el = lam->nsyms == 2 ? lam->syms[1 - state] : NULL;
   int n = st->type ? cpu_state_width(st->type) : 0;
-  if (n == 0 || (lam->nsyms == 2 && lam->syms[1]->type->kind != TY_REAL)) return NULL;
+  int ne = !el ? 0 : elem_tuple ? cpu_state_width(el->type) : el->type->kind == TY_REAL;
+  if (n == 0 || (el && ne == 0) || (elem_tuple && n + ne > 2 * CPU_MAX_STATE)) return NULL;
   const Type *rt = lam->kids[0]->type;
-  bool cond = rt->kind == TY_BOOL;
+  bool cond = rt->kind == TY_BOOL && !elem_tuple;
   if (!cond && !fe_type_eq(rt, st->type)) return NULL;
   Compiler c = {0};
   GROW(c.ctx_nslots, c.nctx, c.capctx, int);
   c.ctx_nslots[c.nctx++] = 0;
   Ctx x = {0};
-  int *parts = NEW_ARRAY(int, n);
-  for (int i = 0; i < n; i++) parts[i] = new_vreg(&c, VK_PARAM, 0);
-  if (n == 1) pmap_put(&x.env, st, parts[0]);
-  else ptrmap_put(&x.tuples, st, parts);
+  int *parts = NEW_ARRAY(int, n + ne);
+  for (int i = 0; i < n + ne; i++) parts[i] = new_vreg(&c, VK_PARAM, 0);
+  bind_parts(&x, st, parts);
   pmap_put(&x.dep, st, 1);
-  int np = n;
-  if (lam->nsyms == 2) {
-    pmap_put(&x.env, lam->syms[1], new_vreg(&c, VK_PARAM, 0));
-    pmap_put(&x.dep, lam->syms[1], 1);
-    np++;
+  if (el) {
+    bind_parts(&x, el, parts + n);
+    pmap_put(&x.dep, el, 1);
   }
   depends(&x, lam->kids[0]);
   int nr = cond ? 1 : n;
   int *r = NEW_ARRAY(int, nr);
   if (!compile_parts(&c, &x, lam->kids[0], nr, r)) return NULL;
-  return finish(&c, np, cond, nr, r);
+  return finish(&c, n + ne, cond, nr, r);
 }
+
+const CpuKernel *cpu_kernel_compile_step(const Term *lam) { return compile_step(lam, 0, false); }
+
+const CpuKernel *cpu_kernel_compile_fold(const Term *lam, int state) { return compile_step(lam, state, true); }
 
 const CpuKernel *cpu_kernel_compile_params(const Term *lam) {
   if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > CPU_MAX_STATE || lam->nkids < 1) return NULL;
@@ -855,6 +899,18 @@ const CpuKernel *cpu_step_kernel_for(const Term *lam) {
   FeTry t;
   if (fe_try(&t)) {
     const CpuKernel *k = lam->nsyms == 3 ? cpu_kernel_compile_params(lam) : cpu_kernel_compile_step(lam);
+    fe_untry(&t);
+    return k;
+  }
+  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
+  return NULL;
+}
+
+const CpuKernel *cpu_fold_kernel_for(const Term *lam, int state) {
+  if (lam->note) return lam->note->step;
+  FeTry t;
+  if (fe_try(&t)) {
+    const CpuKernel *k = cpu_kernel_compile_fold(lam, state);
     fe_untry(&t);
     return k;
   }

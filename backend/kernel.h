@@ -188,8 +188,9 @@ enum { CPU_SMALL_ARRAY = 32 };
 double cpu_kernel_call1(CpuKernelRun *run, double x, double y);
 
 /* Loop steps. A loop's state of up to CPU_MAX_STATE reals: an R, or a
-   tuple of Rs; cpu_state_width is the number of reals of a state of type
-   t, or 0 for any other type. cpu_kernel_compile_step compiles a loop's
+   tuple of Rs or of such tuples; cpu_state_width is the number of reals of
+   a state of type t (a nested tuple's in order, depth first), or 0 for any
+   other type. cpu_kernel_compile_step compiles a loop's
    function (x. e) or (x, i. e) (LOOP_FOR and LOOP_WHILE, prims.def) whose
    x is such a state over parameters that are the state's reals, then i:
    the body (e of x's type: one result per real) or a while loop's
@@ -207,5 +208,13 @@ const CpuKernel *cpu_kernel_compile_params(const Term *lam);
    parameters, cpu_kernel_compile_params): the one its plan compiled
    (plan/note.h), or, outside any plan, compiled now; NULL when none. */
 const CpuKernel *cpu_step_kernel_for(const Term *lam);
+/* The step program of a foldl, scanl or scanr function lam whose
+   accumulator (parameter `state`: 0, or 1 for scanr) is an R or a (nested)
+   tuple of reals and whose element is too: its parameters the
+   accumulator's reals, then the element's (cpu_state_width's order); its
+   results the new accumulator's. The plan's, or compiled now; NULL when
+   it does not qualify. */
+const CpuKernel *cpu_kernel_compile_fold(const Term *lam, int state);
+const CpuKernel *cpu_fold_kernel_for(const Term *lam, int state);
 
 #endif

@@ -15,17 +15,29 @@
 
 enum { POLL = 4095 }; /* the compiled loops poll every POLL + 1 iterations */
 
-/* The state's reals from the value x (width n), and back (array_int.h). */
-void cpu_state_in(Value x, int n, double *s) {
-  if (n == 1) s[0] = x.u.r;
-  else
-    for (int i = 0; i < n; i++) s[i] = x.u.t->items[i].u.r;
+/* The state's reals from the value x of type t, and back (array_int.h). */
+static int put_reals(Value x, const Type *t, double *s) {
+  if (t->kind == TY_REAL) {
+    s[0] = x.u.r;
+    return 1;
+  }
+  int o = 0;
+  for (int i = 0; i < t->n; i++) o += put_reals(x.u.t->items[i], t->elems[i], s + o);
+  return o;
 }
-Value cpu_state_out(const double *s, int n) {
-  if (n == 1) return val_real(s[0]);
+
+static Value get_reals(const double *s, const Type *t, int *o) {
+  if (t->kind == TY_REAL) return val_real(s[(*o)++]);
   Value items[CPU_MAX_STATE];
-  for (int i = 0; i < n; i++) items[i] = val_real(s[i]);
-  return val_tuple(n, items);
+  for (int i = 0; i < t->n; i++) items[i] = get_reals(s, t->elems[i], o);
+  return val_tuple(t->n, items);
+}
+
+void cpu_state_in(Value x, const Type *t, double *s) { put_reals(x, t, s); }
+
+Value cpu_state_out(const double *s, const Type *t) {
+  int o = 0;
+  return get_reals(s, t, &o);
 }
 
 /* Binds the step program of the loop function lam, if the fast paths are
@@ -39,14 +51,14 @@ static bool step_of(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun 
 static Value for_compiled(const Term *t, CpuKernelRun *body, Value x, double n) {
   int w = cpu_state_width(t->type);
   double s[CPU_MAX_STATE + 1];
-  cpu_state_in(x, w, s);
+  cpu_state_in(x, t->type, s);
   for (double i = 0; i < n; i++) {
     if (((long long)i & POLL) == 0) fe_poll_interrupt(t->span);
     s[w] = i;
     cpu_kernel_step(body, s, s);
   }
   fe_poll_interrupt(t->span);
-  return cpu_state_out(s, w);
+  return cpu_state_out(s, t->type);
 }
 
 static Value op_for(const Exec *ex, const Term *t, Value *frame) {
@@ -73,9 +85,8 @@ static Value op_for(const Exec *ex, const Term *t, Value *frame) {
 }
 
 static Value while_compiled(const Term *t, CpuKernelRun *body, CpuKernelRun *cond, Value x) {
-  int w = cpu_state_width(t->type);
   double s[CPU_MAX_STATE], c;
-  cpu_state_in(x, w, s);
+  cpu_state_in(x, t->type, s);
   for (unsigned long long i = 0;; i++) {
     if ((i & POLL) == 0) fe_poll_interrupt(t->span);
     cpu_kernel_step(cond, s, &c);
@@ -83,7 +94,7 @@ static Value while_compiled(const Term *t, CpuKernelRun *body, CpuKernelRun *con
     cpu_kernel_step(body, s, s);
   }
   fe_poll_interrupt(t->span);
-  return cpu_state_out(s, w);
+  return cpu_state_out(s, t->type);
 }
 
 static Value op_while(const Exec *ex, const Term *t, Value *frame) {

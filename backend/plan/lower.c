@@ -319,13 +319,16 @@ static void plan_builtin(Lowering *lw, Term *t) {
   case PRIM_FOLDL:
   case PRIM_SCANL:
   case PRIM_SCANR: {
-    /* a foldl or scanl whose accumulator is a tuple of reals over reals:
-       its function's step program (array_ops.c runs it element by element) */
-    if ((t->prim == PRIM_FOLDL || t->prim == PRIM_SCANL) && t->kids[1]->type->kind == TY_TUPLE &&
-        cpu_state_width(t->kids[1]->type) > 1 && real_array(t->kids[2]->type)) {
-      const CpuKernel *k = cpu_step_kernel_for(t->kids[0]);
-      note_of(t->kids[0])->step = k;
-      return;
+    /* a foldl or scan whose accumulator and elements are reals or
+       (nested) tuples of reals, not both reals: its function's step
+       program (array_ops.c runs it element by element) */
+    if (t->prim != PRIM_REDUCE && t->kids[2]->type->kind == TY_ARRAY) {
+      int w = cpu_state_width(t->kids[1]->type), we = cpu_state_width(t->kids[2]->type->elem);
+      if (w > 0 && we > 0 && (w > 1 || we > 1)) {
+        const CpuKernel *k = cpu_fold_kernel_for(t->kids[0], t->prim == PRIM_SCANR ? 1 : 0);
+        note_of(t->kids[0])->step = k;
+        return;
+      }
     }
     /* accumulator and elements R: the type of v, and of A's elements */
     if (!real(t->kids[1]->type) || !real_array(t->kids[2]->type)) return;

@@ -548,6 +548,12 @@ START_TEST(compiled_loops) {
       "scanl ((a, b, c), x. if x > 0 then (b, c, a + x) else (c + 1, a, b)) (1, 0, 0) A",
       "map (y. foldl ((s, p), x. (s + x * y, p * 0.5 + A[3])) (y, 0) A[0:10]) A[0:50]",
       "scanl ((s, p), x. (s + x, p * x)) (0, 1) A[0:0]",
+      "scanr (x, (s, p). (s * 0.5 + x, p + s * x)) (1, 2) A",
+      "scanr ((x, y), (s, p). (s * 0.5 + x * p, p + s * y)) (1, 2) (zip A (map (v. v * 3) A))",
+      "foldl (acc, (x, y). acc * 0.5 + x * y) 0 (zip A A)",
+      "foldl (((a, b), c), x. ((a * 0.5 + x, b + c), c * sigmoid x)) ((1, 2), 3) A",
+      "loop ((a, b), c) = ((1, 2), 3) for i < 100 do ((a * 0.5 + A[i], b + c), c * sigmoid A[i])",
+      "scanl ((h, c), ((u, w), x). (h * u + x, c + w * h)) (0, 1) (zip (zip A A) A)",
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Value got[2];
