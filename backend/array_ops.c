@@ -137,6 +137,33 @@ static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Arr
 
 /* map (b NULL) or map2 of the map/map2 term t over the evaluated arrays a
    and b (of equal lengths). */
+/* A map or map2 over arrays of tuples of reals (or returning them), by
+   its function's program over their reals (cpu_elem_kernel_for, decided
+   by the plan), one element at a time; false when it has none. */
+static bool map_elements(const Exec *ex, const Term *t, Value *frame, const Array *a, const Array *b, Array *out) {
+  const Term *lam = t->kids[0];
+  if (!ex->kernel || ex->meter || (!a->boxed && (!b || !b->boxed) && !out->boxed)) return false;
+  const Type *ta = t->kids[1]->type->elem, *tb = b ? t->kids[2]->type->elem : NULL, *rt = t->type->elem;
+  int wa = cpu_state_width(ta), wb = b ? cpu_state_width(tb) : 0, wr = cpu_state_width(rt);
+  if (wa == 0 || (b && wb == 0) || wr == 0) return false;
+  const CpuKernel *k = cpu_elem_kernel_for(lam);
+  CpuKernelRun run;
+  if (!k || !cpu_kernel_bind(ex, k, frame, &run)) return false;
+  double p[2 * CPU_MAX_STATE], r[CPU_MAX_STATE];
+  for (size_t i = 0; i < a->len; i++) {
+    if ((i & 4095) == 0) fe_poll_interrupt(t->span);
+    if (a->boxed) cpu_state_in(a->v[i], ta, p);
+    else p[0] = a->r[i];
+    if (b && b->boxed) cpu_state_in(b->v[i], tb, p + wa);
+    else if (b) p[wa] = b->r[i];
+    cpu_kernel_step(&run, p, r);
+    if (out->boxed) val_array_set(out, i, cpu_state_out(r, rt));
+    else out->r[i] = r[0];
+  }
+  fe_poll_interrupt(t->span);
+  return true;
+}
+
 static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, Array *b) {
   const Term *lam = t->kids[0];
   size_t n = a->len;
@@ -147,6 +174,7 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
     kernel_map(cpu_exec_threads(ex), &run, t, a, b, out);
     return out;
   }
+  if (n > 0 && map_elements(ex, t, frame, a, b, out)) return out;
   for (size_t i = 0; i < n; i++) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
     Value r;

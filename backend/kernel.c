@@ -864,21 +864,30 @@ const CpuKernel *cpu_kernel_compile_fold(const Term *lam, int state) { return co
 const CpuKernel *cpu_kernel_compile_params(const Term *lam) {
   if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > CPU_MAX_STATE || lam->nkids < 1) return NULL;
   const Type *rt = lam->kids[0]->type;
-  if (!rt || rt->kind != TY_REAL || has_closure(lam->kids[0])) return NULL;
-  for (int i = 0; i < lam->nsyms; i++)
-    if (!lam->syms[i]->type || lam->syms[i]->type->kind != TY_REAL) return NULL;
+  int nr = !rt ? 0 : rt->kind == TY_REAL ? 1 : cpu_state_width(rt);
+  if (nr == 0 || has_closure(lam->kids[0])) return NULL;
+  int np = 0;
+  for (int i = 0; i < lam->nsyms; i++) {
+    int w = lam->syms[i]->type ? cpu_state_width(lam->syms[i]->type) : 0;
+    if (w == 0) return NULL;
+    np += w;
+  }
+  if (np > 2 * CPU_MAX_STATE) return NULL;
   Compiler c = {0};
   GROW(c.ctx_nslots, c.nctx, c.capctx, int);
   c.ctx_nslots[c.nctx++] = 0;
   Ctx x = {0};
-  for (int i = 0; i < lam->nsyms; i++) {
-    pmap_put(&x.env, lam->syms[i], new_vreg(&c, VK_PARAM, 0));
+  int *parts = NEW_ARRAY(int, np);
+  for (int i = 0; i < np; i++) parts[i] = new_vreg(&c, VK_PARAM, 0);
+  for (int i = 0, o = 0; i < lam->nsyms; i++) {
+    bind_parts(&x, lam->syms[i], parts + o);
     pmap_put(&x.dep, lam->syms[i], 1);
+    o += cpu_state_width(lam->syms[i]->type);
   }
   depends(&x, lam->kids[0]);
-  int *r = NEW_ARRAY(int, 1);
-  if ((r[0] = compile(&c, &x, lam->kids[0])) < 0) return NULL;
-  return finish(&c, lam->nsyms, false, 1, r);
+  int *r = NEW_ARRAY(int, nr);
+  if (!compile_parts(&c, &x, lam->kids[0], nr, r)) return NULL;
+  return finish(&c, np, false, nr, r);
 }
 
 /* ---- the kernel of a lambda ---- */
@@ -899,6 +908,18 @@ const CpuKernel *cpu_step_kernel_for(const Term *lam) {
   FeTry t;
   if (fe_try(&t)) {
     const CpuKernel *k = lam->nsyms == 3 ? cpu_kernel_compile_params(lam) : cpu_kernel_compile_step(lam);
+    fe_untry(&t);
+    return k;
+  }
+  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
+  return NULL;
+}
+
+const CpuKernel *cpu_elem_kernel_for(const Term *lam) {
+  if (lam->note) return lam->note->step;
+  FeTry t;
+  if (fe_try(&t)) {
+    const CpuKernel *k = cpu_kernel_compile_params(lam);
     fe_untry(&t);
     return k;
   }

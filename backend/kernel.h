@@ -200,10 +200,14 @@ enum { CPU_MAX_STATE = 16 };
 int cpu_state_width(const Type *t);
 const CpuKernel *cpu_kernel_compile_step(const Term *lam);
 void cpu_kernel_step(CpuKernelRun *run, const double *params, double *results);
-/* A lambda of up to CPU_MAX_STATE R parameters (map3's) whose body is an
-   R, compiled over them as cpu_kernel_step's params; NULL when it does
-   not qualify. */
+/* A lambda of up to CPU_MAX_STATE parameters, each an R or a (nested)
+   tuple of reals (map3's, or a map's over an array of tuples), whose body
+   is an R or such a tuple, compiled over their reals, in order, as
+   cpu_kernel_step's params, the body's reals its results; NULL when it
+   does not qualify. cpu_elem_kernel_for: the plan's (note.h: step), or
+   compiled now. */
 const CpuKernel *cpu_kernel_compile_params(const Term *lam);
+const CpuKernel *cpu_elem_kernel_for(const Term *lam);
 /* The step program of a loop's function lam, or of map3's lambda (three
    parameters, cpu_kernel_compile_params): the one its plan compiled
    (plan/note.h), or, outside any plan, compiled now; NULL when none. */

@@ -293,6 +293,20 @@ static void own_parts(Lowering *lw, const Term *t) {
   for (int i = 0; i < t->nsyms; i++) ptrmap_put(&lw->owned, t->syms[i], d);
 }
 
+/* Whether the map or map2 t reads or returns tuples of reals (and only
+   reals otherwise): its function gets a program over their reals,
+   run one element at a time (array_ops.c). */
+static bool tuple_elems(const Term *t) {
+  bool tuple = false;
+  for (int i = 1; i < t->nkids; i++) {
+    const Type *e = t->kids[i]->type->elem;
+    if (cpu_state_width(e) == 0) return false;
+    tuple = tuple || e->kind == TY_TUPLE;
+  }
+  const Type *r = t->type->elem;
+  return cpu_state_width(r) > 0 && (tuple || r->kind == TY_TUPLE);
+}
+
 /* The kernel of the array builtin t, if it qualifies. */
 static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
@@ -313,6 +327,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
       m->untransposed = m->other->kids[0]; /* Y = transpose B inline: BLAS reads B, as for a let */
     if (m) add_matrix(lw, t, m);
     else if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
+    else if (tuple_elems(t)) note_of(t->kids[0])->step = cpu_elem_kernel_for(t->kids[0]);
     return;
   }
   case PRIM_REDUCE:

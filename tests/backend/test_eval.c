@@ -516,9 +516,9 @@ END_TEST
 
 
 /* Loops whose state is a few reals run as step programs (loop_ops.c),
-   as do foldl and scanl over reals whose state is a tuple of reals
-   (array_ops.c); they give the bits of the tree evaluator, gathers and
-   branches included. */
+   as do folds and scans whose state or elements are tuples of reals and
+   maps over or returning such tuples (array_ops.c); they give the bits of
+   the tree evaluator, gathers and branches included. */
 START_TEST(compiled_loops) {
   tl_run("let A = map (x. 2 * x - 1) (rand 1000 3)\n");
   static const char *const cases[] = {
@@ -554,6 +554,11 @@ START_TEST(compiled_loops) {
       "foldl (((a, b), c), x. ((a * 0.5 + x, b + c), c * sigmoid x)) ((1, 2), 3) A",
       "loop ((a, b), c) = ((1, 2), 3) for i < 100 do ((a * 0.5 + A[i], b + c), c * sigmoid A[i])",
       "scanl ((h, c), ((u, w), x). (h * u + x, c + w * h)) (0, 1) (zip (zip A A) A)",
+      /* maps over arrays of tuples, or returning tuples (array_ops.c) */
+      "map ((x, y). (x * y, x + sin y)) (zip A (map (v. v + 1) A))",
+      "map2 ((x, y), z. if x > 0 then x * y + z else A[7]) (zip A A) A",
+      "map (x. ((x, x * 2), tanh x)) A",
+      "map (((a, b), c). a * b - c) (map (x. ((x, x * 2), tanh x)) A)",
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Value got[2];
