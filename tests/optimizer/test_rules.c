@@ -136,7 +136,10 @@ static const char *const programs =
     "def p_fuse (a: [R]) = map (x. x * 2) (map (y. sin y) a)\n"
     "def p_fuse_twice (a: [R]) = let m = map (y. sin y) a in map2 (x, y. x + y) (map (x. x * 2) m) m\n"
     "def p_cse (x: R) (y: R) = let u = x * y in let v = x * y in u + v\n"
-    "def p_alg (x: R) = (x * 1 + 0) - 0 + 2 * 3 - (- (- x)) + x * 0\n";
+    "def p_alg (x: R) = (x * 1 + 0) - 0 + 2 * 3 - (- (- x)) + x * 0\n"
+    "def p_ifproj (x: R) (a: [R]) =\n"
+    "  let r = if x > 0 then (reduce (+) 0 a, x) else (x, reduce (*) 1 a) in r.1 * 2\n"
+    "def p_invif (n: R) (a: [R]) = map (v. let w = v * 3 in if n > 0 then w * 2 else w) a\n";
 
 START_TEST(rules_fire) {
   tl_run(programs);
@@ -152,6 +155,11 @@ START_TEST(rules_fire) {
   ck_assert_int_eq(tl_count_kind(passed("p_constzero", NULL)->body, T_PRIM, PRIM_MAP2), 0);
   ck_assert_str_eq(body_text(passed("p_cse", opt_cse)), "let u = x * y in let v = u in u + v");
   ck_assert_str_eq(body_text(passed("p_alg", opt_algebra)), "x + 6 - x + x * 0");
+  /* π_1 of an if of tuples: each branch's component, the other dead */
+  ck_assert_str_eq(body_text(passed("p_ifproj", NULL)), "(if x > 0 then reduce (+) 0 a else x) * 2");
+  /* an if whose test does not read the element: out of the map */
+  Def *inv = passed("p_invif", NULL);
+  ck_assert_msg(inv->body->kind == T_IF && tl_count_kind(inv->body, T_PRIM, PRIM_MAP) == 2, "%s", body_text(inv));
 }
 END_TEST
 
@@ -181,7 +189,7 @@ START_TEST(values_preserved) {
   tl_run(programs);
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
-                         "p_cse", "p_alg", "ex"};
+                         "p_cse", "p_alg", "ex", "p_ifproj", "p_invif"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);
