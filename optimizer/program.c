@@ -14,10 +14,13 @@
    fuses and simplifies with the caller's, and a map body calling a helper
    over tuples (3-vectors, pairs) or a derived function (a gradient inside
    a map) becomes one scalar kernel. Calls outside lambdas stay calls (as
-   :plan and :cost show them); a small function called n >= 2 times with
+   :plan and :cost show them), but for a function of at most TINY_CALL
+   nodes given a map written inline (`sum (map f x)`), inlined so that the
+   map fuses into its builtin; a small function called n >= 2 times with
    n times its size over SMALL_TOTAL stays a call. */
 #define SMALL_CALL 200
 #define SMALL_TOTAL 4000
+#define TINY_CALL 8
 
 typedef struct Inliner {
   PtrMap small; /* Def -> its inlined copy when small, else &no */
@@ -44,13 +47,25 @@ static const Def *small_def(Inliner *in, Def *d) {
   return ok ? r : NULL;
 }
 
+/* Whether the call t passes a map written inline (`sum (map f x)`): a
+   tiny callee is then inlined outside lambdas too, so that the plan fuses
+   the map into the callee's builtin instead of computing it first. */
+static bool fuses_arg(const Term *t) {
+  for (int i = 0; i < t->nkids; i++) {
+    const Term *a = t->kids[i];
+    if (a->kind == T_PRIM && (a->prim == PRIM_MAP || a->prim == PRIM_MAP2)) return true;
+  }
+  return false;
+}
+
 static Term *inline_in(Inliner *in, const Term *t, int depth) {
   fe_stack_check(t->span);
   if (t->nkids == 0) return (Term *)t;
   Term **kids = NEW_ARRAY(Term *, t->nkids);
   int inner = depth + (t->kind == T_LAM);
   for (int i = 0; i < t->nkids; i++) kids[i] = inline_in(in, t->kids[i], inner);
-  const Def *s = t->kind == T_CALL && depth > 0 ? small_def(in, t->def) : NULL;
+  const Def *s = t->kind == T_CALL && (depth > 0 || fuses_arg(t)) ? small_def(in, t->def) : NULL;
+  if (s && depth == 0 && opt_size_upto(s->body, TINY_CALL) > TINY_CALL) s = NULL;
   if (!s) return opt_with_kids(t, kids);
   /* let p1 = a1 in ... let pn = an in body (fresh binders) */
   Sym **ps = NEW_ARRAY(Sym *, s->nparams + 1);

@@ -12,11 +12,12 @@ __device__ __forceinline__ double una_f1(double p0, double p1) {
 }
 
 /* reduce at <prelude>:5:24 */
-#define SRC(j_) (L0[(j_)])
+#define SRC(j_) (una_f1(L0[(j_)], L1[(j_)]))
 #define OP(a, b) una_f0((a), (b))
 /* launch a: grid-stride partial folds, one per block, into out */
 extern "C" __global__ void una_reduce_0_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
+    const double *__restrict__ L0,
+    const double *__restrict__ L1) {
   double acc = 0.0;
   int has = 0;
   for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
@@ -30,7 +31,8 @@ extern "C" __global__ void una_reduce_0_a(double *__restrict__ out, const double
 }
 /* launch b, one block: the n partials in aux folded, then v OP them, into out[0] */
 extern "C" __global__ void una_reduce_0_b(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
+    const double *__restrict__ L0,
+    const double *__restrict__ L1) {
   double acc = 0.0;
   int has = 0;
   for (long long j = threadIdx.x; j < n; j += UNA_BLOCK) {
@@ -42,14 +44,3 @@ extern "C" __global__ void una_reduce_0_b(double *__restrict__ out, const double
 }
 #undef SRC
 #undef OP
-
-/* map2 at t.una:14:41 */
-#define SRC(j_) (una_f1(L0[(j_)], L1[(j_)]))
-extern "C" __global__ void una_map2_1(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0,
-    const double *__restrict__ L1) {
-  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
-       j += (long long)gridDim.x * UNA_BLOCK)
-    out[j] = SRC(j);
-}
-#undef SRC

@@ -14,7 +14,7 @@ __device__ __forceinline__ double una_f1(double p0, double p1) {
 }
 
 /* reduce at <prelude>:5:24 */
-#define SRC(j_) (L0[(j_)])
+#define SRC(j_) (una_f1(L0[(j_)], 0.0))
 #define OP(a, b) una_f0((a), (b))
 /* launch a: grid-stride partial folds, one per block, into out */
 extern "C" __global__ void una_reduce_0_a(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
@@ -44,13 +44,3 @@ extern "C" __global__ void una_reduce_0_b(double *__restrict__ out, const double
 }
 #undef SRC
 #undef OP
-
-/* map at t.una:15:32 */
-#define SRC(j_) (una_f1(L0[(j_)], 0.0))
-extern "C" __global__ void una_map_1(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
-    const double *__restrict__ L0) {
-  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;
-       j += (long long)gridDim.x * UNA_BLOCK)
-    out[j] = SRC(j);
-}
-#undef SRC
