@@ -60,14 +60,19 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
 # tests/backend/cuda/fake_*.c are the stand-ins for the driver and NVRTC,
 # shared objects of their own ($(FAKE_CUDA), $(FAKE_NVRTC)).
 FAKE_DIR := tests/backend/cuda
-TEST_SRC := $(filter-out tests/gpu/% $(FAKE_DIR)/fake_%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
+TEST_SRC := $(filter-out tests/gpu/% tests/fuzz/% $(FAKE_DIR)/fake_%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 # check_gpu: tests/gpu/*.c (with its own main) and the helpers it shares with
 # check_una (the fixtures, the gradient corpus and its checker, the generator).
 GPU_TEST_SRC := $(wildcard tests/gpu/*.c) tests/testlib.c tests/reverse/corpus.c \
                 tests/reverse/gradcheck.c tests/reverse/gen.c
 GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(B)/%.o)
-DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(B)/frontend/repl/main.d
+# fuzz: the program fuzzer (tests/fuzz/README.md), with the generator and
+# the gradient checker of the tests.
+FUZZ_SRC := $(wildcard tests/fuzz/*.c) tests/testlib.c tests/reverse/gradcheck.c tests/reverse/gen.c
+FUZZ_OBJ := $(FUZZ_SRC:%.c=$(B)/%.o)
+FUZZ     := $(B)/fuzz
+DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(B)/frontend/repl/main.d
 
 ifeq ($(B),build)
 UNA      := bin/una
@@ -84,7 +89,7 @@ FAKE_NVRTC := $(B)/fake/libnvrtc.so
 FAKE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -shared -fPIC -pthread
 CHECK_GPU := $(B)/check_gpu
 
-.PHONY: all deps demo check test asan asan-heap check-gpu check-gpu-host gpu-bundle bench-grad install uninstall clean
+.PHONY: all deps demo check test asan asan-heap check-gpu check-gpu-host gpu-bundle bench-grad install uninstall clean fuzz
 all: $(UNA)
 
 deps:
@@ -137,9 +142,22 @@ demo: deps
 check: deps
 	@sh scripts/check-layers.sh
 	@sh scripts/check-layers.sh --self-test
-	@$(MAKE) --no-print-directory $(UNA) $(CHECK_BIN)
+	@$(MAKE) --no-print-directory $(UNA) $(CHECK_BIN) $(FUZZ)
 	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) UNA_FAKE_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) $(CHECK_BIN)
+	$(FUZZ) --count $(FUZZ_SMOKE)
 	@$(MAKE) --no-print-directory check-gpu-host
+
+# The fuzzer's run in `make check`: the first FUZZ_SMOKE inputs (a fixed
+# set); `make fuzz` runs FUZZ_S seconds from FUZZ_SEED.
+FUZZ_SMOKE ?= 150
+FUZZ_S ?= 600
+FUZZ_SEED ?= 1
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ)
+	$(FUZZ) --seconds $(FUZZ_S) --seed $(FUZZ_SEED)
+
+$(FUZZ): $(FUZZ_OBJ) $(B)/libuna.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
 
 test: check
 

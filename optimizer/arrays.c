@@ -693,8 +693,14 @@ static Term *invariant_if(OptRw *c, Term *t) {
    project_array's conditions -> (map (ps. lets in e1) As, map (ps. lets in
    e2) As). */
 static Term *rule_unzip(OptRw *c, Term *t) {
-  Term *a = project_array(c, t->kids[0], 0);
-  Term *b = a ? project_array(c, t->kids[0], 1) : NULL;
+  /* each map reads W's arrays: variables only (an array computed inline
+     would be computed twice, its binders shared) */
+  Term *w = t->kids[0], *r = opt_rw_resolve(c, w);
+  if (!(is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3))) return t;
+  for (int i = 1; i < r->nkids; i++)
+    if (r->kids[i]->kind != T_VAR) return t;
+  Term *a = project_array(c, w, 0);
+  Term *b = a ? project_array(c, w->kind == T_VAR ? w : fe_copy(w), 1) : NULL;
   if (!b) return t;
   Term *items[2] = {a, b};
   return fe_mk_tuple(t->span, 2, items);

@@ -9,7 +9,8 @@
    The largest such subterms are taken (builtins' results; array literals
    are left where they are). Moving one out of a branch or out
    of a builtin over an empty array evaluates it where the program may not
-   have: it cannot raise, so only the work differs. Fusion then leaves the
+   have: it cannot raise, so only the work differs. (A read by index that
+   cannot raise only where it stands, a gradient's replay, stays.) Fusion then leaves the
    hoisted array alone (it is no longer in the same lambda body as its
    consumer), so a map of dot products against it stays a matrix-vector
    product. Inner builtins are done first, so an invariant climbs out of
@@ -40,8 +41,24 @@ static Term *scan_node(Hoist *h, const Term *t, intptr_t depth, intptr_t *minb);
    so the walk is bounded (a deep nest of invariant maps stays linear). */
 #define MAX_HOIST 1000
 
+/* Whether t reads by index (an index, a slice, a scatter) or loops a
+   counted number of times. Such a read marked checked (term.h) is in range
+   where it stands (a gradient's replay of the primal, under the primal's
+   branch and inside its loop), not necessarily outside: it is never
+   hoisted, though opt_may_raise trusts the mark. */
+static bool reads_by_index(const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_PRIM && (t->prim == PRIM_INDEX || t->prim == PRIM_SLICE || t->prim == PRIM_REDUCE_BY_INDEX ||
+                            t->prim == PRIM_LOOP_FOR))
+    return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (reads_by_index(t->kids[i])) return true;
+  return false;
+}
+
 static bool hoistable(const Term *t) {
-  return t->type && t->type->kind == TY_ARRAY && t->kind == T_PRIM && t->nkids > 0 && opt_size_upto(t, MAX_HOIST) <= MAX_HOIST && !opt_may_raise(t);
+  return t->type && t->type->kind == TY_ARRAY && t->kind == T_PRIM && t->nkids > 0 &&
+         opt_size_upto(t, MAX_HOIST) <= MAX_HOIST && !opt_may_raise(t) && !reads_by_index(t);
 }
 
 static Term *bind(Hoist *h, Term *t) {
