@@ -37,6 +37,38 @@ static bool real_array(const json_t *j, const char *path, Value *out, const char
   return true;
 }
 
+/* A JSON array of n arrays of m numbers as a [[R]] whose rows are views
+   into one buffer (as an n-D load gives), so that matrix products read it
+   in place; false (nothing set) when the rows are not all arrays of one
+   length, for the general path and its messages. *ok false: an element is
+   not a number (*why set). */
+static bool real_matrix(const json_t *j, const char *path, Value *out, const char **why, bool *ok) {
+  size_t n = json_array_size(j), m = 0;
+  *ok = true;
+  for (size_t i = 0; i < n; i++) {
+    const json_t *row = json_array_get(j, i);
+    if (!json_is_array(row) || (i > 0 && json_array_size(row) != m)) return false;
+    m = json_array_size(row);
+  }
+  if (n == 0 || m == 0) return false;
+  Array *flat = val_new_real_array(n * m, fe_nospan);
+  Array *a = val_new_boxed_array(n, fe_nospan);
+  for (size_t i = 0; i < n; i++) {
+    const json_t *row = json_array_get(j, i);
+    for (size_t k = 0; k < m; k++) {
+      const json_t *e = json_array_get(row, k);
+      if (!json_is_number(e)) {
+        *ok = mismatch(una_sprintf("%s[%zu][%zu]", path, i, k), fe_ty_real(), e, why);
+        return true;
+      }
+      flat->r[i * m + k] = json_number_value(e);
+    }
+    a->v[i] = val_array(val_view(flat, i * m, m));
+  }
+  *out = val_array(a);
+  return true;
+}
+
 bool json_to_value(const json_t *j, const Type *t, const char *path, Value *out,
                    const char **why) {
   switch (t->kind) {
@@ -61,6 +93,8 @@ bool json_to_value(const json_t *j, const Type *t, const char *path, Value *out,
   case TY_ARRAY: {
     if (!json_is_array(j)) return mismatch(path, t, j, why);
     if (t->elem->kind == TY_REAL) return real_array(j, path, out, why);
+    bool ok;
+    if (t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_REAL && real_matrix(j, path, out, why, &ok)) return ok;
     size_t n = json_array_size(j);
     Array *a = val_new_array_of(t->elem, n, fe_nospan);
     for (size_t i = 0; i < n; i++) {

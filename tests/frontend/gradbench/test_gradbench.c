@@ -254,6 +254,25 @@ START_TEST(nested_fields_tuples_and_booleans) {
 }
 END_TEST
 
+/* A JSON matrix is a [[R]] whose rows are views into one buffer (BLAS
+   reads it in place); ragged rows and a bad element keep their paths. */
+START_TEST(matrices_contiguous) {
+  const Type *m = fe_ty_array(fe_ty_array(fe_ty_real()));
+  json_error_t je;
+  json_t *j = json_loads("[[1, 2, 3], [4, 5, 6]]", 0, &je);
+  Value v;
+  const char *why = NULL;
+  ck_assert(json_to_value(j, m, "x", &v, &why));
+  ck_assert_str_eq(val_to_string(v), "[[1, 2, 3], [4, 5, 6]]");
+  const Array *r0 = v.u.a->v[0].u.a, *r1 = v.u.a->v[1].u.a;
+  ck_assert_ptr_eq(r1->r, r0->r + 3);
+  ck_assert(json_to_value(json_loads("[[1], [2, 3], []]", 0, &je), m, "x", &v, &why));
+  ck_assert_str_eq(val_to_string(v), "[[1], [2, 3], []]");
+  ck_assert(!json_to_value(json_loads("[[1, 2], [3, true]]", 0, &je), m, "x", &v, &why));
+  ck_assert_str_eq(why, "x[1][1]: expected R, found true");
+}
+END_TEST
+
 START_TEST(output_fields_comment) {
   json_t *a = last_answer(DEFINE_M "{\"id\":2,\"kind\":\"evaluate\",\"module\":\"m\","
                                    "\"function\":\"pair\",\"input\":3}\n");
@@ -324,6 +343,7 @@ Suite *suite_gradbench(void) {
   tcase_add_test(tc, evaluate_by_parameter_names);
   tcase_add_test(tc, nested_fields_tuples_and_booleans);
   tcase_add_test(tc, output_fields_comment);
+  tcase_add_test(tc, matrices_contiguous);
   tcase_add_test(tc, failures_are_answers);
   suite_add_tcase(s, tc);
   return s;
