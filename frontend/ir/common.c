@@ -2,15 +2,27 @@
 #include "common.h"
 #include <stdarg.h>
 
-void *una_alloc(size_t size) {
-  void *p = GC_MALLOC(size ? size : 1);
-  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+static _Thread_local long fail_countdown; /* una_alloc_fail_after: 0 = off */
+
+void una_alloc_fail_after(long n) { fail_countdown = n > 0 ? n : 0; }
+
+/* Whether the allocation now is the one the test hook fails. */
+static bool injected_failure(void) {
+  if (fail_countdown == 0) return false;
+  if (--fail_countdown > 0) return false;
+  return true;
+}
+
+static void *gc_alloc(size_t size, bool atomic) {
+  void *p = injected_failure() ? NULL : atomic ? GC_MALLOC_ATOMIC(size) : GC_MALLOC(size);
+  if (!p) una_out_of_memory("compiler data");
   return p;
 }
 
+void *una_alloc(size_t size) { return gc_alloc(size ? size : 1, false); }
+
 char *una_strndup(const char *s, size_t n) {
-  char *p = GC_MALLOC_ATOMIC(n + 1);
-  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+  char *p = gc_alloc(n + 1, true);
   memcpy(p, s, n);
   p[n] = '\0';
   return p;
@@ -22,8 +34,7 @@ char *una_vsprintf(const char *fmt, va_list ap) {
   va_list again;
   va_copy(again, ap);
   int n = vsnprintf(NULL, 0, fmt, ap);
-  char *p = GC_MALLOC_ATOMIC((size_t)n + 1);
-  if (!p) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+  char *p = gc_alloc((size_t)n + 1, true);
   vsnprintf(p, (size_t)n + 1, fmt, again);
   va_end(again);
   return p;

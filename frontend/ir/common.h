@@ -17,11 +17,22 @@
 #define NEW(T) ((T *)una_alloc(sizeof(T)))
 #define NEW_ARRAY(T, n) ((T *)una_alloc(sizeof(T) * (size_t)(n)))
 
-void *una_alloc(size_t size);        /* GC_MALLOC, aborts only on internal OOM */
+void *una_alloc(size_t size);        /* GC_MALLOC; when it fails, una_out_of_memory */
 char *una_strdup(const char *s);
 char *una_strndup(const char *s, size_t n);
 char *una_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *una_vsprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Memory for compiler data exhausted: raises the error "out of memory
+   for WHAT" (error.h; its span unknown, the session gives it the item
+   being run's) when a handler is active, else ends as an internal error.
+   what is a literal: nothing is allocated on the way. */
+_Noreturn void una_out_of_memory(const char *what);
+/* A test hook, as SQLite's and Lua's allocation-failure tests have: the
+   n-th allocation from now of una_alloc and the string helpers in this
+   thread fails (n >= 1), as if the heap were exhausted; n <= 0 turns it
+   off. */
+void una_alloc_fail_after(long n);
 
 /* Internal invariants. A failed ASSERT is a bug in Una, never a user error. */
 _Noreturn void una_internal_error(const char *file, int line, const char *what);

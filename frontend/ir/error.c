@@ -33,6 +33,14 @@ void fe_raise(FeError e) {
   longjmp(t->jb, 1);
 }
 
+void una_out_of_memory(const char *what) {
+  static _Thread_local char msg[96];
+  snprintf(msg, sizeof msg, "out of memory for %s", what);
+  if (!top) una_internal_error(__FILE__, __LINE__, msg);
+  FeError e = {fe_nospan, msg};
+  fe_raise(e);
+}
+
 void fe_error(Span s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -483,20 +483,26 @@ static bool run_item_guarded(Session *s, const Item *it, const char *file) {
     fe_untry(&t);
     return ok;
   }
+  /* an error that knows no place (memory exhausted) is the item's */
+  if (!t.err.span.file && t.err.span.line == 0) t.err.span = it->span;
   report(s, t.err);
   return false;
 }
 
-/* Parses text under an error handler (the parser reports syntax errors in
-   its result, but the stack guard may still raise). */
-static bool parse_guarded(Session *s, const char *file, const char *text, size_t len,
+/* Copies file and text into collected memory and parses the copy under an
+   error handler (the parser reports syntax errors in its result, but the
+   stack guard may still raise, and memory may run out). */
+static bool parse_guarded(Session *s, const char **file, const char **text, size_t len,
                           ParseResult *pr) {
   FeTry t;
   if (fe_try(&t)) {
-    *pr = fe_parse_program(file, text, len);
+    *file = una_strdup(*file);
+    *text = una_strndup(*text, len);
+    *pr = fe_parse_program(*file, *text, len);
     fe_untry(&t);
     return true;
   }
+  if (!t.err.span.file && t.err.span.line == 0) t.err.span = fe_span(*file, 1, 1);
   report(s, t.err);
   return false;
 }
@@ -505,16 +511,17 @@ static bool parse_guarded(Session *s, const char *file, const char *text, size_t
 bool fe_session_run_text(Session *s, const char *file, const char *text, size_t len,
                          bool stop_on_error) {
   if (s->quit) return true;
-  /* Spans and terms may point into the file name and the text: keep both
-     in collected memory for as long as they are referred to. */
-  file = una_strdup(file);
-  text = una_strndup(text, len);
+  /* Spans and terms may point into the file name and the text: both are
+     kept in collected memory for as long as they are referred to. */
   ParseResult pr;
-  if (!parse_guarded(s, file, text, len, &pr)) return false;
+  if (!parse_guarded(s, &file, &text, len, &pr)) return false;
   if (pr.nerrors > 0) {
     fflush(s->out);
-    for (int i = 0; i < pr.nerrors; i++)
-      fe_error_print(s->err, pr.errors[i]);
+    for (int i = 0; i < pr.nerrors; i++) {
+      FeError e = pr.errors[i];
+      if (!e.span.file && e.span.line == 0) e.span = fe_span(file, 1, 1); /* memory ran out */
+      fe_error_print(s->err, e);
+    }
     return false;
   }
   bool ok = true;

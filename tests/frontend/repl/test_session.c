@@ -293,6 +293,28 @@ START_TEST(prelude_names_can_be_replaced) {
 }
 END_TEST
 
+/* Compiler memory running out (the test hook fails the n-th allocation
+   from now) is a located error, the item's, and the session goes on: at
+   every point of :grad's derivation and optimization, and of evaluation. */
+START_TEST(out_of_memory_is_an_error) {
+  Session *s = tl_session_with("def f (x: R) (a: [R]) : R = sum (map (u. sin (u * x)) a) * x\n");
+  int failed = 0;
+  for (long n = 1; n < 40000; n = n * 3 / 2 + 1) {
+    una_alloc_fail_after(n);
+    TlRun r = tl_capture(s, ":grad f\ngrad f 0.5 [1, 2]\n", true);
+    una_alloc_fail_after(0);
+    if (!r.ok) {
+      failed++;
+      ck_assert_msg(strstr(r.err, "t.una:") == r.err && strstr(r.err, ": error: out of memory for compiler data\n"),
+                    "after %ld allocations: %s", n, r.err);
+    }
+    TlRun again = tl_capture(s, "f 2 [1, 2]\n", true);
+    ck_assert_msg(again.ok, "the session after %ld allocations: %s", n, again.err);
+  }
+  ck_assert_int_gt(failed, 10);
+}
+END_TEST
+
 START_TEST(run_file_reports_unreadable_files) {
   Session *s = bare();
   char *eb = NULL;
@@ -342,6 +364,7 @@ Suite *suite_session(void) {
   tcase_add_test(tc, unknown_commands);
   tcase_add_test(tc, prelude_names_can_be_replaced);
   tcase_add_test(tc, run_file_reports_unreadable_files);
+  tcase_add_test(tc, out_of_memory_is_an_error);
   tcase_add_test(tc, interactive_echoes_definitions);
   suite_add_tcase(s, tc);
   return s;
