@@ -29,6 +29,8 @@
      replicate (length X) c, X a variable -> map (x. c) X
      length (map f A) -> length A,  length (map2 f A B) -> length A (safe),
      length (scanl/scanr f v A) -> length A + 1 (safe), with A a variable
+     length (zip A B) checked and safe -> length B (or A), a variable
+     length (iota n) -> n, iota safe, n a variable or a literal
      map (t. t.k) W, W = map/map2 (ps. (e1, ..., en)) As -> map/map2 (ps. ek) As
      (map/map2/map3 (xs. e) As)[i]  -> let xs = As[i] in e   (one element, not all;
        a let-bound map read elsewhere too only when its lambda is small
@@ -563,8 +565,15 @@ static Term *rule_replicate(OptRw *c, Term *t) {
 
 static Term *rule_length(OptRw *c, Term *t) {
   Term *r = opt_rw_resolve(c, t->kids[0]);
+  /* length (iota n) -> n, a count iota accepts (safe) */
+  if (is_prim(r, PRIM_IOTA) && opt_rw_safe(c, r) && trivial(r->kids[0])) return fe_copy(r->kids[0]);
   if (r->kind != T_PRIM || r->nkids < 2) return t;
   switch (r->prim) {
+  case PRIM_ZIP: /* checked: either side's length; a variable's, the other not computed for it */
+    if (!r->b || !opt_rw_safe(c, r)) return t;
+    for (int i = 1; i >= 0; i--)
+      if (r->kids[i]->kind == T_VAR) return fe_mk_length(t->span, r->kids[i]);
+    return t;
   case PRIM_MAP:
   case PRIM_MAP2:
     if (r->kids[1]->kind == T_VAR && opt_rw_safe(c, r)) return fe_mk_length(t->span, r->kids[1]);

@@ -8,7 +8,9 @@
       let s = S[length S - 1] in ... S ...
    (the scan's array followed through lets such as `let I = iota n`; the
    lambda, v and n equal up to bound names; for `foldl f v A`, the scan
-   is scanl f v A), so each step's body runs once, not twice. The scan raises where the loop does (the body's errors in
+   is scanl f v A), so each step's body runs once, not twice. A while
+   loop's value is read from the loop that counts its trips (share_while
+   below): it runs twice, not three times. The scan raises where the loop does (the body's errors in
    the same order; a count that is negative or not an integer as iota's
    error, at the loop), and S[length S - 1] is the last state. Run once,
    after the fixpoint (optimizer/pipeline.c). */
@@ -91,6 +93,46 @@ static Term *share(States *st, const Term *let, Term *rhs, Term *rest) {
   return fe_mk_let(sp, S, scan, fe_mk_let(sp, let->sym, at, body));
 }
 
+/* t with every term alpha-equal to like replaced by the variable C (*hit
+   set when there is one). */
+static Term *replace_like(Term *t, const Term *like, Sym *C, bool *hit) {
+  fe_stack_check(t->span);
+  if (t->kind == like->kind && t->kind == T_PRIM && t->prim == like->prim && opt_alpha_eq(t, like)) {
+    *hit = true;
+    return fe_mk_var(t->span, C);
+  }
+  if (t->nkids == 0) return t;
+  Term **k = NEW_ARRAY(Term *, t->nkids);
+  for (int i = 0; i < t->nkids; i++) k[i] = replace_like(t->kids[i], like, C, hit);
+  return opt_with_kids(t, k);
+}
+
+/* Whether t holds a while loop. */
+static bool has_while(const Term *t) {
+  fe_stack_check(t->span);
+  if (is_prim(t, PRIM_LOOP_WHILE)) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (has_while(t->kids[i])) return true;
+  return false;
+}
+
+/* A while loop whose trips the rest counts by running it again with a
+   counter (a gradient's: reverse/jt_loop.c): the primal's value is that
+   loop's .0, the loop run once instead of twice:
+     let s = loop x = v while c do e in ... (loop (x, k) = (v, 0) while c do (e, k + 1)).1 ...
+   -> let C = loop (x, k) = (v, 0) while c do (e, k + 1) in let s = C.0 in ... C.1 ...
+   NULL when the rest has no such loop. */
+static Term *share_while(const Term *let, Term *rhs, Term *rest) {
+  if (!has_while(rest)) return NULL;
+  Span sp = let->span;
+  Term *counting = fe_mk_counting_loop(sp, rhs->kids[0], fe_copy(rhs->kids[1]), rhs->kids[2]);
+  Sym *C = fe_mk_sym("C", counting->type, sp);
+  bool hit = false;
+  Term *body = replace_like(rest, counting, C, &hit);
+  if (!hit) return NULL;
+  return fe_mk_let(sp, C, counting, fe_mk_let(sp, let->sym, fe_mk_proj(sp, fe_mk_var(sp, C), 0), body));
+}
+
 /* A let chain, its right-hand sides walked first. */
 static Term *walk_chain(States *st, const Term *t) {
   OptBinds b = {0};
@@ -98,9 +140,9 @@ static Term *walk_chain(States *st, const Term *t) {
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
     Term *rhs = walk(st, cur->kids[0]);
     if (cur->kind == T_LET) opt_map_set(st->rhs, cur->sym, rhs);
-    if (cur->kind == T_LET && (is_prim(rhs, PRIM_LOOP_FOR) || is_prim(rhs, PRIM_FOLDL))) {
+    if (cur->kind == T_LET && (is_prim(rhs, PRIM_LOOP_FOR) || is_prim(rhs, PRIM_FOLDL) || is_prim(rhs, PRIM_LOOP_WHILE))) {
       Term *rest = walk_chain(st, cur->kids[1]);
-      Term *shared = share(st, cur, rhs, rest);
+      Term *shared = is_prim(rhs, PRIM_LOOP_WHILE) ? share_while(cur, rhs, rest) : share(st, cur, rhs, rest);
       if (shared) return opt_build_chain(&b, 0, shared);
       opt_binds_node(&b, cur, rhs);
       return opt_build_chain(&b, 0, rest);

@@ -23,23 +23,11 @@ Term *rev_jt_loop_while(const RevJtPrim *p) {
   Span s = p->j.span;
   const Term *body = p->t->kids[0], *cond = p->t->kids[2];
   const Type *st = body->syms[0]->type, *R = fe_ty_real();
-  /* (x, k. body) with a counter */
-  Sym *x = fe_mk_sym(body->syms[0]->name, st, s), *k = fe_mk_sym("k", R, s);
-  Term *items[2] = {fe_mk_var(s, x), fe_mk_num(s, 0)};
-  Term *pair_t = fe_mk_tuple(s, 2, items);
-  Sym *q = fe_mk_sym("q", pair_t->type, s);
-  Sym *xk[2] = {x, k};
-  Term *next[2] = {rev_jt_paste(s, body->kids[0], 1, body->syms, &x),
-                   fe_mk_add(s, fe_mk_var(s, k), fe_mk_num(s, 1))};
-  Term *step = fe_mk_lam(s, 1, &q, fe_mk_lettup(s, 2, xk, fe_mk_var(s, q), fe_mk_tuple(s, 2, next)));
-  Sym *x2 = fe_mk_sym(body->syms[0]->name, st, s), *k2 = fe_mk_sym("k", R, s);
-  Sym *q2 = fe_mk_sym("q", pair_t->type, s);
-  Sym *xk2[2] = {x2, k2};
-  Term *test = fe_mk_lam(s, 1, &q2,
-                         fe_mk_lettup(s, 2, xk2, fe_mk_var(s, q2), rev_jt_paste(s, cond->kids[0], 1, cond->syms, &x2)));
-  Term *init[2] = {rev_jt_use(p->ops[0]), fe_mk_num(s, 0)};
-  Term *lk[3] = {step, fe_mk_tuple(s, 2, init), test};
-  Term *count = fe_mk_proj(s, fe_mk_array_prim(s, PRIM_LOOP_WHILE, 3, lk), 1);
+  /* the trip count: the loop again, with a counter; a replay of the
+     primal's loop, which ran without error (optimizer/loop_states.c lets
+     the primal read its value from this loop) */
+  Term *counting = rev_jt_replayed(fe_mk_counting_loop(s, body, rev_jt_use(p->ops[0]), cond));
+  Term *count = fe_mk_proj(s, counting, 1);
   /* the body as (x, i. body) */
   Sym *x3 = fe_mk_sym(body->syms[0]->name, st, s), *i3 = fe_mk_sym("i", R, s);
   Sym *ps[2] = {x3, i3};

@@ -1,5 +1,6 @@
 /* build.c: typed constructors for checked and target Terms (see build.h). */
 #include "build.h"
+#include "subst.h"
 #include "prim_type.h"
 
 static const Type *R(void) { return fe_ty_real(); }
@@ -196,6 +197,31 @@ static Term *share(Span s, Term *e, Sym **bound) {
 
 static Term *wrap(Span s, Sym *bound, Term *rhs, Term *body) {
   return bound ? fe_mk_let(s, bound, rhs, body) : body;
+}
+
+/* lam's body with its parameter replaced by the variable x (a copy). */
+static Term *body_at(Span s, const Term *lam, Sym *x) {
+  Term *v = fe_mk_var(s, x);
+  Sym *p = lam->syms[0];
+  return fe_subst(lam->kids[0], 1, &p, &v);
+}
+
+Term *fe_mk_counting_loop(Span s, const Term *body, Term *init, const Term *cond) {
+  const Type *st = body->syms[0]->type, *R = fe_ty_real();
+  Sym *x = fe_mk_sym(body->syms[0]->name, st, s), *k = fe_mk_sym("k", R, s);
+  Term *items[2] = {fe_mk_var(s, x), fe_mk_num(s, 0)};
+  Term *pair_t = fe_mk_tuple(s, 2, items);
+  Sym *q = fe_mk_sym("q", pair_t->type, s);
+  Sym *xk[2] = {x, k};
+  Term *next[2] = {body_at(s, body, x), fe_mk_add(s, fe_mk_var(s, k), fe_mk_num(s, 1))};
+  Term *step = fe_mk_lam(s, 1, &q, fe_mk_lettup(s, 2, xk, fe_mk_var(s, q), fe_mk_tuple(s, 2, next)));
+  Sym *x2 = fe_mk_sym(body->syms[0]->name, st, s), *k2 = fe_mk_sym("k", R, s);
+  Sym *q2 = fe_mk_sym("q", pair_t->type, s);
+  Sym *xk2[2] = {x2, k2};
+  Term *test = fe_mk_lam(s, 1, &q2, fe_mk_lettup(s, 2, xk2, fe_mk_var(s, q2), body_at(s, cond, x2)));
+  Term *start[2] = {init, fe_mk_num(s, 0)};
+  Term *lk[3] = {step, fe_mk_tuple(s, 2, start), test};
+  return fe_mk_array_prim(s, PRIM_LOOP_WHILE, 3, lk);
 }
 
 Term *fe_mark_checked(Term *t) {

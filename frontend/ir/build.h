@@ -65,6 +65,12 @@ Term *fe_mk_gadd(Span s, Term *a, Term *b);
 /* z *^ e: scales every real in e by the real z. */
 Term *fe_mk_gscale(Span s, Term *z, Term *e);
 
+/* The loop that counts the trips of `loop x = init while c do e` (body
+   (x. e), cond (x. c)): loop (x, k) = (init, 0) while c do (e, k + 1),
+   whose .1 is the count and .0 the loop's value (fresh binders; init is
+   used as it is). */
+Term *fe_mk_counting_loop(Span s, const Term *body, Term *init, const Term *cond);
+
 /* t with every builtin in it that may raise (prims.def's E_RAISES: an
    index, a map2's lengths, a transpose, a loop's count) marked checked
    (t->b, term.h), rand excepted: for a recomputation of a value already

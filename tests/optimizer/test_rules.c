@@ -247,7 +247,8 @@ END_TEST
 
 /* The gradient of a for loop whose value is used: the loop's value is
    read from the scan of its states (optimizer/loop_states.c), so the body
-   runs once per step forward; values as unoptimized, errors too. */
+   runs once per step forward; a while loop's from the loop that counts its
+   trips; values as unoptimized, errors too. */
 START_TEST(loop_states_shared) {
   tl_run("def lp (x: R) (a: [R]) : R =\n"
          "  let s = loop s = a for i < 4 do map (u. sin (u * x) + i) s in sum (map (u. u * u) s)\n"
@@ -257,19 +258,24 @@ START_TEST(loop_states_shared) {
          "  let s = loop s = a for i < 4 do map (u. sin (u * x)) s in\n"
          "  sum (map (u. u * u) s) + sum (loop s = map (u. u + 1) a for i < 4 do map (u. sin (u * x)) s)\n"
          "def lf (x: R) (a: [R]) : R =\n"
-         "  let q = foldl (acc, y. map (u. sin (u * y * x)) acc) a a in sum (map (u. u * u) q)\n");
+         "  let q = foldl (acc, y. map (u. sin (u * y * x)) acc) a a in sum (map (u. u * u) q)\n"
+         "def lw (x: R) (a: [R]) : R =\n"
+         "  let s = loop y = a while sum y < 10 * length a && sum y > -10 do map (u. u * 1.5 + x) y in\n"
+         "  sum (map (u. u * u) s)\n");
   OptOptions o = {0};
   o.enabled = true;
-  const char *names[] = {"lp", "lpn", "lp2", "lf"};
-  int loops[] = {1, 1, 2, 0};
-  for (int i = 0; i < 4; i++) {
+  const char *names[] = {"lp", "lpn", "lp2", "lf", "lw"};
+  int loops[] = {1, 1, 2, 0, 1};
+  for (int i = 0; i < 5; i++) {
     Def *f = tl_def(tl_session, names[i]);
     int wrt[2] = {0, 1};
     Def *g0 = rev_grad(f, wrt, 2, REV_UNF);
     Def *g = opt_optimize_program(g0, &o);
     /* the backward sweeps; lp2's second loop's value is not needed */
     ck_assert_msg(tl_count_kind(g->body, T_PRIM, PRIM_LOOP_FOR) == loops[i], "%s:\n%s", names[i], def_text(g));
-    ck_assert_int_eq(tl_count_kind(g->body, T_PRIM, PRIM_SCANL), 2 * (i == 2) + (i != 2));
+    ck_assert_int_eq(tl_count_kind(g->body, T_PRIM, PRIM_SCANL), i == 2 ? 2 : i == 4 ? 0 : 1); /* lw: linear, no states */
+    /* lw: the while loop once, counting its trips, its value read from it */
+    ck_assert_int_eq(tl_count_kind(g->body, T_PRIM, PRIM_LOOP_WHILE), i == 4);
     ck_assert_int_eq(tl_count_kind(g->body, T_PRIM, PRIM_FOLDL), 0); /* lf's value read from its scan */
     unsigned seed = 11;
     for (int n = 0; n < 4; n++) {
