@@ -286,6 +286,7 @@ Def *deriv_split_calls(Def *d, const DerivOpt *o) {
   Def *r = fe_mk_def(d->name, d->span, d->nparams, d->params, body);
   r->ret = d->ret;
   r->derived = d->derived;
+  r->vjp_of = d->vjp_of;
   r->optimized = r; /* already optimized */
   return r;
 }

@@ -146,6 +146,7 @@ Def *opt_optimize_def(const Def *d, const OptOptions *o) {
   if (!any) return (Def *)d;
   Def *res = fe_mk_def(d->name, d->span, d->nparams, params, body);
   res->derived = d->derived;
+  res->vjp_of = d->vjp_of;
   res->ret = d->ret;
   return res;
 }

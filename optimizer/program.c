@@ -87,6 +87,7 @@ static Def *inline_small(Def *d) {
   Def *r = fe_mk_def(d->name, d->span, d->nparams, ps, opt_freshen(body, d->nparams, d->params, ps));
   r->ret = d->ret;
   r->derived = d->derived;
+  r->vjp_of = d->vjp_of;
   return r;
 }
 

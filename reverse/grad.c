@@ -2,7 +2,8 @@
    calls, check that everything can be differentiated, take the gradient
    body on one of the two paths, wrap it as the Def grad_NAME; and ∇ of a
    term for the transpose Jacobians of lambda bodies. Gradients are cached
-   per (function, wrt, path). */
+   per (function, wrt, path), on the function's Def (so that they are
+   collected with it). */
 #include "grad.h"
 #include "paths.h"
 #include "../frontend/ir/build.h"
@@ -10,7 +11,7 @@
 #include "jt_util.h"
 #include "../frontend/ir/strbuf.h"
 
-/* ---- the cache (also the registry of gradient Defs) ---- */
+/* ---- the cache: each function's derivatives, kept on its Def ---- */
 
 typedef enum { KIND_GRAD, KIND_VJP } Kind;
 
@@ -24,17 +25,9 @@ typedef struct CacheEntry {
   struct CacheEntry *next;
 } CacheEntry;
 
-#define CACHE_SLOTS 256
-static CacheEntry *cache[CACHE_SLOTS]; /* static: a root for the collector */
-
-static size_t cache_slot(const Def *f) {
-  return (size_t)(((uintptr_t)f >> 4) * 0x9E3779B97F4A7C15ull >> 20) % CACHE_SLOTS;
-}
-
 static Def *cache_find(const Def *f, Kind kind, const int *wrt, int nwrt, RevPath path) {
-  for (CacheEntry *e = cache[cache_slot(f)]; e; e = e->next)
-    if (e->f == f && e->kind == kind && e->path == path && e->nwrt == nwrt &&
-        memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0)
+  for (CacheEntry *e = f->derivs; e; e = e->next)
+    if (e->kind == kind && e->path == path && e->nwrt == nwrt && memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0)
       return e->grad;
   return NULL;
 }
@@ -48,9 +41,10 @@ static void cache_add(const Def *f, Kind kind, const int *wrt, int nwrt, RevPath
   e->nwrt = nwrt;
   e->path = path;
   e->grad = g;
-  size_t h = cache_slot(f);
-  e->next = cache[h];
-  cache[h] = e;
+  Def *owner = (Def *)f; /* the derivs field is a cache */
+  e->next = owner->derivs;
+  owner->derivs = e;
+  if (kind == KIND_VJP) g->vjp_of = e;
 }
 
 /* ---- parameter types ---- */
@@ -218,15 +212,12 @@ Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path) {
 }
 
 bool rev_vjp_source(const Def *v, const Def **f, const int **wrt, int *nwrt) {
-  for (size_t h = 0; h < CACHE_SLOTS; h++)
-    for (CacheEntry *e = cache[h]; e; e = e->next)
-      if (e->kind == KIND_VJP && (e->grad == v || (e->grad->optimized && e->grad->optimized == v))) {
-        *f = e->f;
-        *wrt = e->wrt;
-        *nwrt = e->nwrt;
-        return true;
-      }
-  return false;
+  const CacheEntry *e = v->vjp_of;
+  if (!e) return false;
+  *f = e->f;
+  *wrt = e->wrt;
+  *nwrt = e->nwrt;
+  return true;
 }
 
 Def *rev_prepare(const Def *f, RevPath path, const int *wrt, int nwrt, Sym ***ctx, int *nctx,

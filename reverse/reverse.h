@@ -39,8 +39,8 @@ Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path);
 struct FeInlinePolicy;
 const struct FeInlinePolicy *rev_inline_policy(void);
 
-/* Whether v is a vjp Def that rev_vjp built (or its optimized version:
-   Def.optimized), and of which function and parameters (*f, *wrt,
+/* Whether v is a vjp Def that rev_vjp built (or an optimized copy of
+   one: Def.vjp_of), and of which function and parameters (*f, *wrt,
    *nwrt). */
 bool rev_vjp_source(const Def *v, const Def **f, const int **wrt, int *nwrt);
 

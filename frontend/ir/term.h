@@ -156,6 +156,12 @@ typedef struct Def {
                             (fe_program_str_readable) */
   unsigned char effects; /* the optimizer's memo of what a call of it may
                             do (optimizer/pe_util.c): 0 not yet known */
+  void *derivs;          /* reverse/grad.c: its derivatives, derived once
+                            per (wrt, path), kept here so that they go
+                            with it (opaque) */
+  const void *vjp_of;    /* reverse/grad.c: a vjp Def's entry in its
+                            source's derivs (kept by the optimizer's
+                            copies), or NULL */
 } Def;
 
 struct Value; /* backend/value.h */
