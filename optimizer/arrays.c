@@ -72,6 +72,14 @@ static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim
 
 static bool trivial(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
 
+/* Whether t mentions the lambda parameter x: never when x is bound in
+   the input term and occurs nowhere in it (rewriting does not add an
+   occurrence), which saves the walk (a map nested n deep would otherwise
+   be walked n times). */
+static bool mentions(OptRw *c, const Term *t, const Sym *x) {
+  return !opt_rw_unused(c, x) && opt_mentions(t, x);
+}
+
 /* An array cheap to compute again: a variable, or iota (length x). */
 static bool cheap_array(const Term *t) {
   return t->kind == T_VAR || (is_prim(t, PRIM_IOTA) && is_prim(t->kids[0], PRIM_LENGTH) && t->kids[0]->kids[0]->kind == T_VAR);
@@ -196,7 +204,7 @@ static Term *rule_map(OptRw *c, Term *t) {
   Sym *x = lam->syms[0];
   Term *body = lam->kids[0];
   if (body->kind == T_VAR && body->sym == x) return a;
-  if (opt_mentions(body, x)) {
+  if (mentions(c, body, x)) {
     Term *ce = opt_rw_const_elem(c, a);
     if (ce) return fe_mk_map(t->span, subst_param(lam, 0, ce), a);
     return narrow(c, t, 0);
@@ -272,14 +280,14 @@ static Term *rule_map2(OptRw *c, Term *t) {
   Term *body = lam->kids[0];
   for (int i = 0; i < 2; i++) {
     Sym *x = lam->syms[i];
-    if (!opt_mentions(body, x)) continue;
+    if (!mentions(c, body, x)) continue;
     Term *ce = opt_rw_const_elem(c, t->kids[1 + i]);
     if (ce) return opt_checked_as(fe_mk_map2(t->span, subst_param(lam, i, ce), t->kids[1], t->kids[2]), t);
   }
   for (int i = 0; i < 2; i++) {
     Sym *x = lam->syms[i], *y = lam->syms[1 - i];
     Term *drop = t->kids[1 + i], *keep = t->kids[2 - i];
-    if (!opt_mentions(body, x) && opt_rw_safe(c, drop) && (t->b || opt_rw_same_length(c, drop, keep)))
+    if (!mentions(c, body, x) && opt_rw_safe(c, drop) && (t->b || opt_rw_same_length(c, drop, keep)))
       return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &y, body), keep);
   }
   /* (x, y. y OP x) A B -> (y, x. y OP x) B A for OP : R x R -> R that
@@ -304,7 +312,7 @@ static Term *rule_map3(OptRw *c, Term *t) {
   Term *body = lam->kids[0];
   if (!t->b) return t;
   for (int i = 0; i < 3; i++) {
-    if (opt_mentions(body, lam->syms[i]) || !opt_rw_safe(c, t->kids[1 + i])) continue;
+    if (mentions(c, body, lam->syms[i]) || !opt_rw_safe(c, t->kids[1 + i])) continue;
     Sym *ps[2];
     Term *as[2];
     for (int j = 0, k = 0; j < 3; j++)
@@ -504,7 +512,7 @@ static Term *rule_reduce(OptRw *c, Term *t) {
 static Term *ignored_elems(OptRw *c, Term *t) {
   Term *lam = t->kids[0];
   Sym *x = lam->syms[t->prim == PRIM_SCANR ? 0 : 1];
-  if (opt_mentions(lam->kids[0], x)) return NULL;
+  if (mentions(c, lam->kids[0], x)) return NULL;
   Term *z = opt_rw_resolve(c, t->kids[2]);
   if (!is_prim(z, PRIM_ZIP) || !z->b) return NULL;
   for (int side = 1; side >= 0; side--) {

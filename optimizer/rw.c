@@ -76,6 +76,8 @@ static void census(OptRw *c, const Term *t, long depth) {
 
 long opt_rw_uses(OptRw *c, const Sym *x) { return opt_map_count(c->uses, x); }
 
+bool opt_rw_unused(OptRw *c, const Sym *x) { return opt_map_count(c->bind, x) > 0 && opt_map_count(c->uses, x) == 0; }
+
 bool opt_rw_same_depth(OptRw *c, const Sym *x) { return opt_map_count(c->away, x) == 0; }
 
 Term *opt_rw_rhs(OptRw *c, const Sym *x) { return opt_map_term(c->rhs, x); }

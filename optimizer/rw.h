@@ -32,6 +32,11 @@ Term *opt_rw_resolve(OptRw *c, Term *t);
 /* The number of occurrences of x in the input term. */
 long opt_rw_uses(OptRw *c, const Sym *x);
 
+/* True when x is bound in the input term and occurs nowhere in it: no
+   rewrite of the term can mention it (a Sym made by a rule is not bound
+   in the input: false). */
+bool opt_rw_unused(OptRw *c, const Sym *x);
+
 /* True when x's only occurrence is in the same lambda body as its binder
    (not under a lambda that its let does not contain). */
 bool opt_rw_same_depth(OptRw *c, const Sym *x);
