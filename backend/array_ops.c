@@ -339,9 +339,9 @@ static bool fold_steps(const Exec *ex, const Term *t, Value *frame, Value v, con
   cpu_state_in(v, st, s);
   size_t n = a->len;
   if (out) val_array_set(out, right ? n : 0, v);
-  for (size_t k2 = 0; k2 < n; k2++) {
-    if ((k2 & 4095) == 0) fe_poll_interrupt(t->span);
-    size_t i = right ? n - 1 - k2 : k2;
+  for (size_t j = 0; j < n; j++) {
+    if ((j & 4095) == 0) fe_poll_interrupt(t->span);
+    size_t i = right ? n - 1 - j : j;
     if (we == 1) s[w] = a->r[i];
     else cpu_state_in(a->v[i], et, s + w);
     cpu_kernel_step(&run, s, s);

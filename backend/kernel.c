@@ -903,11 +903,18 @@ const CpuKernel *cpu_kernel_compile_guarded(const Term *lam) {
   return NULL;
 }
 
-const CpuKernel *cpu_step_kernel_for(const Term *lam) {
+/* What a lambda's program over reals is compiled as (note.h: step). */
+enum { AS_STEP, AS_ELEM, AS_FOLD_LEFT, AS_FOLD_RIGHT };
+
+/* The plan's step program of lam (its note), or, outside any plan, lam
+   compiled now as `as` says; NULL when it does not qualify. */
+static const CpuKernel *step_program(const Term *lam, int as) {
   if (lam->note) return lam->note->step;
   FeTry t;
   if (fe_try(&t)) {
-    const CpuKernel *k = lam->nsyms == 3 ? cpu_kernel_compile_params(lam) : cpu_kernel_compile_step(lam);
+    const CpuKernel *k = as == AS_ELEM || (as == AS_STEP && lam->nsyms == 3) ? cpu_kernel_compile_params(lam)
+                         : as == AS_STEP                                     ? cpu_kernel_compile_step(lam)
+                                                                             : cpu_kernel_compile_fold(lam, as == AS_FOLD_RIGHT);
     fe_untry(&t);
     return k;
   }
@@ -915,28 +922,12 @@ const CpuKernel *cpu_step_kernel_for(const Term *lam) {
   return NULL;
 }
 
-const CpuKernel *cpu_elem_kernel_for(const Term *lam) {
-  if (lam->note) return lam->note->step;
-  FeTry t;
-  if (fe_try(&t)) {
-    const CpuKernel *k = cpu_kernel_compile_params(lam);
-    fe_untry(&t);
-    return k;
-  }
-  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
-  return NULL;
-}
+const CpuKernel *cpu_step_kernel_for(const Term *lam) { return step_program(lam, AS_STEP); }
+
+const CpuKernel *cpu_elem_kernel_for(const Term *lam) { return step_program(lam, AS_ELEM); }
 
 const CpuKernel *cpu_fold_kernel_for(const Term *lam, int state) {
-  if (lam->note) return lam->note->step;
-  FeTry t;
-  if (fe_try(&t)) {
-    const CpuKernel *k = cpu_kernel_compile_fold(lam, state);
-    fe_untry(&t);
-    return k;
-  }
-  if (t.err.msg && strcmp(t.err.msg, "interrupted") == 0) fe_raise(t.err);
-  return NULL;
+  return step_program(lam, state ? AS_FOLD_RIGHT : AS_FOLD_LEFT);
 }
 
 const CpuKernel *cpu_kernel_for(const Term *lam) {

@@ -63,12 +63,12 @@ static Term *replace(States *st, Term *t, const Term *loop, Sym *S, bool *hit) {
   return opt_with_kids(t, k);
 }
 
-/* Whether t mentions a scanl at all (cheap test before rebuilding). */
-static bool has_scan(const Term *t) {
+/* Whether t holds the builtin p (a cheap test before rebuilding). */
+static bool has_prim(const Term *t, Prim p) {
   fe_stack_check(t->span);
-  if (is_prim(t, PRIM_SCANL)) return true;
+  if (is_prim(t, p)) return true;
   for (int i = 0; i < t->nkids; i++)
-    if (has_scan(t->kids[i])) return true;
+    if (has_prim(t->kids[i], p)) return true;
   return false;
 }
 
@@ -77,7 +77,7 @@ static Term *walk(States *st, const Term *t);
 /* The chain at a let of a loop whose states the rest of the chain scans
    again, rewritten as above; NULL when nothing scans them. */
 static Term *share(States *st, const Term *let, Term *rhs, Term *rest) {
-  if (rhs->kids[0]->nsyms != 2 || !has_scan(rest)) return NULL;
+  if (rhs->kids[0]->nsyms != 2 || !has_prim(rest, PRIM_SCANL)) return NULL;
   Span sp = let->span;
   Term *over = rhs->prim == PRIM_FOLDL ? rhs->kids[2] : fe_mk_array_prim(sp, PRIM_IOTA, 1, &rhs->kids[2]);
   Term *k[3] = {fe_copy(rhs->kids[0]), rhs->kids[1], over};
@@ -107,15 +107,6 @@ static Term *replace_like(Term *t, const Term *like, Sym *C, bool *hit) {
   return opt_with_kids(t, k);
 }
 
-/* Whether t holds a while loop. */
-static bool has_while(const Term *t) {
-  fe_stack_check(t->span);
-  if (is_prim(t, PRIM_LOOP_WHILE)) return true;
-  for (int i = 0; i < t->nkids; i++)
-    if (has_while(t->kids[i])) return true;
-  return false;
-}
-
 /* A while loop whose trips the rest counts by running it again with a
    counter (a gradient's: reverse/jt_loop.c): the primal's value is that
    loop's .0, the loop run once instead of twice:
@@ -123,7 +114,7 @@ static bool has_while(const Term *t) {
    -> let C = loop (x, k) = (v, 0) while c do (e, k + 1) in let s = C.0 in ... C.1 ...
    NULL when the rest has no such loop. */
 static Term *share_while(const Term *let, Term *rhs, Term *rest) {
-  if (!has_while(rest)) return NULL;
+  if (!has_prim(rest, PRIM_LOOP_WHILE)) return NULL;
   Span sp = let->span;
   Term *counting = fe_mk_counting_loop(sp, rhs->kids[0], fe_copy(rhs->kids[1]), rhs->kids[2]);
   Sym *C = fe_mk_sym("C", counting->type, sp);
