@@ -118,7 +118,7 @@ static Term *replace_proj(const Term *t, const Sym *x, int k, Sym *y) {
   if (t->kind == T_PROJ && t->kids[0]->kind == T_VAR && t->kids[0]->sym == x && t->index == k)
     return fe_mk_var(t->span, y);
   if (t->nkids == 0) return (Term *)t;
-  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(kids, t->nkids);
   for (int i = 0; i < t->nkids; i++) kids[i] = replace_proj(t->kids[i], x, k, y);
   return opt_with_kids(t, kids);
 }

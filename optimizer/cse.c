@@ -391,7 +391,7 @@ static Term *walk(Cse *c, const Term *t) {
   fe_stack_check(t->span);
   if (t->kind == T_LET || t->kind == T_LETTUP) return walk_chain(c, t);
   if (t->nkids == 0) return (Term *)t;
-  Term **k = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(k, t->nkids);
   for (int i = 0; i < t->nkids; i++) {
     bool stmt = t->kind == T_LAM || (t->kind == T_IF && i > 0);
     k[i] = stmt ? walk_chain(c, t->kids[i]) : walk(c, t->kids[i]);

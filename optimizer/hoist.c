@@ -119,7 +119,7 @@ static Term *scan_node(Hoist *h, const Term *t, intptr_t depth, intptr_t *minb) 
   *minb = NONE;
   if (t->nkids == 0) return (Term *)t;
   intptr_t *kb = NEW_ARRAY(intptr_t, t->nkids);
-  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(kids, t->nkids);
   bool changed = false;
   for (int i = 0; i < t->nkids; i++) {
     kids[i] = scan(h, t->kids[i], depth + 1, &kb[i]);
@@ -138,7 +138,7 @@ static Term *scan_node(Hoist *h, const Term *t, intptr_t depth, intptr_t *minb) 
 /* An array builtin: its kids done first, then the invariants of its
    functions bound before it. */
 static Term *builtin(const Term *t) {
-  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(kids, t->nkids);
   bool changed = false;
   for (int i = 0; i < t->nkids; i++) {
     kids[i] = visit(t->kids[i]);
@@ -195,7 +195,7 @@ static Term *visit(const Term *t) {
     }
     return body;
   }
-  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(kids, t->nkids);
   bool changed = false;
   for (int i = 0; i < t->nkids; i++) {
     kids[i] = visit(t->kids[i]);

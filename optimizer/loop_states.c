@@ -58,7 +58,7 @@ static Term *replace(States *st, Term *t, const Term *loop, Sym *S, bool *hit) {
   }
   if (t->kind == T_LET) opt_map_set(st->rhs, t->sym, t->kids[0]);
   if (t->nkids == 0) return t;
-  Term **k = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(k, t->nkids);
   for (int i = 0; i < t->nkids; i++) k[i] = replace(st, t->kids[i], loop, S, hit);
   return opt_with_kids(t, k);
 }
@@ -102,7 +102,7 @@ static Term *replace_like(Term *t, const Term *like, Sym *C, bool *hit) {
     return fe_mk_var(t->span, C);
   }
   if (t->nkids == 0) return t;
-  Term **k = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(k, t->nkids);
   for (int i = 0; i < t->nkids; i++) k[i] = replace_like(t->kids[i], like, C, hit);
   return opt_with_kids(t, k);
 }
@@ -148,7 +148,7 @@ static Term *walk(States *st, const Term *t) {
   fe_stack_check(t->span);
   if (t->kind == T_LET || t->kind == T_LETTUP) return walk_chain(st, t);
   if (t->nkids == 0) return (Term *)t;
-  Term **k = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(k, t->nkids);
   for (int i = 0; i < t->nkids; i++) k[i] = walk(st, t->kids[i]);
   return opt_with_kids(t, k);
 }

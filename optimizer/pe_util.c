@@ -9,9 +9,7 @@
 OptSymMap *opt_map_new(void) {
   OptSymMap *m = NEW(OptSymMap);
   m->cap = 64;
-  m->keys = NEW_ARRAY(Sym *, m->cap);
-  m->counts = NEW_ARRAY(long, m->cap);
-  m->terms = NEW_ARRAY(Term *, m->cap);
+  m->slots = NEW_ARRAY(OptSymSlot, m->cap);
   return m;
 }
 
@@ -27,55 +25,38 @@ static unsigned long hash_ptr(const void *p) {
   return (unsigned long)h;
 }
 
-/* The index of x's entry, or of the empty slot where it would go. */
-static long find(const OptSymMap *m, const Sym *x) {
+/* The slot of x, or the empty slot where it would go. */
+static OptSymSlot *find(const OptSymMap *m, const Sym *x) {
   long mask = m->cap - 1, i = (long)(hash_ptr(x) & (unsigned long)mask);
-  while (m->keys[i] && m->keys[i] != x) i = (i + 1) & mask;
-  return i;
+  while (m->slots[i].key && m->slots[i].key != x) i = (i + 1) & mask;
+  return &m->slots[i];
 }
 
-static long entry(OptSymMap *m, Sym *x) {
+static OptSymSlot *entry(OptSymMap *m, Sym *x) {
   if (2 * (m->n + 1) > m->cap) {
     OptSymMap old = *m;
     m->cap *= 2;
-    m->keys = NEW_ARRAY(Sym *, m->cap);
-    m->counts = NEW_ARRAY(long, m->cap);
-    m->terms = NEW_ARRAY(Term *, m->cap);
+    m->slots = NEW_ARRAY(OptSymSlot, m->cap);
     for (long i = 0; i < old.cap; i++)
-      if (old.keys[i]) {
-        long j = find(m, old.keys[i]);
-        m->keys[j] = old.keys[i];
-        m->counts[j] = old.counts[i];
-        m->terms[j] = old.terms[i];
-      }
+      if (old.slots[i].key) *find(m, old.slots[i].key) = old.slots[i];
   }
-  long i = find(m, x);
-  if (!m->keys[i]) {
-    m->keys[i] = x;
+  OptSymSlot *e = find(m, x);
+  if (!e->key) {
+    e->key = x;
     m->n++;
   }
-  return i;
+  return e;
 }
 
-long opt_map_count(const OptSymMap *m, const Sym *x) {
-  long i = find(m, x);
-  return m->keys[i] ? m->counts[i] : 0;
-}
+long opt_map_count(const OptSymMap *m, const Sym *x) { return find(m, x)->count; }
 
-void opt_map_add(OptSymMap *m, Sym *x, long delta) {
-  long i = entry(m, x); /* may grow the arrays: index first */
-  m->counts[i] += delta;
-}
+void opt_map_add(OptSymMap *m, Sym *x, long delta) { entry(m, x)->count += delta; }
 
-Term *opt_map_term(const OptSymMap *m, const Sym *x) {
-  long i = find(m, x);
-  return m->keys[i] ? m->terms[i] : NULL;
-}
+Term *opt_map_term(const OptSymMap *m, const Sym *x) { return find(m, x)->term; }
 
 void opt_map_set(OptSymMap *m, Sym *x, Term *t) {
-  if (!t && !m->keys[find(m, x)]) return;
-  long i = entry(m, x); /* may grow the arrays: index first */
-  m->terms[i] = t;
+  if (!t && !find(m, x)->key) return;
+  entry(m, x)->term = t;
 }
 
 /* An explicit stack of terms for the iterative walks. */
@@ -264,8 +245,7 @@ Term *opt_peel_lets(Term *t, OptBinds *b) {
 
 Term *opt_map_kids(const Term *t, Term *(*visit)(void *ctx, const Term *k), void *ctx) {
   if (t->nkids == 0) return (Term *)t;
-  Term *small[8];
-  Term **kids = t->nkids <= 8 ? small : NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(kids, t->nkids);
   for (int i = 0; i < t->nkids; i++) kids[i] = visit(ctx, t->kids[i]);
   return opt_with_kids(t, kids);
 }

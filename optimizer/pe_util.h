@@ -7,13 +7,26 @@
 
 #include "../frontend/ir/term.h"
 
-/* A hash map from symbols (by pointer) to a count and a term. */
+/* A hash map from symbols (by pointer) to a count and a term; a key and
+   its values share one slot (one cache line read per lookup). */
+typedef struct OptSymSlot {
+  Sym *key;
+  long count;
+  Term *term;
+} OptSymSlot;
+
 typedef struct OptSymMap {
-  Sym **keys;
-  long *counts;
-  Term **terms;
+  OptSymSlot *slots;
   long cap, n;
 } OptSymMap;
+
+/* Declares name, a buffer for the n rebuilt kids of a node: on the
+   caller's stack when small (fe_term_set_kids, opt_with_kids and the fe_mk_
+   builders copy the kids they keep), so that a walk that changes nothing
+   allocates nothing. */
+#define OPT_KIDS(name, n)                                                                          \
+  Term *name##_small[8];                                                                           \
+  Term **name = (n) <= 8 ? name##_small : NEW_ARRAY(Term *, (n))
 
 /* An empty map. */
 OptSymMap *opt_map_new(void);

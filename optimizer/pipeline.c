@@ -1,5 +1,6 @@
 /* pipeline.c: the optimizer's pass list, run in order, round after round,
-   until a round changes nothing (or the round bound is reached), with
+   until every pass leaves the program unchanged (or the round bound is
+   reached; a pass is not run again on a program it left unchanged), with
    --dump-after=PASS printing the program after a named pass and
    --check-passes (OptOptions.check_passes, on in the tests) re-checking
    its types after every pass. */
@@ -113,11 +114,17 @@ static Term *run(Run *r, const Term *t, bool *any) {
   FeTry tr;
   if (fe_try(&tr)) {
     check(r, NULL, cur);
+    /* done[i]: the term that pass i last ran on and left unchanged; a pass
+       is not run again on that term, and the fixpoint is reached when
+       every pass has left the current term unchanged. */
+    const Term **done = NEW_ARRAY(const Term *, npasses);
     for (int round = 0; round < rounds; round++) {
       bool changed = false;
       for (int i = 0; i < npasses; i++) {
+        if (done[i] == cur) continue;
         Term *next = run_pass(r, &passes[i], cur, round == 0);
         if (next != cur) changed = *any = true;
+        else done[i] = cur;
         cur = next;
       }
       if (!changed) break;

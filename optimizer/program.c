@@ -61,7 +61,7 @@ static bool fuses_arg(const Term *t) {
 static Term *inline_in(Inliner *in, const Term *t, int depth) {
   fe_stack_check(t->span);
   if (t->nkids == 0) return (Term *)t;
-  Term **kids = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(kids, t->nkids);
   int inner = depth + (t->kind == T_LAM);
   for (int i = 0; i < t->nkids; i++) kids[i] = inline_in(in, t->kids[i], inner);
   const Def *s = t->kind == T_CALL && (depth > 0 || fuses_arg(t)) ? small_def(in, t->def) : NULL;

@@ -439,7 +439,7 @@ static Term *rw(OptRw *c, const Term *t) {
   fe_stack_check(t->span);
   if (t->kind == T_LET || t->kind == T_LETTUP) return rw_chain(c, t);
   if (t->nkids == 0) return apply(c, (Term *)t);
-  Term **k = NEW_ARRAY(Term *, t->nkids);
+  OPT_KIDS(k, t->nkids);
   for (int i = 0; i < t->nkids; i++) k[i] = rw(c, t->kids[i]);
   return apply(c, opt_with_kids(t, k));
 }
