@@ -139,7 +139,10 @@ static const char *const programs =
     "def p_alg (x: R) = (x * 1 + 0) - 0 + 2 * 3 - (- (- x)) + x * 0\n"
     "def p_ifproj (x: R) (a: [R]) =\n"
     "  let r = if x > 0 then (reduce (+) 0 a, x) else (x, reduce (*) 1 a) in r.1 * 2\n"
-    "def p_invif (n: R) (a: [R]) = map (v. let w = v * 3 in if n > 0 then w * 2 else w) a\n";
+    "def p_invif (n: R) (a: [R]) = map (v. let w = v * 3 in if n > 0 then w * 2 else w) a\n"
+    "def p_ixmap (a: [R]) (b: [R]) = let c = map2 (x, y. x - y) a b in map (i. a[i] * c[i] + b[i]) (iota (length c))\n"
+    "def p_ixmap_len (a: [R]) (b: [R]) = map (i. a[i] * b[i]) (iota (length a))\n"
+    "def p_ixmap_i (a: [R]) = map (i. a[i] * i) (iota (length a))\n";
 
 START_TEST(rules_fire) {
   tl_run(programs);
@@ -160,6 +163,11 @@ START_TEST(rules_fire) {
   /* an if whose test does not read the element: out of the map */
   Def *inv = passed("p_invif", NULL);
   ck_assert_msg(inv->body->kind == T_IF && tl_count_kind(inv->body, T_PRIM, PRIM_MAP) == 2, "%s", body_text(inv));
+  /* a map over indices reading arrays of its length at its index: a map
+     over the arrays (optimizer/index_map.c) */
+  Def *ix = passed("p_ixmap", opt_arrays);
+  ck_assert_msg(tl_count_kind(ix->body, T_PRIM, PRIM_INDEX) == 0 && tl_count_kind(ix->body, T_PRIM, PRIM_IOTA) == 0,
+                "%s", body_text(ix));
 }
 END_TEST
 
@@ -172,6 +180,10 @@ START_TEST(near_misses) {
     if (i == 0) ck_assert_msg(b == f->body, "%s changed", keep[i]);
     if (i == 1) ck_assert_int_eq(tl_count_kind(b, T_PRIM, PRIM_SIN), 1); /* m used twice: sin not copied */
   }
+  /* reads of an array of unknown length (b), or an index used otherwise:
+     the map over indices stays */
+  ck_assert_int_eq(tl_count_kind(passed("p_ixmap_len", NULL)->body, T_PRIM, PRIM_INDEX), 2);
+  ck_assert_int_eq(tl_count_kind(passed("p_ixmap_i", NULL)->body, T_PRIM, PRIM_IOTA), 1);
   /* a * 0 is not 0 (a may hold inf or nan): fused, the product kept */
   ck_assert_int_eq(tl_count_kind(passed("p_mulzero", NULL)->body, T_PRIM, PRIM_MUL), 1);
   /* map2 (x, y. x * y) a (map (z. 1) b): fused, never reduced to a */
@@ -189,7 +201,7 @@ START_TEST(values_preserved) {
   tl_run(programs);
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
-                         "p_cse", "p_alg", "ex", "p_ifproj", "p_invif"};
+                         "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);
