@@ -40,6 +40,7 @@ struct OptRw {
   OptSymMap *bind;  /* binder lambda depth + 1 */
   OptSymMap *away;  /* occurrences at another lambda depth */
   OptSymMap *rhs;   /* let x = rhs, rewritten */
+  OptSymMap *alias; /* let x = a, a a variable or constant: x -> a */
   Facts facts;
 };
 
@@ -388,6 +389,28 @@ static Term *apply(OptRw *c, Term *t) {
 
 static Term *rw(OptRw *c, const Term *t);
 
+static bool is_atom(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
+
+static bool scalar(const Term *t) { return t->type->kind == TY_REAL || t->type->kind == TY_BOOL; }
+
+/* let x = a with a a scalar variable or a constant (what the rules make
+   of `let x = y * 1`): the let is dropped and x replaced by a in the same walk
+   (as the forward pass would, a round later). The census moves x's uses
+   to a's variable y, its occurrences at another lambda depth counted for y
+   as such (those of x at its let's depth too, when y's binder is at
+   another depth), so that the rules that count uses stay right. Array
+   variables are left to the forward pass: which maps fuse depends on the
+   order in which the passes see their uses. */
+static void alias(OptRw *c, Sym *x, Term *a) {
+  opt_map_set(c->alias, x, a);
+  if (a->kind != T_VAR) return;
+  Sym *y = a->sym;
+  long ux = opt_map_count(c->uses, x), ax = opt_map_count(c->away, x);
+  bool other = opt_map_count(c->bind, y) != opt_map_count(c->bind, x);
+  opt_map_add(c->uses, y, ux - 1); /* the let's own use of y goes */
+  opt_map_add(c->away, y, ax + (other ? ux - ax - 1 : 0));
+}
+
 static Term *rw_chain(OptRw *c, const Term *t) {
   long saved = c->facts.nundo;
   const Term **nodes = NULL;
@@ -411,6 +434,11 @@ static Term *rw_chain(OptRw *c, const Term *t) {
       before = nb;
     }
     Term *rhs = rw(c, cur->kids[0]);
+    if (cur->kind == T_LET && is_atom(rhs) && scalar(rhs)) {
+      alias(c, cur->sym, rhs);
+      cur = cur->kids[1];
+      continue;
+    }
     nodes[n] = cur;
     before[n] = c->facts.nundo;
     rhss[n++] = rhs;
@@ -438,6 +466,10 @@ static Term *rw_chain(OptRw *c, const Term *t) {
 static Term *rw(OptRw *c, const Term *t) {
   fe_stack_check(t->span);
   if (t->kind == T_LET || t->kind == T_LETTUP) return rw_chain(c, t);
+  if (t->kind == T_VAR) {
+    Term *a = opt_map_term(c->alias, t->sym);
+    if (a) return a;
+  }
   if (t->nkids == 0) return apply(c, (Term *)t);
   OPT_KIDS(k, t->nkids);
   for (int i = 0; i < t->nkids; i++) k[i] = rw(c, t->kids[i]);
@@ -451,6 +483,7 @@ Term *opt_rw_run(const Term *t, OptRule rule) {
   c->bind = opt_map_new();
   c->away = opt_map_new();
   c->rhs = opt_map_new();
+  c->alias = opt_map_new();
   census(c, t, 0);
   return rw(c, t);
 }

@@ -18,7 +18,8 @@ typedef Term *(*OptRule)(OptRw *c, Term *t);
    lambda bodies and combinator functions included); t itself when no rule
    fired. At each node the rule is re-applied while it fires (a bound).
    A let whose variable the input never uses and whose rhs is safe (below)
-   is dropped. */
+   is dropped, and so is a let whose rewritten rhs is a scalar variable or a
+   constant, its variable replaced by that atom in the rest of the walk. */
 Term *opt_rw_run(const Term *t, OptRule rule);
 
 /* The right-hand side of the single-variable let that binds x in the

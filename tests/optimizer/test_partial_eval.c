@@ -359,6 +359,28 @@ START_TEST(pass_beta) {
 }
 END_TEST
 
+/* A rule that leaves a scalar copy (`let b = a * 1`) has it substituted in
+   the same walk, so the gradient of a let chain reaches its fixpoint in
+   one round: the pipeline bounded to one round gives the same program. */
+START_TEST(one_round) {
+  Def *f = def_of("def f (x: R) (y: R) : R = let a = x * y in let b = a * 1 in let c = b + 0 in c * b");
+  Term *t = one_pass("algebra", f, "(2, 5)");
+  ck_assert_str_eq(fe_term_str(t), "let a = x * y in a * a");
+  const char *src = "def f (x1: R) (x2: R) : R = let w1 = x1 * x2 in let w2 = w1 * x1 in\n"
+                    "  let w3 = w2 * x1 + w1 * x2 in let w4 = w3 * x1 + w2 * x2 in w4";
+  char *err = NULL;
+  GcProgram *p = gc_load("<pe>", src, true, "f", &err);
+  ck_assert_msg(p != NULL, "%s", err);
+  int wrt[2], n = gc_wrt(p, NULL, wrt);
+  Def *g = rev_grad(p->f, wrt, n, REV_UNF);
+  OptOptions o = options();
+  Def *full = opt_optimize_def(g, &o);
+  o.max_rounds = 1;
+  Def *one = opt_optimize_def(g, &o);
+  ck_assert_str_eq(fe_term_str(one->body), fe_term_str(full->body));
+}
+END_TEST
+
 /* --dump-after prints "-- after PASS" and the program. */
 START_TEST(dump_after) {
   Def *f = def_of("def f (x: R) : R = let a = x in a * a");
@@ -519,6 +541,7 @@ Suite *suite_partial_eval(void) {
   tcase_add_test(tc, pass_dce);
   tcase_add_test(tc, pass_beta);
   tcase_add_test(tc, dump_after);
+  tcase_add_test(tc, one_round);
   tcase_add_test(tc, check_passes_names_the_pass);
   tcase_add_test(tc, long_chain);
   suite_add_tcase(s, tc);
