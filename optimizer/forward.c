@@ -91,7 +91,9 @@ static long depth(Ctx *c, const Term *t) {
     Item it = s.v[--s.n];
     const Term *u = it.t;
     long d = it.lv;
-    if (u->kind == T_VAR && opt_map_term(c->sub, u->sym)) d += opt_map_count(c->depth, u->sym);
+    /* a substituted variable is replaced by its term, whose root is at
+       the variable's own level */
+    if (u->kind == T_VAR && opt_map_term(c->sub, u->sym)) d += opt_map_count(c->depth, u->sym) - 1;
     if (d > best) best = d;
     if (best > MAX_DEPTH) return MAX_DEPTH + 1;
     for (int i = 0; i < u->nkids; i++) push(&s, u->kids[i], d + 1);
@@ -174,7 +176,7 @@ static Term *chain(Ctx *c, const Term *t) {
     Term *r = visit(c, cur->kids[0]);
     if (cur->kind == T_LET && trivial(r)) {
       opt_map_set(c->sub, cur->sym, r);
-      opt_map_add(c->depth, cur->sym, 0);
+      opt_map_add(c->depth, cur->sym, 1 - opt_map_count(c->depth, cur->sym)); /* an atom: depth 1 */
       changed = true;
     } else if (cur->kind == T_LET && movable(c, cur->kids[0]) && single_use(c, cur->sym) &&
                (!opt_may_raise(cur->kids[0]) || (c->arrays && sinks_past_nothing(cur)))) {

@@ -400,7 +400,8 @@ static bool scalar(const Term *t) { return t->type->kind == TY_REAL || t->type->
    as such (those of x at its let's depth too, when y's binder is at
    another depth), so that the rules that count uses stay right. Array
    variables are left to the forward pass: which maps fuse depends on the
-   order in which the passes see their uses. */
+   order in which the passes see their uses; the lets the user wrote are
+   left to it too, which keeps their names (optimizer/forward.c). */
 static void alias(OptRw *c, Sym *x, Term *a) {
   opt_map_set(c->alias, x, a);
   if (a->kind != T_VAR) return;
@@ -434,7 +435,7 @@ static Term *rw_chain(OptRw *c, const Term *t) {
       before = nb;
     }
     Term *rhs = rw(c, cur->kids[0]);
-    if (cur->kind == T_LET && is_atom(rhs) && scalar(rhs)) {
+    if (cur->kind == T_LET && !cur->sym->user && is_atom(rhs) && scalar(rhs)) {
       alias(c, cur->sym, rhs);
       cur = cur->kids[1];
       continue;
