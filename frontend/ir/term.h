@@ -175,32 +175,34 @@ typedef struct Global {
   struct Value *value; /* set by the driver once evaluated */
 } Global;
 
+/* The fields are ordered so that the struct has no padding (176 bytes,
+   11 of the collector's 16-byte granules): gradients are large terms. */
 struct Term {
   TermKind kind;
-  const Type *type; /* NULL on surface terms */
-  Span span;
-  double num;
+  Prim prim;
+  int index;
+  int nsyms;
+  int nnames;
+  int nwrt;
+  int nkids;
   bool b; /* T_BOOL: the value. A PRIM index, map2, map3 or zip: checked
              by construction, so its own check cannot fail (a gradient
              reading again where its primal read; pairing arrays its
              primal paired, or a value with its cotangent): the optimizer
              may drop it when dead. Printed like any other */
+  const Type *type; /* NULL on surface terms */
+  Span span;
+  double num;
   const char *str;
   Span str_span; /* where str is written (GRADREF: the function name) */
-  Prim prim;
-  int index;
   Sym *sym;
   Sym **syms;
-  int nsyms;
   const char **names;
   Span *name_spans;
-  int nnames;
   Def *def;
   Global *global;
   int *wrt;
-  int nwrt;
   Term **kids;
-  int nkids;
   /* Surface patterns (p ::= x | (p, ..., p): a NAME, or a TUPLE of
      patterns): LETTUP and LOOP: pats[0]; LAM: pats[i] for parameter i when
      it is a tuple pattern (names[i] is then NULL), else NULL. The checker
