@@ -168,6 +168,13 @@ static Term *read_at(Span s, Term *a, Term *i) {
   return r;
 }
 
+/* map2 (x, dx. dx) a da: raises when the tangent da does not have a's
+   length (its value is not used). */
+static Term *same_length(Span s, Term *a, Term *da) {
+  Sym *xs[2] = {fe_mk_sym("x", a->type->elem, s), fe_mk_sym("dx", da->type->elem, s)};
+  return fe_mk_map2(s, fe_mk_lam(s, 2, xs, fe_mk_var(s, xs[1])), a, da);
+}
+
 static Term *iota_of(Span s, Term *a) { return prim1(s, PRIM_IOTA, fe_mk_length(s, a)); }
 
 static Scope *enter(Fwd *f, Scope *inner) {
@@ -591,6 +598,13 @@ Term *fwd_jvp(Sym **params, Sym **tangents, int n, const Term *body) {
              fe_type_str(body->type));
   Scope top = {0};
   f.sc = &top;
+  /* an array's tangent must have its length: checked once here (a wrong
+     tangent raises at the start rather than wherever a read would fail),
+     which also tells the optimizer that the two lengths are one (the maps
+     over indices that the tangents of maps read become maps over arrays) */
+  for (int i = 0; i < n; i++)
+    if (tangents[i] && params[i]->type->kind == TY_ARRAY)
+      emit(&f, s, "check", same_length(s, fe_mk_var(s, params[i]), fe_mk_var(s, tangents[i])));
   Dual d = fwd(&f, body);
   Term *items[2] = {d.p, tan_or_zero(&f, s, d)};
   return fe_copy(close_scope(s, &top, fe_mk_tuple(s, 2, items)));

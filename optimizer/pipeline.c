@@ -15,19 +15,20 @@
 #include "passes.h"
 #include "pe_util.h"
 
-/* The pipeline, in order: partial evaluation (section 5.1) with the
-   algebra of figure 12 among it, then the other figure 12 rules. The
-   algebra comes before forward: forward bounds the depth of the
-   expressions it builds, and measured before the algebra removes `0 + e`
-   and `e * 1` it cut a gradient's sums into lets that the next round
-   joined (a second round over the whole program). */
+/* The pipeline, in order: partial evaluation (section 5.1) first, then the
+   figure 12 rules. Forward runs twice: its bound on the depth of the
+   expressions it builds, measured before the algebra removes `0 + e` and
+   `e * 1`, cut a gradient's sums into lets that the next round joined (a
+   second round over the whole program); moving the algebra before it
+   instead changes which maps of pairs the later passes split. */
 const OptPass opt_passes[] = {
     {"beta", opt_beta},       /* continuations used once inlined, β-reduction */
-    {"algebra", opt_algebra}, /* figure 12: ring laws, constant folding */
     {"forward", opt_forward}, /* let x = y / let x = c substituted forward */
     {"letnorm", opt_letnorm}, /* nested lets flattened, lets floated out */
     {"tuples", opt_tuples},   /* π_i ⟨...⟩, let (a, b) = (e1, e2), scalar replacement */
     {"dce", opt_dce},         /* dead lets whose right-hand side cannot raise */
+    {"algebra", opt_algebra}, /* figure 12: ring laws, constant folding */
+    {"forward", opt_forward}, /* again: what the algebra left (a let chain's sums) */
     {"arrays", opt_arrays},   /* figure 12: OnesLike / ZerosLike array rules */
     {"hoist", opt_hoist},     /* invariant arrays out of the builtins' functions */
     {"fusion", opt_fusion},   /* figure 12: map/map2 fusion */

@@ -50,8 +50,8 @@ __device__ __forceinline__ double una_f6(double p0, double p1, double i2, double
 
 /* the lambda at <prelude>:23:28 */
 __device__ __forceinline__ double una_f7(double p0, double p1, double i2) {
-  double r3 = p1 * i2;
-  double r4 = r3 * p0;
+  double r3 = p0 * i2;
+  double r4 = r3 * p1;
   return r4;
 }
 
@@ -222,7 +222,7 @@ extern "C" __global__ void una_scanl_3_c(double *__restrict__ out, const double 
 #undef ID
 
 /* map2 at t.una:12:40 */
-#define SRC(j_) (una_f6(L0[(j_)], una_f7(una_f8(L1[(j_)], L2[(j_)]), L3[(j_)], f7_i2), f6_i2, f6_i3))
+#define SRC(j_) (una_f6(L0[(j_)], una_f7(L1[(j_)], una_f8(L2[(j_)], L3[(j_)]), f7_i2), f6_i2, f6_i3))
 extern "C" __global__ void una_map2_4(double *__restrict__ out, const double *__restrict__ aux, long long n, double v,
     const double *__restrict__ L0,
     const double *__restrict__ L1,
