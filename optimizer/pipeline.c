@@ -92,6 +92,7 @@ static void check(Run *r, const char *pass, const Term *t) {
     fe_untry(&tr);
     return;
   }
+  if (una_is_out_of_memory(tr.err)) fe_raise(tr.err); /* not the pass's fault */
   const char *msg = tr.err.msg;
   if (strncmp(msg, "internal: ", 10) == 0) msg += 10;
   r->failed = true;

@@ -33,9 +33,13 @@ void fe_raise(FeError e) {
   longjmp(t->jb, 1);
 }
 
+static _Thread_local char oom_msg[96];
+
+bool una_is_out_of_memory(FeError e) { return e.msg == oom_msg; }
+
 void una_out_of_memory(const char *what) {
-  static _Thread_local char msg[96];
-  snprintf(msg, sizeof msg, "out of memory for %s", what);
+  char *msg = oom_msg;
+  snprintf(msg, sizeof oom_msg, "out of memory for %s", what);
   if (!top) una_internal_error(__FILE__, __LINE__, msg);
   FeError e = {fe_nospan, msg};
   fe_raise(e);

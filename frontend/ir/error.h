@@ -71,4 +71,8 @@ typedef void (*FeFaultFn)(Span s, double a, double b);
 void fe_fault(Span s, FeFaultFn raise, double a, double b);
 void fe_fault_clear(void);
 
+/* True for the error una_out_of_memory (common.h) raised: the compiler's
+   memory ran out, not a fault of the program or of a pass. */
+bool una_is_out_of_memory(FeError e);
+
 #endif
