@@ -395,7 +395,7 @@ static bool scalar(const Term *t) { return t->type->kind == TY_REAL || t->type->
 
 /* let x = a with a a scalar variable or a constant (what the rules make
    of `let x = y * 1`): the let is dropped and x replaced by a in the same walk
-   (as the forward pass would, a round later). The census moves x's uses
+   (as the forward pass would, a round later). The census adds x's uses
    to a's variable y, its occurrences at another lambda depth counted for y
    as such (those of x at its let's depth too, when y's binder is at
    another depth), so that the rules that count uses stay right. Array
@@ -408,8 +408,11 @@ static void alias(OptRw *c, Sym *x, Term *a) {
   Sym *y = a->sym;
   long ux = opt_map_count(c->uses, x), ax = opt_map_count(c->away, x);
   bool other = opt_map_count(c->bind, y) != opt_map_count(c->bind, x);
-  opt_map_add(c->uses, y, ux - 1); /* the let's own use of y goes */
-  opt_map_add(c->away, y, ax + (other ? ux - ax - 1 : 0));
+  /* y's occurrences in the let's input rhs go, but a rule may have made
+     that rhs y out of others' (t[0] of a literal [y, ...]): they stay
+     counted, an over-count that only makes the rules more careful */
+  opt_map_add(c->uses, y, ux);
+  opt_map_add(c->away, y, ax + (other ? ux - ax : 0));
 }
 
 static Term *rw_chain(OptRw *c, const Term *t) {

@@ -359,6 +359,17 @@ START_TEST(pass_beta) {
 }
 END_TEST
 
+/* A rule that makes a let's rhs a variable that the rhs did not mention
+   (t[0] of a literal [y, ...]) leaves y's uses as they were: the walker
+   substitutes the let and must not take y for unused (fuzz seed 4470:
+   "'t' is not bound" after the arrays pass). */
+START_TEST(copy_made_by_a_rule) {
+  Def *g = optimized("def f (p: R) (q: R) : R = [reduce (*) 1 (replicate 3 (-2)), floor (3 * sin (q + q))][0]",
+                     REV_UNF);
+  ck_assert_ptr_nonnull(g);
+}
+END_TEST
+
 /* Occurrences of needle in hay. */
 static int count_of(const char *hay, const char *needle) {
   int n = 0;
@@ -551,6 +562,7 @@ Suite *suite_partial_eval(void) {
   tcase_add_test(tc, pass_beta);
   tcase_add_test(tc, dump_after);
   tcase_add_test(tc, one_round);
+  tcase_add_test(tc, copy_made_by_a_rule);
   tcase_add_test(tc, check_passes_names_the_pass);
   tcase_add_test(tc, long_chain);
   suite_add_tcase(s, tc);
