@@ -71,7 +71,6 @@
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
-static bool trivial(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
 
 /* Whether t mentions the lambda parameter x: never when x is bound in
    the input term and occurs nowhere in it (rewriting does not add an
@@ -157,7 +156,7 @@ static Term *project_array(OptRw *c, Term *w, int k) {
   if (!tail) return NULL;
   bool inline_w = w->kind != T_VAR;
   bool once = inline_w || (opt_rw_uses(c, w->sym) == 1 && opt_rw_same_depth(c, w->sym));
-  bool cheap = tail == lam->kids[0] ? trivial(tail->kids[k]) : opt_size_upto(lam->kids[0], 33) <= 32;
+  bool cheap = tail == lam->kids[0] ? opt_is_atom(tail->kids[k]) : opt_size_upto(lam->kids[0], 33) <= 32;
   /* a tuple of reals: each component's map a scalar kernel (sibling maps
      over the same one or two arrays run as one kernel, their shared lets
      computed once), instead of the whole map on the tree evaluator */
@@ -575,7 +574,7 @@ static Term *rule_replicate(OptRw *c, Term *t) {
 static Term *rule_length(OptRw *c, Term *t) {
   Term *r = opt_rw_resolve(c, t->kids[0]);
   /* length (iota n) -> n, a count iota accepts (safe) */
-  if (is_prim(r, PRIM_IOTA) && opt_rw_safe(c, r) && trivial(r->kids[0])) return fe_copy(r->kids[0]);
+  if (is_prim(r, PRIM_IOTA) && opt_rw_safe(c, r) && opt_is_atom(r->kids[0])) return fe_copy(r->kids[0]);
   if (r->kind != T_PRIM || r->nkids < 2) return t;
   switch (r->prim) {
   case PRIM_ZIP: /* checked: either side's length; a variable's, the other not computed for it */
@@ -621,7 +620,7 @@ static bool reads_map(OptRw *c, const Term *r) {
 
 static Term *rule_index(OptRw *c, Term *t) {
   Term *r = opt_rw_resolve(c, t->kids[0]), *i = t->kids[1];
-  if (!trivial(i)) return t;
+  if (!opt_is_atom(i)) return t;
   if (is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3)) {
     /* a map bound elsewhere stays there: its arrays are read again, so
        they must be variables, and its element is computed again for this

@@ -103,8 +103,6 @@ static long depth(Ctx *c, const Term *t) {
 
 static Term *visit(void *ctx, const Term *t);
 
-/* True for the right-hand sides that are substituted forward. */
-static bool trivial(const Term *r) { return r->kind == T_VAR || r->kind == T_NUM || r->kind == T_BOOL; }
 
 /* True when r is a value that a single-use let moves: a scalar (R or B),
    and an array too when c->arrays (the sink pass after the fixpoint: in
@@ -174,7 +172,7 @@ static Term *chain(Ctx *c, const Term *t) {
   const Term *cur = t;
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
     Term *r = visit(c, cur->kids[0]);
-    if (cur->kind == T_LET && trivial(r)) {
+    if (cur->kind == T_LET && opt_is_atom(r)) {
       opt_map_set(c->sub, cur->sym, r);
       opt_map_add(c->depth, cur->sym, 1 - opt_map_count(c->depth, cur->sym)); /* an atom: depth 1 */
       changed = true;

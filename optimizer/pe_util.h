@@ -28,6 +28,10 @@ typedef struct OptSymMap {
   Term *name##_small[8];                                                                           \
   Term **name = (n) <= 8 ? name##_small : NEW_ARRAY(Term *, (n))
 
+/* True for a variable or a literal: what forward substitution moves and
+   the rules copy freely. */
+static inline bool opt_is_atom(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
+
 /* An empty map. */
 OptSymMap *opt_map_new(void);
 /* The count of x (0 when absent). */

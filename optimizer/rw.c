@@ -389,7 +389,6 @@ static Term *apply(OptRw *c, Term *t) {
 
 static Term *rw(OptRw *c, const Term *t);
 
-static bool is_atom(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
 
 static bool scalar(const Term *t) { return t->type->kind == TY_REAL || t->type->kind == TY_BOOL; }
 
@@ -438,7 +437,7 @@ static Term *rw_chain(OptRw *c, const Term *t) {
       before = nb;
     }
     Term *rhs = rw(c, cur->kids[0]);
-    if (cur->kind == T_LET && !cur->sym->user && is_atom(rhs) && scalar(rhs)) {
+    if (cur->kind == T_LET && !cur->sym->user && opt_is_atom(rhs) && scalar(rhs)) {
       alias(c, cur->sym, rhs);
       cur = cur->kids[1];
       continue;
@@ -470,7 +469,7 @@ static Term *rw_chain(OptRw *c, const Term *t) {
 static Term *rw(OptRw *c, const Term *t) {
   fe_stack_check(t->span);
   if (t->kind == T_LET || t->kind == T_LETTUP) return rw_chain(c, t);
-  if (t->kind == T_VAR) {
+  if (t->kind == T_VAR && c->alias->n) { /* most walks make no copies: no lookup */
     Term *a = opt_map_term(c->alias, t->sym);
     if (a) return a;
   }
