@@ -151,12 +151,40 @@ static inline double gather1(const CpuKernel *k, const Array *a, double i, int d
   return NAN;
 }
 
-/* d[j] = a[idx[j]] for the n valid elements of a block (the lanes past n
-   hold padding, whose indices mean nothing). */
-static void gather_block(const CpuKernel *k, double *restrict d, const Array *a, const double *restrict idx,
-                         size_t n, int dst) {
+/* The block buffer of temporary v. */
+static double *home(const CpuKernelRun *run, int v) { return run->scratch + (size_t)B * (size_t)run->k->phys[v]; }
+
+/* Whether idx[0..n) are idx[0], idx[0] + 1, ...: the reads a[i] of a map
+   over indices (one vector loop, no branch per element). */
+CPU_VECTOR_LOOP static bool consecutive(const double *restrict idx, int n) {
+  double i0 = idx[0];
+  int bad = 0;
+  for (int j = 0; j < n; j++) bad |= idx[j] != i0 + (double)j;
+  return !bad;
+}
+
+/* p[dst] = a[idx] for the n valid elements of a block (the lanes past n
+   hold padding, whose indices mean nothing). Consecutive indices in range
+   (a map over indices reading a[i]) read a itself: p[dst] points into a
+   for a whole block (instructions only read their operands, and the
+   next block's gather sets p[dst] again), or the valid lanes are copied. */
+static void gather_block(const CpuKernelRun *run, double **p, int dst, const Array *a, const double *restrict idx,
+                         size_t n) {
   const double *r = a->r;
   double len = (double)a->len;
+  if (n > 0 && idx[0] >= 0 && idx[0] + (double)B <= len && idx[0] == (double)(size_t)idx[0] && consecutive(idx, (int)n)) {
+    if (n == B) {
+      p[dst] = (double *)r + (size_t)idx[0];
+      return;
+    }
+  }
+  double *restrict d = p[dst] = home(run, dst);
+  if (n > 0 && idx[0] >= 0 && idx[0] + (double)n <= len && idx[0] == (double)(size_t)idx[0] && consecutive(idx, (int)n)) {
+    memcpy(d, r + (size_t)idx[0], sizeof(double) * n);
+    for (size_t j = n; j < B; j++) d[j] = 0;
+    return;
+  }
+  const CpuKernel *k = run->k;
   for (size_t j = 0; j < n; j++) {
     double i = idx[j];
     if (i >= 0 && i < len) { /* an integer in range: a truncation that round-trips (no call of floor) */
@@ -196,7 +224,7 @@ static void exec_one(const CpuKernelRun *run, size_t n, double **p, const XInstr
   case PRIM_TAN: cpu_tan_block(d, a, B); break;
   case PRIM_TANH: cpu_tanh_block(d, a, B); break;
   case K_SELECT: k_select(d, a, b, p[in->c]); break;
-  case K_GATHER: gather_block(k, d, run->arr[in->a], b, n, in->dst); break;
+  case K_GATHER: gather_block(run, p, in->dst, run->arr[in->a], b, n); break;
   default:
     ASSERT(in->op >= 0 && in->op < PRIM__COUNT && block_fns[in->op]);
     block_fns[in->op](d, a, b);
@@ -317,8 +345,6 @@ const double *cpu_kernel_out(const CpuKernelRun *run, int i) {
   return run->ptr[run->k->results[i]];
 }
 
-/* The block buffer of temporary v. */
-static double *home(const CpuKernelRun *run, int v) { return run->scratch + (size_t)B * (size_t)run->k->phys[v]; }
 
 void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs) {
   ASSERT(n <= B);
