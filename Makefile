@@ -260,7 +260,7 @@ bench-deriv: deps
 # The block loops vectorize with gathers (exp's table), which -O2's cost
 # model refuses; so do the monoids' loops over blocks (lanes, a carry
 # combined into a block), whose trip counts it does not know.
-$(B)/backend/vmath.o $(B)/backend/kernel_run.o $(B)/backend/array_ops.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+$(B)/backend/vmath.o $(B)/backend/kernel_run.o $(B)/backend/array_ops.o $(B)/backend/array_int.o: ALL_CFLAGS += -fvect-cost-model=dynamic
 # SLEEF's 4-lane functions (sin, cos, tan, tanh), called only where the
 # processor has AVX
 ifeq ($(shell uname -m),x86_64)

@@ -89,7 +89,9 @@ typedef struct RedJob {
   const MonoidFns *m;                   /* the operator as a monoid, or */
   CpuKernelRun op[CPU_MAX_THREADS];     /* ... as a kernel */
   const double *r;                      /* the elements, or */
-  const double *x, *y;                  /* ... g over x (and y) */
+  const double *x, *y;                  /* ... g over x (and y); x NULL: over
+                                           the indices 0, 1, ... (a map over
+                                           iota, never materialised) */
   CpuKernelRun g[CPU_MAX_THREADS];
   bool ordered;                         /* the kernel may not commute: one lane */
   double v;
@@ -99,6 +101,13 @@ typedef struct RedJob {
   double acc[CPU_CHUNKS][CPU_BLOCK];
   size_t nlanes[CPU_CHUNKS];
 } RedJob;
+
+/* The block of indices i, i + 1, ..., i + k - 1 in buf (k <= CPU_BLOCK):
+   the elements of `iota n` at i, for a kernel that maps over them. */
+static inline const double *cpu_index_block(double *buf, size_t i, size_t k) {
+  for (size_t q = 0; q < k; q++) buf[q] = (double)(i + q);
+  return buf;
+}
 
 /* Sets up j's operator for lam (j->nchunks set); false when lam has
    neither a monoid loop nor a kernel. */

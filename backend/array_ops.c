@@ -88,7 +88,8 @@ static Value apply2(const Exec *ex, const Term *lam, Value *frame, Value x, Valu
 
 typedef struct MapJob {
   CpuKernelRun runs[CPU_MAX_THREADS];
-  const Array *a, *b;
+  const Array *a, *b; /* a NULL: over the indices 0 .. n - 1 (iota n) */
+  size_t n;
   Array *out;
   int nchunks;
   bool boolean;
@@ -97,34 +98,38 @@ typedef struct MapJob {
 static void map_chunk(void *ctx, int thread, int c) {
   MapJob *j = ctx;
   size_t lo, hi;
-  cpu_chunk_bounds(j->a->len, B, j->nchunks, c, &lo, &hi);
+  cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
   CpuKernelRun *run = &j->runs[thread];
-  const double *x = j->a->r, *y = j->b ? j->b->r : NULL;
-  double tmp[B];
+  const double *x = j->a ? j->a->r : NULL, *y = j->b ? j->b->r : NULL;
+  double tmp[B], idx[B];
   for (size_t i = lo; i < hi; i += B) {
     size_t m = min_size(B, hi - i);
+    const double *xi = x ? x + i : cpu_index_block(idx, i, m);
     if (!j->boolean) {
-      cpu_kernel_block(run, x + i, y ? y + i : NULL, m, j->out->r + i);
+      cpu_kernel_block(run, xi, y ? y + i : NULL, m, j->out->r + i);
     } else {
-      cpu_kernel_block(run, x + i, y ? y + i : NULL, m, tmp);
+      cpu_kernel_block(run, xi, y ? y + i : NULL, m, tmp);
       for (size_t q = 0; q < m; q++) j->out->v[i + q] = val_bool(tmp[q] != 0);
     }
   }
 }
 
-/* Runs a bound kernel over a (and b) into out, on all cores when large. */
-static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, Array *out) {
-  ASSERT(!a->boxed && (!b || !b->boxed));
+/* Runs a bound kernel over a (and b) into out (n elements; a NULL: over
+   the indices 0 .. n - 1), on all cores when large. */
+static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
+                       Array *out) {
+  ASSERT((!a || !a->boxed) && (!b || !b->boxed));
   MapJob j;
   j.a = a;
   j.b = b;
+  j.n = n;
   j.out = out;
-  j.nchunks = cpu_chunks_for(a->len);
+  j.nchunks = cpu_chunks_for(n);
   j.boolean = cpu_kernel_returns_bool(run->k);
   ASSERT(j.boolean == out->boxed);
-  if (a->len <= CPU_SMALL_ARRAY) { /* element by element: no blocks to set up */
-    for (size_t i = 0; i < a->len; i++) {
-      double r = cpu_kernel_call1(run, a->r[i], b ? b->r[i] : 0);
+  if (n <= CPU_SMALL_ARRAY) { /* element by element: no blocks to set up */
+    for (size_t i = 0; i < n; i++) {
+      double r = cpu_kernel_call1(run, a ? a->r[i] : (double)i, b ? b->r[i] : 0);
       if (j.boolean) out->v[i] = val_bool(r != 0);
       else out->r[i] = r;
     }
@@ -171,7 +176,7 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
   if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
-    kernel_map(cpu_exec_threads(ex), &run, t, a, b, out);
+    kernel_map(cpu_exec_threads(ex), &run, t, a, b, n, out);
     return out;
   }
   if (n > 0 && map_elements(ex, t, frame, a, b, out)) return out;
@@ -187,6 +192,24 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
     val_array_set(out, i, r);
   }
   return out;
+}
+
+/* 0, 1, ..., n - 1: the value of the iota term t. */
+static Array *iota_array(const Term *t, size_t n) {
+  Array *a = val_new_real_array(n, t->span);
+  for (size_t i = 0; i < n; i++) a->r[i] = (double)i;
+  return a;
+}
+
+/* Whether t is a map over `iota e` that runs as a kernel over the indices
+   themselves, never materialised (the fast paths on, not metering): then
+   *n is e, checked as iota checks it (an iota made of *n stands for it
+   where the kernel cannot run). */
+static bool over_indices(const Exec *ex, const Term *t, Value *frame, size_t *n) {
+  const Term *a = t->kids[1];
+  if (t->prim != PRIM_MAP || a->kind != T_PRIM || a->prim != PRIM_IOTA || !ex->kernel || ex->meter) return false;
+  *n = cpu_size_arg(a, ex->eval(ex, a->kids[0], frame).u.r, sizeof(double));
+  return true;
 }
 
 /* The arrays of the map/map2 term t, evaluated (map2's lengths checked). */
@@ -207,6 +230,16 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   if (pm && pm->x_let) { /* X is a transpose left to the product */
     if (cpu_blas_map(ex, t, frame, NULL, &r)) return r;
     cpu_blas_as_written(ex, t, frame);
+  }
+  size_t n;
+  if (!pm && over_indices(ex, t, frame, &n)) {
+    CpuKernelRun run;
+    if (n > 0 && cpu_lam_kernel(ex, t->kids[0], frame, &run)) {
+      Array *out = val_new_array_of(t->type->elem, n, t->span);
+      kernel_map(cpu_exec_threads(ex), &run, t, NULL, NULL, n, out);
+      return val_array(out);
+    }
+    return val_array(map_arrays(ex, t, frame, iota_array(t->kids[1], n), NULL));
   }
   map_args(ex, t, frame, &a, &b);
   if (pm && !pm->x_let) {
@@ -292,8 +325,24 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   if (fusable_map(ex, arg, v)) {
     /* fusion: the mapped elements go straight into the lanes */
     Array *x, *y;
-    map_args(ex, arg, frame, &x, &y);
     CpuKernelRun g;
+    size_t n;
+    if (over_indices(ex, arg, frame, &n)) {
+      if (n > CPU_SMALL_ARRAY && cpu_lam_kernel(ex, arg->kids[0], frame, &g) && !cpu_kernel_returns_bool(g.k)) {
+        j.n = n;
+        j.nchunks = cpu_chunks_for(n);
+        if (cpu_red_operator(ex, &j, lam, frame)) {
+          j.x = NULL; /* the indices */
+          j.y = NULL;
+          cpu_kernel_runs(j.nthreads, j.g, &g, j.nchunks);
+          return val_real(red_run(&j, t->span));
+        }
+      }
+      x = iota_array(arg->kids[1], n);
+      y = NULL;
+    } else {
+      map_args(ex, arg, frame, &x, &y);
+    }
     if (x->len > CPU_SMALL_ARRAY && map_kernel(ex, arg, frame, x, y, &g)) {
       j.n = x->len;
       j.nchunks = cpu_chunks_for(j.n);
@@ -548,9 +597,7 @@ size_t cpu_size_arg(const Term *t, double n, size_t elem_size) {
 static Value op_iota(const Exec *ex, const Term *t, Value *frame) {
   size_t n = cpu_size_arg(t, ex->eval(ex, t->kids[0], frame).u.r, sizeof(double));
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
-  Array *a = val_new_real_array(n, t->span);
-  for (size_t i = 0; i < n; i++) a->r[i] = (double)i;
-  return val_array(a);
+  return val_array(iota_array(t, n));
 }
 
 static Value op_replicate(const Exec *ex, const Term *t, Value *frame) {

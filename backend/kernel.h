@@ -133,6 +133,9 @@ typedef struct CpuKernelRun {
   double **ptr;    /* per virtual register: its block */
   const Array **arr; /* per virtual register: the bound array (CPU_VR_ARRAY) */
   double *stage;   /* CPU_MAX_STATE blocks: a loop's next state, staged */
+  signed char consec[2]; /* per parameter, in the current block: whether its
+                            values are consecutive integers (a map over
+                            indices), 1 or 0; -1 not known yet */
 } CpuKernelRun;
 
 /* Binds k to frame (the enclosing Def's frame): reads its free variables and

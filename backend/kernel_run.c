@@ -168,18 +168,26 @@ CPU_VECTOR_LOOP static bool consecutive(const double *restrict idx, int n) {
    (a map over indices reading a[i]) read a itself: p[dst] points into a
    for a whole block (instructions only read their operands, and the
    next block's gather sets p[dst] again), or the valid lanes are copied. */
-static void gather_block(const CpuKernelRun *run, double **p, int dst, const Array *a, const double *restrict idx,
-                         size_t n) {
+static void gather_block(const CpuKernelRun *run, double **p, int dst, const Array *a, int iv, size_t n) {
+  const double *restrict idx = p[iv];
   const double *r = a->r;
   double len = (double)a->len;
-  if (n > 0 && idx[0] >= 0 && idx[0] + (double)B <= len && idx[0] == (double)(size_t)idx[0] && consecutive(idx, (int)n)) {
-    if (n == B) {
-      p[dst] = (double *)r + (size_t)idx[0];
-      return;
+  bool seq = false;
+  if (n > 0 && idx[0] >= 0 && idx[0] + (double)n <= len && idx[0] == (double)(size_t)idx[0]) {
+    if (iv < 2) { /* a parameter: checked once a block (the run's cache) */
+      signed char *known = &((CpuKernelRun *)run)->consec[iv];
+      if (*known < 0) *known = consecutive(idx, (int)n);
+      seq = *known;
+    } else {
+      seq = consecutive(idx, (int)n);
     }
   }
+  if (seq && n == B) {
+    p[dst] = (double *)r + (size_t)idx[0];
+    return;
+  }
   double *restrict d = p[dst] = home(run, dst);
-  if (n > 0 && idx[0] >= 0 && idx[0] + (double)n <= len && idx[0] == (double)(size_t)idx[0] && consecutive(idx, (int)n)) {
+  if (seq) {
     memcpy(d, r + (size_t)idx[0], sizeof(double) * n);
     for (size_t j = n; j < B; j++) d[j] = 0;
     return;
@@ -224,7 +232,7 @@ static void exec_one(const CpuKernelRun *run, size_t n, double **p, const XInstr
   case PRIM_TAN: cpu_tan_block(d, a, B); break;
   case PRIM_TANH: cpu_tanh_block(d, a, B); break;
   case K_SELECT: k_select(d, a, b, p[in->c]); break;
-  case K_GATHER: gather_block(run, p, in->dst, run->arr[in->a], b, n); break;
+  case K_GATHER: gather_block(run, p, in->dst, run->arr[in->a], in->b, n); break;
   default:
     ASSERT(in->op >= 0 && in->op < PRIM__COUNT && block_fns[in->op]);
     block_fns[in->op](d, a, b);
@@ -366,6 +374,7 @@ void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, 
       p[1] = run->pad + B;
     }
   }
+  run->consec[0] = run->consec[1] = -1;
   if (!outs) {
     exec_block(run, n, p);
     return;

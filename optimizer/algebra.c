@@ -7,6 +7,12 @@
      x + 0, 0 + x      -> x          x - 0 -> x          (0 the literal +0)
      x + -0, -0 + x    -> x
      - (- x)           -> x
+     -1 * x, x * -1    -> - x       (exact in IEEE arithmetic, as are the
+     (- x) * y, x * (- y), (- x) / y, x / (- y) -> - (x * y), - (x / y)
+     x + (- y) -> x - y      (- x) + y -> y - x      x - (- y) -> x + y
+                          rules above it: a tangent's or an adjoint's
+                          `b + -1 * c` becomes `b - c`, and a negation
+                          moves out of products to the sum that absorbs it)
      x * 0, 0 * x      -> 0          only when x is `length A` (finite, >= 0)
      comparisons and && || ! of literals; true && e -> e, false && e -> false,
      e && true -> e (and the duals for ||); e && false -> false only when e
@@ -26,6 +32,15 @@
 #include "pe_util.h"
 #include "rw.h"
 
+static bool is_neg(const Term *t) { return t->kind == T_PRIM && t->prim == PRIM_NEG; }
+
+static Term *neg(Span s, Term *x) { return fe_term_prim(s, x->type, PRIM_NEG, 1, &x); }
+
+static Term *prim2(const Term *like, Prim p, Term *a, Term *b) {
+  Term *k[2] = {a, b};
+  return fe_term_prim(like->span, like->type, p, 2, k);
+}
+
 static Term *fold_rule(OptRw *c, Term *t) {
   if (t->kind == T_IF && t->kids[0]->kind == T_BOOL) return t->kids[0]->b ? t->kids[1] : t->kids[2];
   if (t->kind == T_IF && opt_alpha_eq(t->kids[1], t->kids[2]) && opt_rw_safe(c, t->kids[0])) return t->kids[1];
@@ -44,6 +59,10 @@ static Term *fold_rule(OptRw *c, Term *t) {
     case PRIM_MUL:
       if (opt_is_num(k[1], 1)) return k[0];
       if (opt_is_num(k[0], 1)) return k[1];
+      if (opt_is_num(k[0], -1)) return neg(t->span, k[1]);
+      if (opt_is_num(k[1], -1)) return neg(t->span, k[0]);
+      if (is_neg(k[0])) return neg(t->span, prim2(t, PRIM_MUL, k[0]->kids[0], k[1]));
+      if (is_neg(k[1])) return neg(t->span, prim2(t, PRIM_MUL, k[0], k[1]->kids[0]));
       if (opt_is_num(k[1], 0) && k[0]->kind == T_PRIM && k[0]->prim == PRIM_LENGTH &&
           opt_rw_safe(c, k[0]))
         return k[1];
@@ -54,11 +73,18 @@ static Term *fold_rule(OptRw *c, Term *t) {
     case PRIM_ADD:
       if (opt_is_num(k[1], 0) || opt_is_num(k[1], -0.0)) return k[0];
       if (opt_is_num(k[0], 0) || opt_is_num(k[0], -0.0)) return k[1];
+      if (is_neg(k[1])) return prim2(t, PRIM_SUB, k[0], k[1]->kids[0]);
+      if (is_neg(k[0])) return prim2(t, PRIM_SUB, k[1], k[0]->kids[0]);
       return t;
     case PRIM_SUB:
       if (opt_is_num(k[1], 0)) return k[0];
+      if (is_neg(k[1])) return prim2(t, PRIM_ADD, k[0], k[1]->kids[0]);
       return t;
     case PRIM_DIV:
+      if (opt_is_num(k[1], 1)) return k[0];
+      if (is_neg(k[0])) return neg(t->span, prim2(t, PRIM_DIV, k[0]->kids[0], k[1]));
+      if (is_neg(k[1])) return neg(t->span, prim2(t, PRIM_DIV, k[0], k[1]->kids[0]));
+      return t;
     case PRIM_POW:
       if (opt_is_num(k[1], 1)) return k[0];
       return t;
