@@ -142,7 +142,8 @@ static const char *const programs =
     "def p_invif (n: R) (a: [R]) = map (v. let w = v * 3 in if n > 0 then w * 2 else w) a\n"
     "def p_ixmap (a: [R]) (b: [R]) = let c = map2 (x, y. x - y) a b in map (i. a[i] * c[i] + b[i]) (iota (length c))\n"
     "def p_ixmap_len (a: [R]) (b: [R]) = map (i. a[i] * b[i]) (iota (length a))\n"
-    "def p_ixmap_i (a: [R]) = map (i. a[i] * i) (iota (length a))\n";
+    "def p_ixmap_i (a: [R]) = map (i. a[i] * i) (iota (length a))\n"
+    "def p_sign (x: R) (y: R) = (x + -1 * y, -1 * x * y + y * -x / x, x - -y / 2, -x + y)\n";
 
 START_TEST(rules_fire) {
   tl_run(programs);
@@ -158,6 +159,9 @@ START_TEST(rules_fire) {
   ck_assert_int_eq(tl_count_kind(passed("p_constzero", NULL)->body, T_PRIM, PRIM_MAP2), 0);
   ck_assert_str_eq(body_text(passed("p_cse", opt_cse)), "let u = x * y in let v = u in u + v");
   ck_assert_str_eq(body_text(passed("p_alg", opt_algebra)), "x + 6 - x + x * 0");
+  /* the sign rules, exact in IEEE arithmetic: a negation moves out of
+     products and quotients into the sum that absorbs it */
+  ck_assert_str_eq(body_text(passed("p_sign", opt_algebra)), "(x - y, -(x * y) - y * x / x, x + y / 2, y - x)");
   /* π_1 of an if of tuples: each branch's component, the other dead */
   ck_assert_str_eq(body_text(passed("p_ifproj", NULL)), "(if x > 0 then reduce (+) 0 a else x) * 2");
   /* an if whose test does not read the element: out of the map */
@@ -201,7 +205,8 @@ START_TEST(values_preserved) {
   tl_run(programs);
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
-                         "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i"};
+                         "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i",
+                         "p_sign"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);

@@ -28,8 +28,8 @@ __device__ __forceinline__ double una_f3(double p0, double p1) {
 __device__ __forceinline__ double una_f4(double p0, double p1, double i2, double i3) {
   double r4 = p0 - i3;
   double r5 = exp(r4);
-  double r6 = -r5;
-  double r7 = i2 * r6;
+  double r6 = i2 * r5;
+  double r7 = -r6;
   return r7;
 }
 
