@@ -31,6 +31,14 @@ B := build/asan-heap
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
           -include $(CURDIR)/tests/gc_as_malloc.h
 endif
+# The libFuzzer build (make fuzz-libfuzzer, tests/fuzz/README.md): clang,
+# with libFuzzer's coverage, ASan and UBSan, in build/libfuzzer.
+ifeq ($(LIBFUZZER),1)
+B := build/libfuzzer
+CC := clang
+CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+          -fno-sanitize-recover=undefined -Wno-ignored-optimization-argument -Wno-unused-command-line-argument
+endif
 # The bundle for the GPU machine (make gpu-bundle, DEVELOPERS.md), in
 # build/gpu: Boehm GC, readline (with tinfo) and Check (with subunit) linked
 # statically, so that the binaries need only glibc's libraries (libc, libm,
@@ -145,11 +153,13 @@ check: deps
 	@$(MAKE) --no-print-directory $(UNA) $(CHECK_BIN) $(FUZZ)
 	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) UNA_FAKE_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) $(CHECK_BIN)
 	$(FUZZ) --count $(FUZZ_SMOKE)
+	$(FUZZ) --bytes --count $(FUZZ_BYTES_SMOKE)
 	@$(MAKE) --no-print-directory check-gpu-host
 
 # The fuzzer's run in `make check`: the first FUZZ_SMOKE inputs (a fixed
 # set); `make fuzz` runs FUZZ_S seconds from FUZZ_SEED.
 FUZZ_SMOKE ?= 150
+FUZZ_BYTES_SMOKE ?= 400
 FUZZ_S ?= 600
 FUZZ_SEED ?= 1
 fuzz: deps
@@ -158,6 +168,24 @@ fuzz: deps
 
 $(FUZZ): $(FUZZ_OBJ) $(B)/libuna.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
+
+# The byte-level fuzzer over the scripts as seeds (FUZZ_S seconds), and the
+# same inputs under libFuzzer where clang has it (FUZZ_S seconds; new
+# inputs and crashes are kept in build/libfuzzer/corpus and ./crash-*).
+.PHONY: fuzz-bytes fuzz-libfuzzer
+fuzz-bytes: deps
+	@$(MAKE) --no-print-directory $(FUZZ)
+	$(FUZZ) --bytes --seconds $(FUZZ_S) --seed $(FUZZ_SEED)
+
+LIBFUZZER_OBJ := $(B)/tests/fuzz/libfuzzer/harness.o $(B)/tests/fuzz/session_input.o
+$(B)/fuzz_libfuzzer: $(LIBFUZZER_OBJ) $(B)/libuna.a
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz-libfuzzer: deps
+	@$(MAKE) --no-print-directory LIBFUZZER=1 build/libfuzzer/fuzz_libfuzzer
+	@mkdir -p build/libfuzzer/corpus
+	ASAN_OPTIONS=detect_leaks=0 build/libfuzzer/fuzz_libfuzzer -max_total_time=$(FUZZ_S) -rss_limit_mb=8192 \
+	  -timeout=30 build/libfuzzer/corpus tests/scripts
 
 test: check
 
@@ -260,7 +288,10 @@ bench-deriv: deps
 # The block loops vectorize with gathers (exp's table), which -O2's cost
 # model refuses; so do the monoids' loops over blocks (lanes, a carry
 # combined into a block), whose trip counts it does not know.
+# (GCC's flag: clang, in the libFuzzer build, has its own cost model.)
+ifneq ($(LIBFUZZER),1)
 $(B)/backend/vmath.o $(B)/backend/kernel_run.o $(B)/backend/array_ops.o $(B)/backend/array_int.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+endif
 # SLEEF's 4-lane functions (sin, cos, tan, tanh), called only where the
 # processor has AVX
 ifeq ($(shell uname -m),x86_64)

@@ -45,7 +45,12 @@ void una_out_of_memory(const char *what) {
   fe_raise(e);
 }
 
+static atomic_long internal_errors;
+
+long fe_internal_errors(void) { return atomic_load(&internal_errors); }
+
 void fe_error(Span s, const char *fmt, ...) {
+  if (strncmp(fmt, "internal", 8) == 0) atomic_fetch_add(&internal_errors, 1);
   va_list ap;
   va_start(ap, fmt);
   FeError e = {s, una_vsprintf(fmt, ap)};

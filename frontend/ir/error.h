@@ -42,6 +42,12 @@ void fe_untry(FeTry *t);
 
 /* Raise a located error; jumps to the innermost fe_try. */
 _Noreturn void fe_error(Span s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* How many errors whose format begins with "internal" (a broken
+   invariant reported as an error: a pass's output that fails its
+   re-check) fe_error has raised in this process: what the fuzzers look
+   for, since the text of a message may quote the user's input. */
+long fe_internal_errors(void);
 _Noreturn void fe_raise(FeError e);
 
 /* "FILE:LINE:COL: error: MSG" (or "FILE: error: MSG" without a line). */

@@ -17,13 +17,22 @@
    Runs inputs seed, seed + 1, ... until S seconds (default 10) or N inputs
    have run; prints the rate and the checks made; on the first
    disagreement prints the seed, the program and the report, and exits 1.
-   `fuzz --seed N --count 1` reproduces one input. */
+   `fuzz --seed N --count 1` reproduces one input.
+
+   fuzz --bytes [--corpus DIR] [--budget S] [--seconds S] [--count N] [--seed N]
+   mutates the seed files of DIR (default tests/scripts) byte by byte
+   (mutate.h) and runs each mutant as a script in a fresh session
+   (session_input.h), S seconds at most each (default 2): no crash, no
+   internal error, and the session must survive. The input being run is
+   kept in current.una of the fuzzer's own directory (printed at the
+   start), for a crash. fuzz --replay FILE runs one file that way. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../backend/eval.h"
 #include "../../frontend/ir/error.h"
@@ -32,6 +41,8 @@
 #include "../../reverse/reverse.h"
 #include "../reverse/gen.h"
 #include "../reverse/gradcheck.h"
+#include "mutate.h"
+#include "session_input.h"
 
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "detect_leaks=0"; }
@@ -191,28 +202,98 @@ static char *fuzz_one(uint64_t seed, Stats *st, char **text_out) {
   return NULL;
 }
 
+/* Writes the n bytes of data to path (the input being run). */
+static void keep_input(const char *path, const char *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return;
+  fwrite(data, 1, n, f);
+  fclose(f);
+}
+
+/* The --bytes mode (and --replay): see the top of the file. */
+static int fuzz_bytes(const char *corpus_dir, const char *replay, double budget, double seconds, long count,
+                      uint64_t seed, size_t stack, char *base) {
+  Corpus c;
+  if (replay) {
+    FILE *f = fopen(replay, "rb");
+    if (!f) {
+      perror(replay);
+      return 2;
+    }
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    fuzz_session_init(base, stack, true);
+    char *rep = fuzz_session_input(buf, n, budget);
+    printf("fuzz: %s: %s\n", replay, rep ? rep : "no crash, no internal error, the session survives");
+    return rep ? 1 : 0;
+  }
+  if (!corpus_load(&c, corpus_dir)) {
+    fprintf(stderr, "fuzz: no seed files in %s\n", corpus_dir);
+    return 2;
+  }
+  fuzz_session_init(base, stack, true);
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
+  printf("fuzz: %d seeds from %s; the input being run is kept in %s/current.una\n", c.n, corpus_dir, cwd);
+  fflush(stdout);
+  long inputs = 0;
+  double t0 = now_s();
+  for (uint64_t s = seed; count < 0 || (long)(s - seed) < count; s++) {
+    if (count < 0 && now_s() - t0 >= seconds) break;
+    uint64_t rng = s * 0x9E3779B97F4A7C15ull + 0x1234567;
+    size_t n;
+    int from;
+    char *text = mutate(&c, &rng, &n, &from);
+    keep_input("current.una", text, n);
+    char *rep = fuzz_session_input(text, n, budget);
+    inputs++;
+    if (rep) {
+      printf("fuzz: input %llu (a mutant of %s) fails (reproduce: fuzz --bytes --seed %llu --count 1, or "
+             "fuzz --replay %s/current.una)\n%.*s\n%s\n",
+             (unsigned long long)s, c.names[from], (unsigned long long)s, cwd, (int)n, text, rep);
+      return 1;
+    }
+  }
+  double dt = now_s() - t0;
+  const FuzzSessionStats *fs = &fuzz_session_stats;
+  printf("fuzz: %ld byte-mutated inputs from seed %llu in %.1f s (%.1f a second): no crash, no internal error, "
+         "every session survived; %ld ran without an error, %ld were interrupted by their budget\n",
+         inputs, (unsigned long long)seed, dt, dt > 0 ? (double)inputs / dt : 0.0, fs->clean, fs->interrupted);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  GC_INIT();
   char base;
   struct rlimit rl;
   size_t stack = (size_t)8 << 20;
   if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 0)
     stack = (size_t)rl.rlim_cur;
-  fe_stack_init(&base, stack - ((size_t)256 << 10));
-  double seconds = 10;
+  stack -= (size_t)256 << 10;
+  double seconds = 10, budget = 2;
   long count = -1;
   uint64_t seed = 1;
-  bool quiet = false;
+  bool quiet = false, bytes = false;
+  const char *corpus = "tests/scripts", *replay = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
     else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) count = atol(argv[++i]);
     else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--quiet") == 0) quiet = true;
+    else if (strcmp(argv[i], "--bytes") == 0) bytes = true;
+    else if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc) corpus = argv[++i];
+    else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = atof(argv[++i]);
+    else if (strcmp(argv[i], "--replay") == 0 && i + 1 < argc) replay = argv[++i];
     else {
-      fprintf(stderr, "usage: fuzz [--seconds S] [--count N] [--seed N] [--quiet]\n");
+      fprintf(stderr, "usage: fuzz [--seconds S] [--count N] [--seed N] [--quiet]\n"
+                      "       fuzz --bytes [--corpus DIR] [--budget S] [--seconds S] [--count N] [--seed N]\n"
+                      "       fuzz --replay FILE [--budget S]\n");
       return 2;
     }
   }
+  if (bytes || replay) return fuzz_bytes(corpus, replay, budget, seconds, count, seed, stack, &base);
+  GC_INIT();
+  fe_stack_init(&base, stack);
   Stats st = {0};
   double t0 = now_s();
   for (uint64_t s = seed; count < 0 || (long)(s - seed) < count; s++) {
