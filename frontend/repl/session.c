@@ -24,6 +24,7 @@ const FeCommandInfo fe_commands[] = {
     {"help", "", "lists these commands"},
     {"quit", "", "ends the session (a script stops here, successfully)"},
     {"load", "FILE", "runs the script FILE into the session"},
+    {"echo", "TEXT", "prints TEXT (a label for the output of a script)"},
     {"type", "e", "prints the type of e (an expression or a function name)"},
     {"time", "e", "prints the value of e, then how long evaluating it took"},
     {"cost", "e", "prints the value of e, then its cost: MOVES, ADDS, MULTS, NLOPS (figure 11)"},
@@ -351,6 +352,10 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     }
     fprintf(s->out, "Items: def f (x: R) : R = e, let x = e, or an expression e (its value is "
                     "printed).\n");
+    return true;
+  }
+  if (strcmp(name, "echo") == 0) { /* the words of the line, a comment dropped */
+    fprintf(s->out, "%s\n", arg);
     return true;
   }
   if (strcmp(name, "type") == 0) {
