@@ -3,6 +3,7 @@
    evaluating interrupts the evaluation. */
 #include "repl.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include <signal.h>
@@ -20,7 +21,19 @@ static volatile sig_atomic_t got_sigwinch;
 static bool line_ready;          /* on_line was called */
 static char *ready_line;         /* its line (malloc'd by readline), NULL on EOF */
 static char *input;              /* the lines of the current input so far (GC) */
+static bool in_block;            /* between :{ and :}: every line is input */
 static const char *history_path; /* NULL: no history file */
+static int wake[2] = {-1, -1};   /* a pipe the signal handlers write to: the
+                                    signal may reach another thread (a
+                                    library's workers, started before main
+                                    blocked it), so the loop's pselect also
+                                    watches this pipe to wake up */
+
+/* Wakes the loop (async-signal-safe). */
+static void wake_loop(void) {
+  if (wake[1] >= 0 && write(wake[1], "", 1) < 0) { /* full: already awake */
+  }
+}
 
 /* SIGINT: abandon the input being typed, or interrupt the evaluation. */
 static void on_sigint(int sig) {
@@ -29,12 +42,14 @@ static void on_sigint(int sig) {
   fe_interrupted = 1;
   /* The terminal has echoed "^C"; the "interrupted" error goes below it. */
   if (running && write(STDOUT_FILENO, "\n", 1) < 0) got_sigint = 1;
+  wake_loop();
 }
 
 /* SIGWINCH: the terminal changed size; readline is told in the main loop. */
 static void on_sigwinch(int sig) {
   (void)sig;
   got_sigwinch = 1;
+  wake_loop();
 }
 
 /* readline's line handler: hands the line to the main loop. Removing the
@@ -225,7 +240,16 @@ static void abandon_input(void) {
   rl_callback_handler_remove();
   using_history();
   input = NULL;
+  in_block = false;
   rl_callback_handler_install(PROMPT, on_line);
+}
+
+/* True when line is the word w with blanks around it only. */
+static bool line_is(const char *line, const char *w) {
+  while (*line == ' ' || *line == '\t') line++;
+  size_t n = strlen(w);
+  if (strncmp(line, w, n) != 0) return false;
+  return blank(line + n);
 }
 
 /* Takes one complete line from readline; returns false to leave. */
@@ -234,6 +258,7 @@ static bool take_line(const sigset_t *unblocked) {
   line_ready = false;
   ready_line = NULL;
   if (!line) { /* Ctrl-D */
+    in_block = false;
     if (!input) {
       fputc('\n', stdout);
       return false;
@@ -241,6 +266,28 @@ static bool take_line(const sigset_t *unblocked) {
     fputc('\n', stdout);
     run_input(unblocked); /* unfinished: its error says what is missing */
     return !session->quit;
+  }
+  /* :{ ... :} (as in ghci): the lines between are one input, blank lines
+     and complete items included, run at :} */
+  if (in_block) {
+    if (line_is(line, ":}")) {
+      in_block = false;
+      if (input) run_input(unblocked);
+    } else {
+      input = una_sprintf("%s%s\n", input ? input : "", line);
+    }
+    free(line);
+    return !session->quit;
+  }
+  if (!input && line_is(line, ":{")) {
+    in_block = true;
+    free(line);
+    return true;
+  }
+  if (!input && line_is(line, ":}")) {
+    free(line);
+    fprintf(stderr, "<repl>:1:1: error: ':}' ends no block (':{' starts one)\n");
+    return true;
   }
   if (blank(line)) {
     free(line);
@@ -266,6 +313,10 @@ int fe_repl(Session *s) {
   rl_completer_word_break_characters = NAME_BREAKS;
   rl_completion_word_break_hook = word_breaks;
   history_start();
+  if (wake[0] < 0 && pipe(wake) == 0) {
+    fcntl(wake[0], F_SETFL, O_NONBLOCK);
+    fcntl(wake[1], F_SETFL, O_NONBLOCK);
+  }
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -308,15 +359,22 @@ int fe_repl(Session *s) {
     fd_set fds;
     FD_ZERO(&fds);
     FD_SET(fd, &fds);
-    int r = pselect(fd + 1, &fds, NULL, NULL, NULL, &unblocked);
+    if (wake[0] >= 0) FD_SET(wake[0], &fds);
+    int r = pselect((fd > wake[0] ? fd : wake[0]) + 1, &fds, NULL, NULL, NULL, &unblocked);
     if (r < 0) {
       if (errno == EINTR) continue;
       break;
     }
+    if (wake[0] >= 0 && FD_ISSET(wake[0], &fds)) {
+      char drain[64];
+      while (read(wake[0], drain, sizeof drain) > 0) {
+      }
+    }
+    if (!FD_ISSET(fd, &fds)) continue; /* woken by a signal: the flags above */
     rl_callback_read_char();
     if (!line_ready) continue;
     if (!take_line(&unblocked)) break;
-    rl_callback_handler_install(input ? PROMPT_MORE : PROMPT, on_line);
+    rl_callback_handler_install(input || in_block ? PROMPT_MORE : PROMPT, on_line);
   }
   rl_callback_handler_remove();
   sigprocmask(SIG_SETMASK, &unblocked, NULL);
