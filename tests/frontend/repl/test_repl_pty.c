@@ -5,6 +5,7 @@
    by make check); without it the tests are skipped. */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -52,13 +53,18 @@ static void type(Pty *p, const char *text) {
   ck_assert_int_eq(write(p->fd, text, n), (ssize_t)n);
 }
 
-/* Starts bin/una on a new terminal; false when UNA_BIN is not set. */
+/* Starts bin/una on a new terminal; false when UNA_BIN is not set or the
+   machine has no pseudo-terminals (a container without /dev/pts: said on
+   stderr, the test skipped). */
 static bool start(Pty *p) {
   const char *bin = getenv("UNA_BIN");
   if (!bin) return false;
   memset(p, 0, sizeof *p);
   p->pid = forkpty(&p->fd, NULL, NULL, NULL);
-  ck_assert_msg(p->pid >= 0, "forkpty: %s", strerror(errno));
+  if (p->pid < 0) {
+    fprintf(stderr, "repl_pty: skipped, no pseudo-terminal (forkpty: %s)\n", strerror(errno));
+    return false;
+  }
   if (p->pid == 0) {
     setenv("TERM", "dumb", 1);
     setenv("UNA_HISTORY", "", 1); /* no history file */
