@@ -159,8 +159,18 @@ static void push_error(Lexer *lx, Span s, bool bol, const char *msg) {
   t->err = e;
 }
 
+/* Whether the command line has the flag --dot at i (`:show grad f --dot`):
+   "--dot" then a blank or the end of the line, which is not a comment. */
+static bool dot_flag_at(const Lexer *lx, size_t i) {
+  if (i + 5 > lx->len || memcmp(lx->s + i, "--dot", 5) != 0) return false;
+  if (i > 0 && lx->s[i - 1] != ' ' && lx->s[i - 1] != '\t') return false;
+  char c = i + 5 < lx->len ? lx->s[i + 5] : '\n';
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* A command line: ':' WORD rest-of-line, without a '--' comment (outside
-   string quotes); the ':' is at the current position. */
+   string quotes; the flag --dot is not one); the ':' is at the current
+   position. */
 static void lex_command(Lexer *lx, Span s, bool bol) {
   skip(lx, 1);
   size_t w0 = lx->i;
@@ -172,7 +182,7 @@ static void lex_command(Lexer *lx, Span s, bool bol) {
   bool in_string = false, comment = false;
   while (peekc(lx, 0) >= 0 && peekc(lx, 0) != '\n') {
     int c = peekc(lx, 0);
-    if (!in_string && c == '-' && peekc(lx, 1) == '-') comment = true;
+    if (!in_string && c == '-' && peekc(lx, 1) == '-' && !dot_flag_at(lx, lx->i)) comment = true;
     if (c == '"') in_string = !in_string;
     if (in_string && c == '\\' && peekc(lx, 1) >= 0 && peekc(lx, 1) != '\n') skip(lx, 1);
     skip(lx, 1);

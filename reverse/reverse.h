@@ -64,4 +64,11 @@ Term *rev_nabla(Sym **ctx, int n, const Term *body, RevPath path);
    Raises FeError like rev_grad. */
 char *rev_show(const Def *f, const int *wrt, int nwrt, const char *stage);
 
+/* For the stages printed as a definition (source, target, direct): the
+   name it is printed with, the Def whose parameters it has and its body
+   (what rev_show prints, for other printers: :show STAGE f --dot); false
+   for the UNF stages. */
+bool rev_show_def(const Def *f, const int *wrt, int nwrt, const char *stage, const char **name, Def **like,
+                  Term **body);
+
 #endif

@@ -9,6 +9,21 @@
 
 static const char *const rev_show_stages[] = {"source", "unf", "dunf", "target", "direct", NULL};
 
+bool rev_show_def(const Def *f, const int *wrt, int nwrt, const char *stage, const char **name, Def **like,
+                  Term **body) {
+  bool source = strcmp(stage, "source") == 0, direct = strcmp(stage, "direct") == 0;
+  if (!source && !direct && strcmp(stage, "target") != 0) return false;
+  Sym **ctx;
+  int nctx, *wrt_ctx;
+  Def *inl = rev_prepare(f, direct ? REV_DIRECT : REV_UNF, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
+  *like = inl;
+  *name = source ? f->name : una_sprintf("grad_%s", f->name);
+  *body = source   ? inl->body
+          : direct ? rev_direct_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body)
+                   : rev_unf_gradient_top(ctx, nctx, wrt_ctx, nwrt, inl->body);
+  return true;
+}
+
 char *rev_show(const Def *f, const int *wrt, int nwrt, const char *stage) {
   int which = -1;
   for (int i = 0; rev_show_stages[i]; i++)

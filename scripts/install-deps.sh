@@ -1,6 +1,6 @@
 #!/bin/sh
 # install-deps.sh: makes sure the build's libraries are present: Boehm GC,
-# GNU readline, OpenBLAS, Check, SLEEF, Jansson and pkg-config, and a C++ compiler, from
+# GNU readline, OpenBLAS, Check, SLEEF, Jansson and pkg-config, a C++ compiler and Graphviz, from
 # Debian's packages. Does nothing when they are already installed.
 set -eu
 missing=""
@@ -18,6 +18,8 @@ have_pc jansson  || missing="$missing libjansson-dev"
 # file is not promised)
 have_header() { printf '#include <%s>\n' "$1" | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }
 have_header sleef.h || missing="$missing libsleef-dev"
+# Graphviz's dot: make check checks that `:show STAGE f --dot` is a graph it reads
+command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
 # a C++ compiler: make check runs the GPU kernels on the host (check-gpu-host)
 command -v "${UNA_HOST_CXX:-c++}" >/dev/null 2>&1 || missing="$missing g++"
 [ -z "$missing" ] && exit 0

@@ -703,13 +703,18 @@ char *fe_program_str_readable(const char *name, const Def *d) {
   return sb_str(&b);
 }
 
-char *fe_def_str_readable(const char *name, const Def *like, const Term *body) {
+Term *fe_readable_copy(const Def *like, const Term *body) {
   Term *copy = fe_copy(body);
   Names m = {0};
   for (int i = 0; i < like->nparams; i++)
     if (!names_has(&m, like->params[i]->name)) names_add(&m, like->params[i]->name);
   add_free_names(&m, copy);
   rename_binders(&m, copy);
+  return copy;
+}
+
+char *fe_def_str_readable(const char *name, const Def *like, const Term *body) {
+  Term *copy = fe_readable_copy(like, body);
   Def d = *like;
   d.name = name;
   d.body = copy;

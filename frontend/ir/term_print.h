@@ -43,6 +43,10 @@ char *fe_def_str_opts(const Def *d, int flags);
    is a source term. */
 char *fe_def_str_readable(const char *name, const Def *like, const Term *body);
 
+/* The copy of body that fe_def_str_readable prints: its binders renamed
+   to distinct readable names (for other printers: term_dot.h). */
+Term *fe_readable_copy(const Def *like, const Term *body);
+
 /* fe_def_str_readable of d (named name) preceded by the derived Defs it
    calls (Def.derived: vjp_g for a call of g that grad kept, ...), each
    once, callees before their callers: a program that loads back. */

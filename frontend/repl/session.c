@@ -11,6 +11,7 @@
 #include "../../optimizer/program.h"
 #include "../../derive/derive.h"
 #include "../../reverse/reverse.h"
+#include "../ir/term_dot.h"
 #include "../ir/term_print.h"
 #include <errno.h>
 #include <time.h>
@@ -34,7 +35,7 @@ const FeCommandInfo fe_commands[] = {
     {"grad", "f", "prints the optimized gradient of f as a Una definition, def grad_f"},
     {"jvp", "f", "prints the optimized forward derivative of f, def jvp_f (points, tangents)"},
     {"vjp", "f", "prints the optimized vector-Jacobian product of f, def vjp_f (points, cotangent)"},
-    {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target, grad or direct"},
+    {"show", "STAGE f", "prints grad f at a stage: source, unf, dunf, target, grad or direct (--dot: as a graph)"},
     {NULL, NULL, NULL},
 };
 
@@ -255,9 +256,45 @@ static char *optimized_grad_text(const Session *s, const Def *f, const int *wrt,
   return fe_program_str_readable(g->name, o);
 }
 
+/* The gradient of f at a stage as a Graphviz graph: the optimized
+   gradient's definition (grad), the other printed definitions (source,
+   target, direct), or the UNF's primitives in sequence (unf, dunf). */
+static char *show_dot(const Session *s, const Def *f, const int *wrt, int nwrt, const char *stage) {
+  if (strcmp(stage, "grad") == 0) {
+    Def *g = rev_grad(f, wrt, nwrt, REV_UNF);
+    Def *o = fe_session_runnable(s, g);
+    return fe_def_dot(g->name, o, o->body);
+  }
+  const char *name;
+  Def *like;
+  Term *body;
+  if (rev_show_def(f, wrt, nwrt, stage, &name, &like, &body)) return fe_def_dot(name, like, body);
+  return fe_lines_dot(una_sprintf("%s of grad_%s", stage, f->name), rev_show(f, wrt, nwrt, stage));
+}
+
+/* Whether the command's argument has the flag --dot (a word of its own,
+   before any comment); *out is then the item without it. A comment is
+   "--" and a blank, so the flag is not one. */
+static bool dot_flag(const Item *it, Item *out) {
+  const char *a = it->arg ? it->arg : "";
+  for (const char *p = strstr(a, "--dot"); p; p = strstr(p + 1, "--dot")) {
+    bool starts = p == a || p[-1] == ' ' || p[-1] == '\t';
+    bool ends = p[5] == '\0' || p[5] == ' ' || p[5] == '\t';
+    if (!starts || !ends) continue;
+    *out = *it;
+    out->arg = una_sprintf("%.*s%s", (int)(p - a), a, p + 5);
+    return true;
+  }
+  return false;
+}
+
 /* :show STAGE f  or  :show STAGE (grad f wrt p q): prints the gradient of
-   f at a stage of the pipeline (reverse.h's rev_show). */
+   f at a stage of the pipeline (reverse.h's rev_show); with --dot, as a
+   Graphviz graph (frontend/ir/term_dot.h). */
 static bool show_command(Session *s, const Item *it, const char *file) {
+  Item flagless;
+  bool dot = dot_flag(it, &flagless);
+  if (dot) it = &flagless;
   const char *a = word_arg(it);
   Span at = it->arg_span.file ? it->arg_span : it->span;
   if (!at.file) at.file = file;
@@ -291,6 +328,10 @@ static bool show_command(Session *s, const Item *it, const char *file) {
   }
   int *wrt, nwrt;
   fe_check_grad_target(s->env, target, &f, &wrt, &nwrt);
+  if (dot) {
+    fputs(show_dot(s, f, wrt, nwrt, stage), s->out);
+    return true;
+  }
   if (strcmp(stage, "grad") == 0 || strcmp(stage, "direct") == 0)
     fprintf(s->out, "%s\n",
             optimized_grad_text(s, f, wrt, nwrt, stage[0] == 'g' ? REV_UNF : REV_DIRECT));
@@ -418,7 +459,9 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     if (!has_arg) fe_error(it->span, "':grad' needs a function name: :grad f, or :grad (grad f wrt p ...)");
     /* :grad f is :show grad f */
     Item show = *it;
-    show.arg = una_sprintf("grad %s", arg);
+    Item flagless;
+    bool dot = dot_flag(it, &flagless);
+    show.arg = una_sprintf("grad %s%s", dot ? word_arg(&flagless) : arg, dot ? " --dot" : "");
     show.arg_span.col -= 5; /* "grad " is not in the text: keep columns on f */
     return show_command(s, &show, file);
   }
