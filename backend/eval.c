@@ -65,10 +65,26 @@ static NOINLINE const Term *eval_siblings(const Exec *ex, const Term *t, Value *
   return NULL;
 }
 
+/* cpu_call_in(ex, d, args) with a note for the call t on any error that
+   leaves it (Exec.trace_calls). */
+static NOINLINE Value call_traced(const Exec *ex, const Term *t, Value *args) {
+  FeTry tr;
+  if (fe_try(&tr)) {
+    Value r = cpu_call_in(ex, t->def, args);
+    fe_untry(&tr);
+    return r;
+  }
+  if (una_is_out_of_memory(tr.err) || !t->span.file) fe_raise(tr.err);
+  tr.err.msg = una_sprintf("%s\n%s:%d:%d: note: called from here", tr.err.msg, t->span.file, t->span.line,
+                           t->span.col);
+  fe_raise(tr.err);
+}
+
 static NOINLINE Value eval_call(const Exec *ex, const Term *t, Value *frame) {
   Value small[SMALL_ARGS];
   Value *args = t->nkids <= SMALL_ARGS ? small : NEW_ARRAY(Value, t->nkids);
   for (int i = 0; i < t->nkids; i++) args[i] = cpu_eval(ex, t->kids[i], frame);
+  if (ex->trace_calls) return call_traced(ex, t, args);
   return cpu_call_in(ex, t->def, args);
 }
 

@@ -40,6 +40,11 @@ struct Exec {
      machine's: its cores, or UNA_THREADS (parallel.h). The chunks, and so
      the bits, never depend on it. */
   int threads;
+  /* An error raised inside a call goes on with a note naming the call
+     ("FILE:LINE:COL: note: called from here" after its message), so that
+     it ends with the chain of calls that led to it (the session's re-run
+     of a failed item: tracebacks). */
+  bool trace_calls;
 };
 
 /* The threads ex's parallel loops use. */

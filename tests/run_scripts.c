@@ -4,6 +4,7 @@
 
      1 + 2                    -- expect: 3
      map2 (+) [1] [1, 2]      -- expect error: 2:1: map2: lengths 1 and 2 differ
+     -- expect note: 4:1: called from here
      -- expect stderr: una: no CUDA GPU found; using the CPU
      -- expect exit: 2
      -- args: --no-prelude
@@ -11,7 +12,9 @@
 
    stdout must be exactly the `expect:` lines, in order; stderr exactly the
    `expect error:` lines (written FILE:LINE:COL: error: MSG, FILE being the
-   script's name or <stdin>) and `expect stderr:` lines, in order; the exit
+   script's name or <stdin>), `expect note:` lines (FILE:LINE:COL: note:
+   MSG, a traceback's calls; a note in the prelude keeps its <prelude>)
+   and `expect stderr:` lines, in order; the exit
    status is 1 when an error is expected, else 0, unless `expect exit:` says.
    UNA_BIN names the binary and UNA_ROOT the source tree (set by make check);
    UNA_SCRIPT=name runs one script only. Every run has --check-passes (the
@@ -209,6 +212,13 @@ START_TEST(test_script) {
       ck_assert_msg(msg != NULL, "%s: malformed expect error: %s", name, v);
       str_addf(&want_err, "%s:%.*s: error: %s\n", shown, (int)(msg - v), v, msg + 2);
       any_error = true;
+    } else if ((v = directive(line, "expect note"))) {
+      /* "LINE:COL: MSG" -> "FILE:LINE:COL: note: MSG" (a traceback's line;
+         "<prelude>:LINE:COL: MSG" keeps its file) */
+      const char *msg = strstr(v, ": ");
+      ck_assert_msg(msg != NULL, "%s: malformed expect note: %s", name, v);
+      if (v[0] == '<') str_addf(&want_err, "%.*s: note: %s\n", (int)(msg - v), v, msg + 2);
+      else str_addf(&want_err, "%s:%.*s: note: %s\n", shown, (int)(msg - v), v, msg + 2);
     } else if ((v = directive(line, "expect stderr"))) {
       str_addf(&want_err, "%s\n", v);
     } else if ((v = directive(line, "expect exit"))) {

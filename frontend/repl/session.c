@@ -482,6 +482,55 @@ static bool run_command(Session *s, const Item *it, const char *file) {
   fe_error(it->span, "unknown command ':%s' (see :help)", name);
 }
 
+/* Whether t calls a function (a T_CALL anywhere, lambdas included). */
+static bool calls_any(const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_CALL) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (calls_any(t->kids[i])) return true;
+  return false;
+}
+
+/* The first line of an error's message (the notes after it dropped). */
+static char *first_line(const char *msg) { return una_strndup(msg, strcspn(msg, "\n")); }
+
+/* A re-run that looks for the calls behind an error is skipped after a
+   run longer than this (it would take about as long again, or longer: it
+   runs unoptimized). */
+#define TRACE_RERUN_MS 1000.0
+
+/* Runs the item program d (src: the same before optimization, with its
+   calls) on the session's device. When it raises a run-time error inside
+   a call, src runs again with the calls traced (on the CPU, unoptimized:
+   the calls are still calls; a scalar function that a map's kernel
+   compiled inline has no note), and the error it raises, the same
+   message, is raised instead: it goes on
+   with one "FILE:LINE:COL: note: called from here" line per call that led
+   to it, innermost first, the item's own call last (prelude functions
+   included). */
+static Value call_item(Session *s, const Def *src, const Def *d) {
+  FeTry t;
+  double t0 = now_ms();
+  if (fe_try(&t)) {
+    Value v = fe_session_call(s, d, NULL);
+    fe_untry(&t);
+    return v;
+  }
+  if (fe_interrupted || una_is_out_of_memory(t.err) || now_ms() - t0 > TRACE_RERUN_MS || !calls_any(src->body))
+    fe_raise(t.err);
+  Exec traced = cpu_exec_default;
+  traced.trace_calls = true;
+  FeTry t2;
+  if (fe_try(&t2)) {
+    cpu_call_in(&traced, src, NULL);
+    fe_untry(&t2);
+    fe_raise(t.err); /* the re-run did not fail: the error as it was */
+  }
+  fe_fault_clear();
+  if (strcmp(first_line(t2.err.msg), t.err.msg) == 0 && strchr(t2.err.msg, '\n')) fe_raise(t2.err);
+  fe_raise(t.err);
+}
+
 /* Checks and runs one item. Returns false when a nested run failed (errors
    already printed); raises FeError otherwise. */
 static bool run_item(Session *s, const Item *it, const char *file) {
@@ -495,8 +544,8 @@ static bool run_item(Session *s, const Item *it, const char *file) {
   }
   case ITEM_LET: {
     Global **gs = NULL;
-    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_let(s->env, it, &gs)));
-    Value v = fe_session_call(s, d, NULL);
+    Def *src = expand_derivs(s, fe_check_let(s->env, it, &gs));
+    Value v = call_item(s, src, fe_session_runnable(s, src));
     if (it->tuple_pattern) {
       ASSERT(v.kind == V_TUPLE && v.u.t->n == it->nnames);
       for (int i = 0; i < it->nnames; i++)
@@ -512,8 +561,8 @@ static bool run_item(Session *s, const Item *it, const char *file) {
     return true;
   }
   case ITEM_EXPR: {
-    Def *d = fe_session_runnable(s, expand_derivs(s, fe_check_expr(s->env, it->body)));
-    print_value(s, fe_session_call(s, d, NULL));
+    Def *src = expand_derivs(s, fe_check_expr(s->env, it->body));
+    print_value(s, call_item(s, src, fe_session_runnable(s, src)));
     return true;
   }
   case ITEM_CMD:
