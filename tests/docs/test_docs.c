@@ -297,11 +297,35 @@ START_TEST(docs_examples) {
 }
 END_TEST
 
+/* Every script of examples/ runs to its end without an error (demo.una's
+   output is checked line by line in tests/scripts/examples_demo.una). */
+START_TEST(examples_run) {
+  const char *root = getenv("UNA_ROOT");
+  if (!root) return;
+  DIR *d = opendir(una_sprintf("%s/examples", root));
+  ck_assert(d != NULL);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d))) {
+    size_t k = strlen(e->d_name);
+    if (k < 5 || strcmp(e->d_name + k - 4, ".una") != 0) continue;
+    char *path = una_sprintf("%s/examples/%s", root, e->d_name);
+    Session *s = tl_session_with("");
+    TlRun r = tl_capture(s, slurp(path), true);
+    ck_assert_msg(r.ok, "examples/%s: %s", e->d_name, r.err);
+    n++;
+  }
+  closedir(d);
+  ck_assert_int_ge(n, 5);
+}
+END_TEST
+
 Suite *suite_docs(void) {
   Suite *s = suite_create("docs");
   TCase *tc = tcase_create("examples");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, docs_examples);
+  tcase_add_test(tc, examples_run);
   suite_add_tcase(s, tc);
   return s;
 }
