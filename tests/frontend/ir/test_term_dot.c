@@ -1,7 +1,7 @@
 /* test_term_dot.c: programs as Graphviz graphs (frontend/ir/term_dot.h)
    through `:grad f --dot` and `:show STAGE f --dot`: the nodes and edges
    of example 1.1's gradient, every stage a graph that Graphviz's `dot`
-   reads (when it is installed: `make deps` installs it), and --dot as a
+   reads (when it is installed: `make deps` tries to, as root), and --dot as a
    flag, not a comment. */
 #include <stdio.h>
 #include <stdlib.h>
