@@ -4,6 +4,7 @@
 #include "env.h"
 #include "ir/prim_type.h"
 #include "ir/build.h"
+#include "ir/term_print.h"
 #include "ir/subst.h"
 #include <math.h>
 
@@ -530,12 +531,12 @@ static NOINLINE Term *check_index(Ck *c, const Term *t) {
   return fe_term_prim(t->span, ty, t->prim, t->nkids, k);
 }
 
-/* " (a call is written f a b, not f(a, b))" when the n arguments of a call
-   that wants want are one tuple of want components: f(1, 2) written as in
-   C or Python; else "". */
+/* A note "a call is written f a b, not f(a, b)" when the n arguments of a
+   call that wants want are one tuple of want components: f(1, 2) written
+   as in C or Python; else "". */
 static const char *call_hint(int want, int n, Term *const *args) {
   if (n == 1 && want > 1 && args[0]->kind == T_TUPLE && args[0]->nkids == want)
-    return " (a call is written f a b, not f(a, b))";
+    return fe_note(args[0]->span, "a call is written f a b, not f(a, b)");
   return "";
 }
 
@@ -547,8 +548,10 @@ static void check_minus_slip(Ck *c, const Term *t) {
   Res r = resolve(c, f->str);
   int np = r.kind == RES_DEF ? r.def->nparams : r.kind == RES_PRIM ? fe_prims[r.prim].arity : 0;
   if (np < 1) return;
-  fe_error(f->span, "'%s' is a function of %s; a negative argument needs parentheses: %s (-x), not %s -x",
-           f->str, count(np, "parameter"), f->str, f->str);
+  fe_error(f->span, "'%s' is a function of %s, and '%s -%s' subtracts from it%s", f->str, count(np, "parameter"),
+           f->str, fe_term_str(t->kids[1]),
+           fe_note(f->span, una_sprintf("write %s (-%s): application binds tighter than '-'", f->str,
+                                        fe_term_str(t->kids[1]))));
 }
 
 /* Checks builtin p applied to n arguments; who is how the user wrote it

@@ -66,9 +66,9 @@ static const FeToken *next(Parser *p) {
 static const char *slip_hint(const FeToken *prev, const FeToken *t) {
   bool touching = prev && prev->end_line == t->span.line && prev->end_col == t->span.col;
   if (!touching) return "";
-  if (prev->kind == TK_STAR && t->kind == TK_STAR) return " (a power is written x ^ y, not x ** y)";
+  if (prev->kind == TK_STAR && t->kind == TK_STAR) return fe_note(prev->span, "a power is written x ^ y, not x ** y");
   if (prev->kind == TK_MINUS && t->kind == TK_GT)
-    return " (a lambda is written (x. e) or (x, y. e), not x -> e)";
+    return fe_note(prev->span, "a lambda is written (x. e) or (x, y. e), not x -> e");
   return "";
 }
 

@@ -58,6 +58,12 @@ void fe_error(Span s, const char *fmt, ...) {
   fe_raise(e);
 }
 
+char *fe_note(Span s, const char *text) {
+  const char *file = s.file ? s.file : "una";
+  if (s.line > 0) return una_sprintf("\n%s:%d:%d: note: %s", file, s.line, s.col, text);
+  return una_sprintf("\n%s: note: %s", file, text);
+}
+
 char *fe_error_text(FeError e) {
   const char *file = e.span.file ? e.span.file : "una";
   if (e.span.line > 0)

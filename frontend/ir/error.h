@@ -50,6 +50,11 @@ _Noreturn void fe_error(Span s, const char *fmt, ...) __attribute__((format(prin
 long fe_internal_errors(void);
 _Noreturn void fe_raise(FeError e);
 
+/* "\nFILE:LINE:COL: note: TEXT": a line to append to an error's message,
+   located at s (a hint for a slip from another language; a traceback's
+   calls use the same form). */
+char *fe_note(Span s, const char *text);
+
 /* "FILE:LINE:COL: error: MSG" (or "FILE: error: MSG" without a line). */
 char *fe_error_text(FeError e);
 void fe_error_print(FILE *out, FeError e);
