@@ -34,6 +34,13 @@ typedef struct Launch {
   long long *lengths;
   bool gathers;
   CudaPtr fault; /* 4 words, zeroed before the first launch (launch.h) */
+  /* What owns the device memory above (the leaves' and gathers' arrays,
+     the fault words' DevBuf): held here, in a Launch on the C stack,
+     so that no collection finalises them between taking their device
+     pointers and the launches that read them. */
+  const Array **leaf_arrays;
+  const Array **gather_arrays;
+  DevBuf *fault_buf;
 } Launch;
 
 static void launch(const Launch *l, CudaFunction *f, unsigned grid, unsigned block, Span s) {
@@ -70,6 +77,7 @@ static size_t eval_src(const Exec *ex, const PlanSrc *src, Value *frame, Launch 
   if (src->leaf) {
     Value v = ex->eval(ex, src->term, frame);
     ASSERT(v.kind == V_ARRAY && !v.u.a->boxed);
+    l->leaf_arrays[src->index] = v.u.a;
     l->leaves[src->index] = gpu_array_ptr(v.u.a, src->term->span);
     return v.u.a->len;
   }
@@ -93,6 +101,7 @@ static bool bind_inputs(const Exec *ex, const PlanKernel *k, Value *frame, Launc
   l->lengths = una_alloc(sizeof(long long) * (size_t)(totala + 1));
   l->ninputs = l->narrays = 0;
   const Array **arrs = una_alloc(sizeof(Array *) * (size_t)(totala + 1));
+  l->gather_arrays = arrs;
   for (int i = 0; i < k->nfns; i++) {
     const PlanFn *f = k->fns[i];
     if (f->ninputs == 0 && f->narrays == 0) continue;
@@ -109,7 +118,8 @@ static bool bind_inputs(const Exec *ex, const PlanKernel *k, Value *frame, Launc
   l->gathers = gpu_kernel_gathers(k);
   if (l->gathers) {
     unsigned long long zero[4] = {0, 0, 0, 0};
-    l->fault = cuda_devbuf_new(sizeof zero, s)->ptr;
+    l->fault_buf = cuda_devbuf_new(sizeof zero, s);
+    l->fault = l->fault_buf->ptr;
     cuda_upload(l->fault, zero, sizeof zero, s);
   }
   return true;
@@ -129,7 +139,13 @@ static void check_fault(const PlanKernel *k, const Launch *l, Span s) {
   una_internal_error(__FILE__, __LINE__, "a gather's fault names no function of its kernel");
 }
 
-static CudaPtr scratch(size_t n, Span s) { return cuda_devbuf_new(n * sizeof(double), s)->ptr; }
+/* A device buffer of n doubles. Its DevBuf's finaliser frees the memory,
+   so the caller keeps the DevBuf until the launches that use the buffer
+   are done (GC_reachable_here): holding only the device pointer let a
+   collection during the next allocation free the partials of a reduce
+   before its second launch read them (a crash of check-gpu-host, now and
+   then). */
+static DevBuf *scratch(size_t n, Span s) { return cuda_devbuf_new(n * sizeof(double), s); }
 
 static double download1(CudaPtr p, Span s) {
   double x;
@@ -148,12 +164,16 @@ static Value run_elements(const Exec *ex, const GpuLoaded *g, const Term *t, Val
   if (k->kind != PK_MAP && k->kind != PK_CHECK) l.v = ex->eval(ex, t->kids[1], frame).u.r;
   l.nleaves = k->nleaves;
   l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
+  l.leaf_arrays = una_alloc(sizeof(Array *) * (size_t)(k->nleaves + 1));
   size_t n = eval_src(ex, k->src, frame, &l);
   l.n = (long long)n;
   if (!bind_inputs(ex, k, frame, &l, s)) return cpu_array_prim(ex, t, frame);
   fe_poll_interrupt(s); /* kernels cannot be interrupted: check before launching */
   Value r = launch_elements(g, &l, n, s);
   check_fault(k, &l, s);
+  GC_reachable_here(l.leaf_arrays);
+  GC_reachable_here(l.gather_arrays);
+  GC_reachable_here(l.fault_buf);
   return r;
 }
 
@@ -179,21 +199,26 @@ static Value launch_elements(const GpuLoaded *g, Launch *lp, size_t n, Span s) {
     if (n == 0) return val_real(l.v);
     unsigned grid = blocks_for(l.n, GPU_REDUCE_GRID);
     /* ordered (plan.h): each partial is followed, grid places on, by whether it has a value */
-    CudaPtr part = scratch(k->ordered ? 2 * (size_t)grid : grid, s), res = scratch(1, s);
-    l.out = part;
+    DevBuf *part = scratch(k->ordered ? 2 * (size_t)grid : grid, s), *res = scratch(1, s);
+    l.out = part->ptr;
     launch(&l, g->f[0], grid, GPU_BLOCK, s);
-    l.out = res;
-    l.aux = part;
+    l.out = res->ptr;
+    l.aux = part->ptr;
     l.n = grid;
     launch(&l, g->f[1], 1, GPU_BLOCK, s);
-    return val_real(download1(res, s));
+    double r = download1(res->ptr, s);
+    GC_reachable_here(part);
+    GC_reachable_here(res);
+    return val_real(r);
   }
   case PK_FOLDL: {
     if (n == 0) return val_real(l.v);
-    CudaPtr res = scratch(1, s);
-    l.out = res;
+    DevBuf *res = scratch(1, s);
+    l.out = res->ptr;
     launch(&l, g->f[0], 1, 1, s);
-    return val_real(download1(res, s));
+    double r = download1(res->ptr, s);
+    GC_reachable_here(res);
+    return val_real(r);
   }
   case PK_SCAN_SEQ: {
     Array *out = gpu_new_array(n + 1, s);
@@ -209,17 +234,21 @@ static Value launch_elements(const GpuLoaded *g, Launch *lp, size_t n, Span s) {
       return val_array(out);
     }
     long long tiles = (l.n + GPU_SCAN_TILE - 1) / GPU_SCAN_TILE;
-    CudaPtr totals = scratch((size_t)tiles, s), prefix = scratch((size_t)tiles + 1, s);
-    l.out = totals;
+    DevBuf *totals = scratch((size_t)tiles, s), *prefix = scratch((size_t)tiles + 1, s);
+    l.out = totals->ptr;
     launch(&l, g->f[0], (unsigned)tiles, GPU_BLOCK, s);
     Launch b = l;
-    b.out = prefix;
-    b.aux = totals;
+    b.out = prefix->ptr;
+    b.aux = totals->ptr;
     b.n = tiles;
     launch(&b, g->f[1], 1, GPU_BLOCK, s);
     l.out = o;
-    l.aux = prefix;
+    l.aux = prefix->ptr;
     launch(&l, g->f[2], (unsigned)tiles, GPU_BLOCK, s);
+    /* a finaliser's free is ordered after these launches on the stream
+       (cuMemFreeAsync) or waits for them (cuMemFree) */
+    GC_reachable_here(totals);
+    GC_reachable_here(prefix);
     return val_array(out);
   }
   default: UNREACHABLE();
