@@ -324,35 +324,26 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   Array *a;
   if (fusable_map(ex, arg, v)) {
     /* fusion: the mapped elements go straight into the lanes */
-    Array *x, *y;
-    CpuKernelRun g;
+    Array *x = NULL, *y = NULL; /* x NULL: a map over the indices 0 .. n - 1 */
     size_t n;
-    if (over_indices(ex, arg, frame, &n)) {
-      if (n > CPU_SMALL_ARRAY && cpu_lam_kernel(ex, arg->kids[0], frame, &g) && !cpu_kernel_returns_bool(g.k)) {
-        j.n = n;
-        j.nchunks = cpu_chunks_for(n);
-        if (cpu_red_operator(ex, &j, lam, frame)) {
-          j.x = NULL; /* the indices */
-          j.y = NULL;
-          cpu_kernel_runs(j.nthreads, j.g, &g, j.nchunks);
-          return val_real(red_run(&j, t->span));
-        }
-      }
-      x = iota_array(arg->kids[1], n);
-      y = NULL;
-    } else {
+    bool indices = over_indices(ex, arg, frame, &n);
+    if (!indices) {
       map_args(ex, arg, frame, &x, &y);
+      n = x->len;
     }
-    if (x->len > CPU_SMALL_ARRAY && map_kernel(ex, arg, frame, x, y, &g)) {
-      j.n = x->len;
-      j.nchunks = cpu_chunks_for(j.n);
+    CpuKernelRun g;
+    if (n > CPU_SMALL_ARRAY && (x ? map_kernel(ex, arg, frame, x, y, &g)
+                                  : cpu_lam_kernel(ex, arg->kids[0], frame, &g) && !cpu_kernel_returns_bool(g.k))) {
+      j.n = n;
+      j.nchunks = cpu_chunks_for(n);
       if (cpu_red_operator(ex, &j, lam, frame)) {
-        j.x = x->r;
+        j.x = x ? x->r : NULL;
         j.y = y ? y->r : NULL;
         cpu_kernel_runs(j.nthreads, j.g, &g, j.nchunks);
         return val_real(red_run(&j, t->span));
       }
     }
+    if (indices) x = iota_array(arg->kids[1], n);
     a = map_arrays(ex, arg, frame, x, y);
   } else {
     a = cpu_eval_array(ex, arg, frame);

@@ -75,8 +75,7 @@ static NOINLINE Value call_traced(const Exec *ex, const Term *t, Value *args) {
     return r;
   }
   if (una_is_out_of_memory(tr.err) || !t->span.file) fe_raise(tr.err);
-  tr.err.msg = una_sprintf("%s\n%s:%d:%d: note: called from here", tr.err.msg, t->span.file, t->span.line,
-                           t->span.col);
+  tr.err.msg = una_sprintf("%s%s", tr.err.msg, fe_note(t->span, "called from here"));
   fe_raise(tr.err);
 }
 

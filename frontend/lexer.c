@@ -351,7 +351,8 @@ FeLexResult fe_lex(const char *file, const char *text, size_t len, int line, int
         push(&lx, k, s, NULL, b);
       } else {
         /* A run of bad bytes is one error, at its first byte. */
-        const char *msg = c == '\\' ? una_sprintf("unexpected character '\\'%s", fe_note(s, "a lambda is written (x. e) or (x, y. e)"))
+        const char *msg = c == '\\' ? una_sprintf("unexpected character '\\'%s",
+                                                 fe_note(s, "a lambda is written (x. e) or (x, y. e)"))
                           : c >= 0x20 && c < 0x7f
                               ? una_sprintf("unexpected character '%c'", c)
                               : una_sprintf("unexpected character '\\x%02x'", c);

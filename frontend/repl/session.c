@@ -459,9 +459,7 @@ static bool run_command(Session *s, const Item *it, const char *file) {
     if (!has_arg) fe_error(it->span, "':grad' needs a function name: :grad f, or :grad (grad f wrt p ...)");
     /* :grad f is :show grad f */
     Item show = *it;
-    Item flagless;
-    bool dot = dot_flag(it, &flagless);
-    show.arg = una_sprintf("grad %s%s", dot ? word_arg(&flagless) : arg, dot ? " --dot" : "");
+    show.arg = una_sprintf("grad %s", it->arg); /* --dot, if there, stays for show_command */
     show.arg_span.col -= 5; /* "grad " is not in the text: keep columns on f */
     return show_command(s, &show, file);
   }
@@ -504,10 +502,9 @@ static char *first_line(const char *msg) { return una_strndup(msg, strcspn(msg, 
    a call, src runs again with the calls traced (on the CPU, unoptimized:
    the calls are still calls; a scalar function that a map's kernel
    compiled inline has no note), and the error it raises, the same
-   message, is raised instead: it goes on
-   with one "FILE:LINE:COL: note: called from here" line per call that led
-   to it, innermost first, the item's own call last (prelude functions
-   included). */
+   message, is raised instead: it goes on with one "FILE:LINE:COL: note:
+   called from here" line per call that led to it, innermost first, the
+   item's own call last (prelude functions included). */
 static Value call_item(Session *s, const Def *src, const Def *d) {
   FeTry t;
   double t0 = now_ms();
