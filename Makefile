@@ -206,9 +206,20 @@ HOST_GPU_ENV = UNA_ROOT=$(CURDIR) UNA_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) UNA_LIBNVRT
                UNA_HOST_INCLUDE=$(CURDIR)/$(FAKE_DIR) UNA_CACHE_DIR=$(CURDIR)/$(B)/fake/cache \
                FAKE_CUDA_MEM=4294967296 UNA_CHECK_GPU_MAX_LENGTH=70000
 check-gpu-host: deps
-	@$(MAKE) --no-print-directory $(CHECK_GPU) $(FAKE_CUDA) $(FAKE_NVRTC)
+	@$(MAKE) --no-print-directory $(CHECK_GPU) $(FAKE_CUDA) $(FAKE_NVRTC) $(FUZZ)
 	@rm -rf $(B)/fake/cache
 	$(HOST_GPU_ENV) $(CHECK_GPU)
+	$(HOST_GPU_ENV) $(FUZZ) --gpu --count $(FUZZ_GPU_SMOKE)
+
+# The program fuzzer with its GPU oracle, the kernels compiled for the host
+# and run by the stand-in driver (tests/fuzz/README.md): FUZZ_GPU_N inputs
+# from FUZZ_SEED.
+FUZZ_GPU_SMOKE ?= 6
+FUZZ_GPU_N ?= 1000
+.PHONY: fuzz-gpu-host
+fuzz-gpu-host: deps
+	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC) $(FUZZ)
+	$(HOST_GPU_ENV) $(FUZZ) --gpu --count $(FUZZ_GPU_N) --seed $(FUZZ_SEED)
 
 # The binaries to carry to the GPU machine (DEVELOPERS.md), in build/gpu,
 # linked statically but for glibc (STATIC=1 above); fails when one of them

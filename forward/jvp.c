@@ -531,8 +531,8 @@ static Dual fwd_array(Fwd *f, const Term *e) {
     return (Dual){emit(f, e->span, "v", prim(e->span, PRIM_SAVE, 2, args)), a.t};
   }
   case PRIM_REDUCE_BY_INDEX: {
-    if (!fe_is_oplam_either(e->kids[0], PRIM_ADD) || !fe_type_eq(e->kids[2]->type, fe_ty_real()))
-      fe_error(e->span, "jvp: reduce_by_index has a tangent only with the operator (+) over R");
+    if (!fe_is_gadd_lam(e->kids[0]))
+      fe_error(e->span, "jvp: reduce_by_index has a tangent only with the operator (+)");
     /* kids: f D v I V; v is the unit 0, whose tangent is 0 */
     return fwd_linear(f, e, 1u << 1 | 1u << 4);
   }

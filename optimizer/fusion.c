@@ -128,10 +128,11 @@ static Term *compose(const Term *inner_lam, const Term *outer_lam, int i, int *n
 }
 
 /* True when every occurrence of x in t is a projection x.k with one and
-   the same k (stored in *k; 0 when x does not occur). */
+   the same k (stored in *k, a projection's index from 0; *k is -1 on
+   entry and stays -1 when x does not occur). */
 static bool only_proj(const Term *t, const Sym *x, int *k) {
   if (t->kind == T_PROJ && t->kids[0]->kind == T_VAR && t->kids[0]->sym == x) {
-    if (*k && *k != t->index) return false;
+    if (*k >= 0 && *k != t->index) return false;
     *k = t->index;
     return true;
   }
@@ -162,8 +163,8 @@ static Term *narrow(OptRw *c, Term *t) {
     if (w->kind != T_VAR || !of_tuples(w)) continue;
     Term *in = fusable(c, w, false);
     if (!in || !is_prim(in, PRIM_MAP2)) continue;
-    int k = 0;
-    if (!only_proj(lam->kids[0], lam->syms[i], &k) || k == 0) continue;
+    int k = -1;
+    if (!only_proj(lam->kids[0], lam->syms[i], &k) || k < 0) continue;
     Term *il = fe_copy(in->kids[0]);
     Sym *q = fe_mk_sym("q", il->kids[0]->type, il->span);
     Term *qk = fe_mk_proj(il->span, fe_mk_var(il->span, q), k);

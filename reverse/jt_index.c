@@ -9,7 +9,10 @@
      reduce_by_index D (+) v I V
                                cot D += z, cot V += map (k. z[k]) I
                                (v is the operator's unit: no cotangent)
-   reduce_by_index with another operator is a located error. */
+   The same holds for (+) componentwise over tuples and elementwise over
+   arrays (fe_is_gadd_lam), the operator of this file's own rule for a[i]
+   over such elements: a gradient of a gradient meets it. reduce_by_index
+   with another operator is a located error. */
 #include <math.h>
 
 #include "jt_prim.h"
@@ -72,8 +75,8 @@ Term *rev_jt_slice(const RevJtPrim *p) {
 Term *rev_jt_reduce_by_index(const RevJtPrim *p) {
   Span s = p->j.span;
   const Term *lam = p->t->kids[0];
-  if (!fe_is_oplam_either(lam, PRIM_ADD) || lam->syms[0]->type->kind != TY_REAL)
-    fe_error(s, "grad: reduce_by_index is differentiable with the operator (+) over R only");
+  if (!fe_is_gadd_lam(lam))
+    fe_error(s, "grad: reduce_by_index is differentiable with the operator (+) only");
   Term *opc[4] = {NULL, NULL, NULL, NULL};
   if (p->active[0]) opc[0] = use(p->z);
   if (p->active[3]) {

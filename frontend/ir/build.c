@@ -166,6 +166,45 @@ bool fe_is_oplam_either(const Term *lam, Prim op) {
   return (u == lam->syms[0] && v == lam->syms[1]) || (u == lam->syms[1] && v == lam->syms[0]);
 }
 
+/* Whether e reads the component at path[0..n) of the variable x. */
+static bool is_access(const Term *e, const Sym *x, const int *path, int n) {
+  for (int i = n - 1; i >= 0; i--) {
+    if (e->kind != T_PROJ || e->index != path[i]) return false;
+    e = e->kids[0];
+  }
+  return e->kind == T_VAR && e->sym == x;
+}
+
+/* Whether e is g' +^ h' for g' and h' the components at path of g and h. */
+static bool is_gadd(const Term *e, const Type *t, const Sym *g, const Sym *h, int *path, int n) {
+  switch (t->kind) {
+  case TY_REAL:
+  case TY_ARRAY: {
+    bool real = t->kind == TY_REAL;
+    if (e->kind != T_PRIM || e->prim != (real ? PRIM_ADD : PRIM_MAP2)) return false;
+    if (!real && !fe_is_gadd_lam(e->kids[0])) return false;
+    const Term *a = e->kids[real ? 0 : 1], *b = e->kids[real ? 1 : 2];
+    return (is_access(a, g, path, n) && is_access(b, h, path, n)) ||
+           (is_access(a, h, path, n) && is_access(b, g, path, n));
+  }
+  case TY_TUPLE:
+    if (e->kind != T_TUPLE || e->nkids != t->n || n >= 16) return false;
+    for (int i = 0; i < t->n; i++) {
+      path[n] = i;
+      if (!is_gadd(e->kids[i], t->elems[i], g, h, path, n + 1)) return false;
+    }
+    return true;
+  default: return false;
+  }
+}
+
+bool fe_is_gadd_lam(const Term *lam) {
+  if (lam->kind != T_LAM || lam->nsyms != 2) return false;
+  int path[16];
+  const Type *t = lam->syms[0]->type;
+  return fe_type_eq(t, lam->syms[1]->type) && is_gadd(lam->kids[0], t, lam->syms[0], lam->syms[1], path, 0);
+}
+
 Term *fe_mk_oplam(Span s, Prim op) {
   Sym *xs[2] = {fe_mk_sym("x", R(), s), fe_mk_sym("y", R(), s)};
   return fe_mk_lam(s, 2, xs, fe_mk_op2(s, op, fe_mk_var(s, xs[0]), fe_mk_var(s, xs[1])));

@@ -55,6 +55,10 @@ Term *fe_mk_oplam(Span s, Prim op);
 /* Whether lam is (x, y. x OP y) or (x, y. y OP x): a section of the
    binary builtin op, its operands in either order. */
 bool fe_is_oplam_either(const Term *lam, Prim op);
+/* Whether lam is (g, h. g +^ h): addition over R, componentwise over
+   tuples and elementwise over arrays of them, as fe_mk_gadd writes it
+   (the operator the reverse pass gives a reduce_by_index of cotangents). */
+bool fe_is_gadd_lam(const Term *lam);
 
 /* Ground types G ::= R | (G, ..., G) | [R] (and arrays of ground types).
    0_G shaped like the value of `like` (arrays take its length), and the

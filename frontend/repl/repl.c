@@ -2,6 +2,7 @@
    that Ctrl-C while typing abandons the input cleanly and Ctrl-C while
    evaluating interrupts the evaluation. */
 #include "repl.h"
+#include "repl_lines.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <readline/history.h>
@@ -20,8 +21,7 @@ static volatile sig_atomic_t running; /* an input is being evaluated */
 static volatile sig_atomic_t got_sigwinch;
 static bool line_ready;          /* on_line was called */
 static char *ready_line;         /* its line (malloc'd by readline), NULL on EOF */
-static char *input;              /* the lines of the current input so far (GC) */
-static bool in_block;            /* between :{ and :}: every line is input */
+static ReplLines lines;          /* the input being typed (repl_lines.h) */
 static const char *history_path; /* NULL: no history file */
 static int wake[2] = {-1, -1};   /* a pipe the signal handlers write to: the
                                     signal may reach another thread (a
@@ -198,15 +198,8 @@ static char **complete(const char *text, int start, int end) {
 
 /* ---- the loop ----------------------------------------------------------- */
 
-/* True when text holds only blanks. */
-static bool blank(const char *text) {
-  for (; *text; text++)
-    if (*text != ' ' && *text != '\t' && *text != '\r' && *text != '\n') return false;
-  return true;
-}
-
-/* Runs the current input, with SIGINT delivered (it interrupts). */
-static void run_input(const sigset_t *unblocked) {
+/* Runs input, with SIGINT delivered (it interrupts). */
+static void run_input(const char *input, const sigset_t *unblocked) {
   size_t len = strlen(input);
   char *entry = una_strndup(input, len > 0 && input[len - 1] == '\n' ? len - 1 : len);
   history_add(entry);
@@ -222,7 +215,6 @@ static void run_input(const sigset_t *unblocked) {
   running = 0;
   got_sigint = 0;
   fe_interrupted = 0;
-  input = NULL;
 }
 
 /* Ctrl-C at a prompt: forget the input typed so far, show a fresh prompt. */
@@ -239,17 +231,8 @@ static void abandon_input(void) {
   rl_replace_line("", 0);
   rl_callback_handler_remove();
   using_history();
-  input = NULL;
-  in_block = false;
+  repl_lines_reset(&lines);
   rl_callback_handler_install(PROMPT, on_line);
-}
-
-/* True when line is the word w with blanks around it only. */
-static bool line_is(const char *line, const char *w) {
-  while (*line == ' ' || *line == '\t') line++;
-  size_t n = strlen(w);
-  if (strncmp(line, w, n) != 0) return false;
-  return blank(line + n);
 }
 
 /* Takes one complete line from readline; returns false to leave. */
@@ -257,48 +240,16 @@ static bool take_line(const sigset_t *unblocked) {
   char *line = ready_line;
   line_ready = false;
   ready_line = NULL;
-  if (!line) { /* Ctrl-D */
-    in_block = false;
-    if (!input) {
-      fputc('\n', stdout);
-      return false;
-    }
-    fputc('\n', stdout);
-    run_input(unblocked); /* unfinished: its error says what is missing */
-    return !session->quit;
-  }
-  /* :{ ... :} (as in ghci): the lines between are one input, blank lines
-     and complete items included, run at :} */
-  if (in_block) {
-    if (line_is(line, ":}")) {
-      in_block = false;
-      if (input) run_input(unblocked);
-    } else {
-      input = una_sprintf("%s%s\n", input ? input : "", line);
-    }
-    free(line);
-    return !session->quit;
-  }
-  if (!input && line_is(line, ":{")) {
-    in_block = true;
-    free(line);
-    return true;
-  }
-  if (!input && line_is(line, ":}")) {
-    free(line);
-    fprintf(stderr, "<repl>:1:1: error: ':}' ends no block (':{' starts one)\n");
-    return true;
-  }
-  if (blank(line)) {
-    free(line);
-    /* an empty line ends an unfinished input: it runs, and its error says
-       what is missing */
-    if (input) run_input(unblocked);
-    return !session->quit;
-  }
-  input = una_sprintf("%s%s\n", input ? input : "", line);
+  bool typed = lines.input != NULL; /* Ctrl-D on no text (even in a block) leaves */
+  const char *error;
+  char *input = repl_lines_take(&lines, line, &error);
   free(line);
-  if (!fe_input_incomplete(input, strlen(input))) run_input(unblocked);
+  if (!line) { /* Ctrl-D */
+    fputc('\n', stdout);
+    if (!typed) return false;
+  }
+  if (error) fprintf(stderr, "<repl>:1:1: error: %s\n", error);
+  if (input) run_input(input, unblocked);
   return !session->quit;
 }
 
@@ -374,7 +325,7 @@ int fe_repl(Session *s) {
     rl_callback_read_char();
     if (!line_ready) continue;
     if (!take_line(&unblocked)) break;
-    rl_callback_handler_install(input || in_block ? PROMPT_MORE : PROMPT, on_line);
+    rl_callback_handler_install(repl_lines_pending(&lines) ? PROMPT_MORE : PROMPT, on_line);
   }
   rl_callback_handler_remove();
   sigprocmask(SIG_SETMASK, &unblocked, NULL);

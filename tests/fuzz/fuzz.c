@@ -41,14 +41,17 @@
 #include "../../reverse/reverse.h"
 #include "../reverse/gen.h"
 #include "../reverse/gradcheck.h"
-#include "mutate.h"
-#include "session_input.h"
+#include "../../backend/cuda/gpu_eval.h"
+#include "bytes.h"
+#include "compare.h"
+#include "gpu_oracle.h"
+#include "reduce.h"
 
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "detect_leaks=0"; }
 
 typedef struct Stats {
-  long inputs, points, errors_agreed, values_compared;
+  long inputs, points, errors_agreed, values_compared, gpu_points;
   GcStats grad;
 } Stats;
 
@@ -56,51 +59,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Whether the reals a and b agree at relative 1e-9 (absolute floor
-   1e-12 times scale), nan with nan and equal infinities included. */
-static bool close_reals(double a, double b, double scale) {
-  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-  if (isinf(a) || isinf(b)) return a == b;
-  return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) + 1e-12 * scale;
-}
-
-static double max_abs(Value v) {
-  switch (v.kind) {
-  case V_REAL: return isfinite(v.u.r) ? fabs(v.u.r) : 0;
-  case V_TUPLE: {
-    double m = 0;
-    for (int i = 0; i < v.u.t->n; i++) m = fmax(m, max_abs(v.u.t->items[i]));
-    return m;
-  }
-  case V_ARRAY: {
-    double m = 0;
-    for (size_t i = 0; i < v.u.a->len; i++) m = fmax(m, max_abs(val_array_get(v.u.a, i)));
-    return m;
-  }
-  default: return 0;
-  }
-}
-
-/* Whether a and b have the same shape and close reals (booleans equal). */
-static bool close_values(Value a, Value b, double scale) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-  case V_REAL: return close_reals(a.u.r, b.u.r, scale);
-  case V_BOOL: return a.u.b == b.u.b;
-  case V_TUPLE:
-    if (a.u.t->n != b.u.t->n) return false;
-    for (int i = 0; i < a.u.t->n; i++)
-      if (!close_values(a.u.t->items[i], b.u.t->items[i], scale)) return false;
-    return true;
-  case V_ARRAY:
-    if (a.u.a->len != b.u.a->len) return false;
-    for (size_t i = 0; i < a.u.a->len; i++)
-      if (!close_values(val_array_get(a.u.a, i), val_array_get(b.u.a, i), scale)) return false;
-    return true;
-  default: return true;
-  }
 }
 
 /* f on args in ex: the value, or NULL with *err set. */
@@ -135,7 +93,7 @@ static char *check_primal(const Def *f, const Def *opt, const Value *args, Stats
       st->errors_agreed++;
       continue;
     }
-    if (!close_values(v[0], v[i], fmax(1, max_abs(v[0]))))
+    if (!fz_close_values(v[0], v[i], fmax(1, fz_max_abs(v[0]))))
       return una_sprintf("%s gives %s; %s gives %s", names[0], val_to_string(v[0]), names[i], val_to_string(v[i]));
     st->values_compared++;
   }
@@ -153,32 +111,46 @@ static const char *args_text(const Value *args, int n) {
   return s;
 }
 
-/* One input: NULL or a report. */
-static char *fuzz_one(uint64_t seed, Stats *st, char **text_out) {
-  GenRng r = gen_rng(seed * 0x9E3779B97F4A7C15ull + 1);
-  /* odd seeds: language 1, which the direct path also differentiates */
-  bool v2 = seed % 2 == 0;
-  GenOptions go = v2 ? gen_v2_options() : gen_default_options();
-  go.size = 15 + gen_below(&r, 50);
-  go.depth = 2 + gen_below(&r, 5);
-  go.max_helpers = gen_below(&r, 3);
-  go.max_params = 1 + gen_below(&r, 3);
-  GenProgram gp = gen_program(seed, &go);
-  *text_out = gp.text;
+/* How a program is checked: its points drawn from seed; the direct path
+   too (language 1); the GPU oracle too. */
+typedef struct Check {
+  uint64_t seed;
+  bool direct, gpu;
+} Check;
+
+/* p's f optimized, or its gradient (UNF path) optimized: true and *out,
+   or false and *err. */
+static bool build(const GcProgram *p, const OptOptions *oo, bool grad, Def **out, char **err) {
+  FeTry t;
+  if (fe_try(&t)) {
+    Def *d = p->f;
+    if (grad) {
+      int *wrt = NEW_ARRAY(int, p->f->nparams + 1);
+      int nwrt = gc_wrt(p, NULL, wrt);
+      d = rev_grad(p->f, wrt, nwrt, REV_UNF);
+    }
+    *out = opt_optimize_program(d, oo);
+    fe_untry(&t);
+    return true;
+  }
+  *err = fe_error_text(t.err);
+  return false;
+}
+
+/* Checks the program text (defining f) against the oracles: NULL, or a
+   report whose first word names the oracle that failed ("load",
+   "primal", "gradient", "optimized-gradient", "gpu"). */
+static char *check_program(const char *text, const Check *c, Stats *st) {
   char *err = NULL;
-  GcProgram *p = gc_load("<fuzz>", gp.text, true, "f", &err);
-  if (!p) return una_sprintf("the generated program does not load: %s", err);
+  GcProgram *p = gc_load("<fuzz>", text, true, "f", &err);
+  if (!p) return una_sprintf("load: the program does not load: %s", err);
+  if (p->f->ret->kind != TY_REAL) return una_sprintf("load: f does not return R");
   OptOptions oo = {0};
   oo.enabled = true;
   oo.check_passes = true;
-  Def *opt = NULL;
-  FeTry t;
-  if (fe_try(&t)) {
-    opt = opt_optimize_program(p->f, &oo);
-    fe_untry(&t);
-  } else {
-    return una_sprintf("optimizing f raised: %s", fe_error_text(t.err));
-  }
+  Def *opt = NULL, *g = NULL;
+  if (!build(p, &oo, false, &opt, &err)) return una_sprintf("primal: optimizing f raised: %s", err);
+  GenRng r = gen_rng(c->seed * 0xD1B54A32D192ED03ull + 7);
   static const int lengths[] = {0, 1, 3, 7};
   for (int li = 0; li < 4; li++) {
     Value *args = NEW_ARRAY(Value, p->f->nparams + 1);
@@ -187,80 +159,126 @@ static char *fuzz_one(uint64_t seed, Stats *st, char **text_out) {
     char *rep = check_primal(p->f, opt, args, st);
     st->points++;
     if (rep) return una_sprintf("primal at%s: %s", args_text(args, p->f->nparams), rep);
+    if (!c->gpu || li == 1) continue;
+    /* the GPU path: f and its gradient, optimized, at lengths 0, 3 and 7 */
+    if (!g && !build(p, &oo, true, &g, &err)) return una_sprintf("gradient: deriving f raised: %s", err);
+    if ((rep = fz_gpu_check(opt, args))) return una_sprintf("gpu: f at%s: %s", args_text(args, p->f->nparams), rep);
+    if ((rep = fz_gpu_check(g, args)))
+      return una_sprintf("gpu: grad f at%s: %s", args_text(args, p->f->nparams), rep);
+    st->gpu_points++;
   }
   /* gradients: raw, then optimized */
   GcOptions o = gc_default_options();
   o.lenient = true;
   o.points = 1;
-  o.no_direct = v2;
-  char *rep = gc_check("<fuzz>", gp.text, "f", seed, &o, &st->grad);
+  o.no_direct = !c->direct;
+  char *rep = gc_check("<fuzz>", text, "f", c->seed, &o, &st->grad);
   if (rep) return una_sprintf("gradient: %s", rep);
   o.derive = derive_optimized;
   o.derive_ud = &oo;
-  rep = gc_check("<fuzz>", gp.text, "f", seed + 1, &o, &st->grad);
-  if (rep) return una_sprintf("optimized gradient: %s", rep);
+  rep = gc_check("<fuzz>", text, "f", c->seed + 1, &o, &st->grad);
+  if (rep) return una_sprintf("optimized-gradient: %s", rep);
   return NULL;
 }
 
-/* Writes the n bytes of data to path (the input being run). */
-static void keep_input(const char *path, const char *data, size_t n) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return;
-  fwrite(data, 1, n, f);
-  fclose(f);
+/* The program of input seed and how it is checked: language 2 for even
+   seeds (derivative operators inside the program for every fourth),
+   language 1 (the direct path too) for odd ones; sizes drawn per input. */
+static char *program_of(uint64_t seed, Check *c) {
+  GenRng r = gen_rng(seed * 0x9E3779B97F4A7C15ull + 1);
+  bool v2 = seed % 2 == 0;
+  GenOptions go = v2 ? gen_v2_options() : gen_default_options();
+  go.deriv = seed % 4 == 0;
+  go.size = 15 + gen_below(&r, 50);
+  go.depth = 2 + gen_below(&r, 5);
+  go.max_helpers = gen_below(&r, 3);
+  go.max_params = 1 + gen_below(&r, 3);
+  c->seed = seed;
+  c->direct = !v2;
+  return gen_program(seed, &go).text;
 }
 
-/* The --bytes mode (and --replay): see the top of the file. */
-static int fuzz_bytes(const char *corpus_dir, const char *replay, double budget, double seconds, long count,
-                      uint64_t seed, size_t stack, char *base) {
-  Corpus c;
-  if (replay) {
-    FILE *f = fopen(replay, "rb");
-    if (!f) {
-      perror(replay);
-      return 2;
-    }
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    fuzz_session_init(base, stack, true);
-    char *rep = fuzz_session_input(buf, n, budget);
-    printf("fuzz: %s: %s\n", replay, rep ? rep : "no crash, no internal error, the session survives");
-    return rep ? 1 : 0;
-  }
-  if (!corpus_load(&c, corpus_dir)) {
-    fprintf(stderr, "fuzz: no seed files in %s\n", corpus_dir);
+/* What makes two reports the same failure for the reducer: the oracle
+   that failed (the report's first word) and, when an error was raised,
+   the error's message with its numbers left out (a smaller program
+   raises it at other places, of other lengths). */
+static char *report_kind(const char *rep) {
+  char *k = una_sprintf("%.*s", (int)strcspn(rep, " :"), rep);
+  const char *e = strstr(rep, "error: ");
+  if (!e) return k;
+  e += 7;
+  size_t n = strcspn(e, "\n");
+  char *msg = GC_MALLOC_ATOMIC(n + 1), *o = msg;
+  for (size_t i = 0; i < n; i++)
+    if (e[i] < '0' || e[i] > '9') *o++ = e[i];
+  *o = 0;
+  return una_sprintf("%s: %s", k, msg);
+}
+
+typedef struct SameFailure {
+  const Check *check;
+  const char *kind;
+} SameFailure;
+
+static bool program_fails(const char *text, size_t n, void *ud) {
+  const SameFailure *sf = ud;
+  Stats st = {0};
+  char *rep = check_program(una_sprintf("%.*s", (int)n, text), sf->check, &st);
+  return rep && strcmp(report_kind(rep), sf->kind) == 0;
+}
+
+/* Reduces the failing program text (rep its report) to a smaller one that
+   fails the same way, prints it with its own report and keeps it in path. */
+static void reduce_program(const char *text, const Check *c, const char *rep, const char *path) {
+  SameFailure sf = {c, report_kind(rep)};
+  FzReduceStats rs;
+  size_t n;
+  char *small = fz_reduce(text, strlen(text), program_fails, &sf, 3000, 120, &n, &rs);
+  Stats st = {0};
+  char *rep2 = check_program(small, c, &st);
+  fz_keep(path, small, n);
+  printf("fuzz: reduced from %zu to %zu bytes in %ld tries (kept in %s; rerun: fuzz --program %s --seed %llu%s%s):\n"
+         "%s%s\n",
+         rs.from, rs.to, rs.tries, path, path, (unsigned long long)c->seed, c->direct ? " --direct" : "",
+         c->gpu ? " --gpu" : "", small, rep2 ? rep2 : "(no failure: the reduction went wrong)");
+}
+
+/* Reports a failing program: its seed, the program and the report, then
+   the program reduced, kept in fuzz-SEED.una. */
+static void report_failure(uint64_t seed, const char *text, const Check *c, const char *rep) {
+  printf("fuzz: seed %llu disagrees (reproduce: fuzz --seed %llu --count 1%s)\n%s\n%s\n", (unsigned long long)seed,
+         (unsigned long long)seed, c->gpu ? " --gpu" : "", text, rep);
+  fflush(stdout);
+  reduce_program(text, c, rep, una_sprintf("fuzz-%llu.una", (unsigned long long)seed));
+}
+
+static int usage(void) {
+  fprintf(stderr, "usage: fuzz [--seconds S] [--count N] [--seed N] [--gpu] [--print] [--quiet]\n"
+                  "       fuzz --program FILE [--seed N] [--direct] [--gpu] [--reduce]\n"
+                  "       fuzz --bytes [--corpus DIR] [--budget S] [--seconds S] [--count N] [--seed N]\n"
+                  "       fuzz --replay FILE [--seed N] [--budget S]\n"
+                  "       fuzz --minimize FILE [--seed N] [--budget S]\n");
+  return 2;
+}
+
+/* fuzz --program FILE: the oracles on the program of FILE (a reproducer);
+   with --reduce, a failing one reduced into FILE.min. */
+static int check_file(const char *path, const Check *c, bool reduce) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    perror(path);
     return 2;
   }
-  fuzz_session_init(base, stack, true);
-  char cwd[4096];
-  if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
-  printf("fuzz: %d seeds from %s; the input being run is kept in %s/current.una\n", c.n, corpus_dir, cwd);
+  char *text = GC_MALLOC_ATOMIC(1 << 20);
+  size_t n = fread(text, 1, (1 << 20) - 1, f);
+  text[n] = 0;
+  fclose(f);
+  Stats st = {0};
+  char *rep = check_program(text, c, &st);
+  printf("fuzz: %s: %s\n", path, rep ? rep : "the oracles agree");
   fflush(stdout);
-  long inputs = 0;
-  double t0 = now_s();
-  for (uint64_t s = seed; count < 0 || (long)(s - seed) < count; s++) {
-    if (count < 0 && now_s() - t0 >= seconds) break;
-    uint64_t rng = s * 0x9E3779B97F4A7C15ull + 0x1234567;
-    size_t n;
-    int from;
-    char *text = mutate(&c, &rng, &n, &from);
-    keep_input("current.una", text, n);
-    char *rep = fuzz_session_input(text, n, budget);
-    inputs++;
-    if (rep) {
-      printf("fuzz: input %llu (a mutant of %s) fails (reproduce: fuzz --bytes --seed %llu --count 1, or "
-             "fuzz --replay %s/current.una)\n%.*s\n%s\n",
-             (unsigned long long)s, c.names[from], (unsigned long long)s, cwd, (int)n, text, rep);
-      return 1;
-    }
-  }
-  double dt = now_s() - t0;
-  const FuzzSessionStats *fs = &fuzz_session_stats;
-  printf("fuzz: %ld byte-mutated inputs from seed %llu in %.1f s (%.1f a second): no crash, no internal error, "
-         "every session survived; %ld ran without an error, %ld were interrupted by their budget\n",
-         inputs, (unsigned long long)seed, dt, dt > 0 ? (double)inputs / dt : 0.0, fs->clean, fs->interrupted);
-  return 0;
+  if (rep && reduce) reduce_program(text, c, rep, una_sprintf("%s.min", path));
+  return rep ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -270,48 +288,64 @@ int main(int argc, char **argv) {
   if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 0)
     stack = (size_t)rl.rlim_cur;
   stack -= (size_t)256 << 10;
-  double seconds = 10, budget = 2;
-  long count = -1;
-  uint64_t seed = 1;
-  bool quiet = false, bytes = false;
-  const char *corpus = "tests/scripts", *replay = NULL;
+  FzBytes b = {.corpus = "tests/scripts", .budget = 2, .seconds = 10, .count = -1, .seed = 1,
+               .base = &base, .stack = stack};
+  bool quiet = false, bytes = false, gpu = false, direct = false, print = false, reduce = false;
+  const char *program = NULL;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
-    else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) count = atol(argv[++i]);
-    else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
-    else if (strcmp(argv[i], "--quiet") == 0) quiet = true;
-    else if (strcmp(argv[i], "--bytes") == 0) bytes = true;
-    else if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc) corpus = argv[++i];
-    else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = atof(argv[++i]);
-    else if (strcmp(argv[i], "--replay") == 0 && i + 1 < argc) replay = argv[++i];
-    else {
-      fprintf(stderr, "usage: fuzz [--seconds S] [--count N] [--seed N] [--quiet]\n"
-                      "       fuzz --bytes [--corpus DIR] [--budget S] [--seconds S] [--count N] [--seed N]\n"
-                      "       fuzz --replay FILE [--budget S]\n");
-      return 2;
-    }
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--quiet") == 0) quiet = true;
+    else if (strcmp(a, "--bytes") == 0) bytes = true;
+    else if (strcmp(a, "--gpu") == 0) gpu = true;
+    else if (strcmp(a, "--print") == 0) print = true;
+    else if (strcmp(a, "--reduce") == 0) reduce = true;
+    else if (strcmp(a, "--direct") == 0) direct = true;
+    else if (strcmp(a, "--here") == 0) b.here = true;
+    else if (!v) return usage();
+    else if (strcmp(a, "--seconds") == 0) b.seconds = atof(argv[++i]);
+    else if (strcmp(a, "--count") == 0) b.count = atol(argv[++i]);
+    else if (strcmp(a, "--seed") == 0) b.seed = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(a, "--corpus") == 0) b.corpus = argv[++i];
+    else if (strcmp(a, "--budget") == 0) b.budget = atof(argv[++i]);
+    else if (strcmp(a, "--replay") == 0) b.replay = argv[++i];
+    else if (strcmp(a, "--minimize") == 0) b.minimize = argv[++i];
+    else if (strcmp(a, "--program") == 0) program = argv[++i];
+    else return usage();
   }
-  if (bytes || replay) return fuzz_bytes(corpus, replay, budget, seconds, count, seed, stack, &base);
+  if (bytes || b.replay || b.minimize) return fz_bytes(&b);
   GC_INIT();
   fe_stack_init(&base, stack);
+  const char *why = NULL;
+  if (gpu && !gpu_available(&why)) {
+    fprintf(stderr, "fuzz: --gpu: no usable GPU (%s); `make fuzz-gpu-host` runs the kernels on the host\n", why);
+    return 2;
+  }
+  if (program) {
+    Check c = {b.seed, direct, gpu};
+    return check_file(program, &c, reduce);
+  }
   Stats st = {0};
   double t0 = now_s();
-  for (uint64_t s = seed; count < 0 || (long)(s - seed) < count; s++) {
-    if (count < 0 && now_s() - t0 >= seconds) break;
-    char *text = NULL;
-    char *rep = fuzz_one(s, &st, &text);
+  for (uint64_t s = b.seed; b.count < 0 || (long)(s - b.seed) < b.count; s++) {
+    if (b.count < 0 && now_s() - t0 >= b.seconds) break;
+    Check c;
+    char *text = program_of(s, &c);
+    c.gpu = gpu;
+    if (print) printf("-- seed %llu\n%s", (unsigned long long)s, text);
+    char *rep = check_program(text, &c, &st);
     st.inputs++;
     if (rep) {
-      printf("fuzz: seed %llu disagrees (reproduce: fuzz --seed %llu --count 1)\n%s\n%s\n", (unsigned long long)s,
-             (unsigned long long)s, text ? text : "", rep);
+      report_failure(s, text, &c, rep);
       return 1;
     }
   }
   double dt = now_s() - t0;
   if (!quiet || st.inputs > 0)
     printf("fuzz: %ld inputs from seed %llu in %.1f s (%.1f a second): %ld points, %ld values and %ld errors "
-           "agreed; gradients at %ld points (%ld skipped near kinks), %ld finite-difference checks\n",
-           st.inputs, (unsigned long long)seed, dt, dt > 0 ? (double)st.inputs / dt : 0.0, st.points,
-           st.values_compared, st.errors_agreed, st.grad.points, st.grad.points_skipped, st.grad.fd_checked);
+           "agreed; gradients at %ld points (%ld skipped near kinks, %ld not differenced: |f| > 1e12), %ld "
+           "finite-difference checks%s\n",
+           st.inputs, (unsigned long long)b.seed, dt, dt > 0 ? (double)st.inputs / dt : 0.0, st.points,
+           st.values_compared, st.errors_agreed, st.grad.points, st.grad.points_skipped, st.grad.fd_skipped_large, st.grad.fd_checked,
+           gpu ? una_sprintf("; %ld points agreed on the GPU path (f and grad f)", st.gpu_points) : "");
   return 0;
 }

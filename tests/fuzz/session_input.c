@@ -12,7 +12,9 @@
 
 #include "../../frontend/ir/common.h"
 #include "../../frontend/ir/error.h"
+#include "../../frontend/repl/repl_lines.h"
 #include "../../frontend/repl/session.h"
+#include "../../optimizer/opt.h"
 
 /* The address space a fuzzed input may use (outside sanitizer builds,
    whose shadow memory needs far more): 8 GiB. */
@@ -60,14 +62,37 @@ static void set_timer(double seconds) {
   setitimer(ITIMER_REAL, &it, NULL);
 }
 
-/* Runs text in s with its messages into a memory stream; returns them. */
-static char *run_capturing(Session *s, const char *text, size_t n) {
+/* text[0..n) as typed at the REPL: line by line through its line
+   discipline (repl_lines.h), each input run as the REPL runs it. */
+static void run_as_typed(Session *s, const char *text, size_t n) {
+  ReplLines rl = {0};
+  size_t i = 0;
+  while (!s->quit) {
+    const char *line = NULL;
+    if (i < n) {
+      size_t j = i;
+      while (j < n && text[j] != '\n') j++;
+      line = una_strndup(text + i, j - i);
+      i = j + 1;
+    }
+    const char *error;
+    char *in = repl_lines_take(&rl, line, &error);
+    if (error) fprintf(s->err, "<repl>:1:1: error: %s\n", error);
+    if (in) fe_session_run_text(s, "<repl>", in, strlen(in), true);
+    if (!line) break;
+  }
+}
+
+/* Runs text in s (as a script, or as typed at the REPL) with its messages
+   into a memory stream; returns them. */
+static char *run_capturing(Session *s, const char *text, size_t n, bool typed) {
   char *msgs = NULL;
   size_t len = 0;
   FILE *err = open_memstream(&msgs, &len);
   if (!err) return una_strdup("");
   s->err = err;
-  fe_session_run_text(s, "<fuzz>", text, n, false);
+  if (typed) run_as_typed(s, text, n);
+  else fe_session_run_text(s, "<fuzz>", text, n, false);
   fclose(err);
   s->err = stderr;
   char *r = una_strndup(msgs, len);
@@ -75,17 +100,37 @@ static char *run_capturing(Session *s, const char *text, size_t n) {
   return r;
 }
 
-char *fuzz_session_input(const char *data, size_t n, double budget_s) {
+/* The name of a --dump-after stage, drawn from k. */
+static const char *dump_stage(uint64_t k) {
+  int n = opt_npasses, m = opt_nfinal_passes;
+  int i = (int)(k % (uint64_t)(n + m + 2));
+  return i < n ? opt_passes[i].name : i < n + m ? opt_final_passes[i - n].name : i == n + m ? "all" : "plan";
+}
+
+char *fuzz_session_input(const char *data, size_t n, double budget_s, uint64_t mode) {
   static FILE *null_out;
   if (!null_out) null_out = fopen("/dev/null", "w");
   Session *s = fe_session_new();
   s->out = null_out;
   s->check_passes = true;
+  uint64_t k = mode * 0x9E3779B97F4A7C15ull;
+  k ^= k >> 29;
+  int how = (int)(k % 8);
+  bool typed = how < 2;
+  if (how == 2) {
+    s->dump_after = dump_stage(k >> 8);
+    fuzz_session_stats.dumped++;
+  }
+  if (how == 3) {
+    s->optimize = false;
+    fuzz_session_stats.unoptimized++;
+  }
+  fuzz_session_stats.repl += typed;
   if (!fe_session_load_prelude(s)) return una_strdup("the prelude does not load");
   fe_interrupted = 0;
   long internal0 = fe_internal_errors();
   set_timer(budget_s);
-  char *msgs = run_capturing(s, data, n);
+  char *msgs = run_capturing(s, data, n, typed);
   set_timer(0);
   fe_interrupted = 0;
   fuzz_session_stats.inputs++;
@@ -99,7 +144,7 @@ char *fuzz_session_input(const char *data, size_t n, double budget_s) {
   FILE *o = open_memstream(&out, &len);
   if (!o) return NULL;
   s->out = o;
-  char *after = run_capturing(s, "\n1 + 1\n", 7);
+  char *after = run_capturing(s, "\n1 + 1\n", 7, false);
   fclose(o);
   bool ok = len >= 2 && strncmp(out + len - 2, "2\n", 2) == 0;
   free(out);

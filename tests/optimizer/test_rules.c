@@ -135,6 +135,10 @@ static const char *const programs =
     "def p_proj (a: [R]) (b: [R]) = let w = map2 (x, y. (y, x)) a b in map (t. t.1) w\n"
     "def p_fuse (a: [R]) = map (x. x * 2) (map (y. sin y) a)\n"
     "def p_fuse_twice (a: [R]) = let m = map (y. sin y) a in map2 (x, y. x + y) (map (x. x * 2) m) m\n"
+    /* a map2 of tuples read by a map2: narrowed to the one component read
+       (.1 included), never when both are (found by the fuzzer) */
+    "def p_narrow1 (a: [R]) (b: [R]) = let w = map2 (x, y. (x * y, x + y)) a b in map2 (t, u. t.1 * u) w b\n"
+    "def p_narrow_both (a: [R]) (b: [R]) = let w = map2 (x, y. (x * y, x + y)) a b in map2 (t, u. t.1 + t.2 * u) w b\n"
     "def p_cse (x: R) (y: R) = let u = x * y in let v = x * y in u + v\n"
     "def p_alg (x: R) = (x * 1 + 0) - 0 + 2 * 3 - (- (- x)) + x * 0\n"
     "def p_ifproj (x: R) (a: [R]) =\n"
@@ -155,6 +159,8 @@ START_TEST(rules_fire) {
   ck_assert_str_eq(body_text(passed("p_snd", NULL)), "map (x. sin x) a");
   ck_assert_str_eq(body_text(passed("p_proj", opt_arrays)), "let w = map2 (x, y. (y, x)) a b in b");
   ck_assert_int_eq(tl_count_kind(passed("p_fuse", opt_fusion)->body, T_PRIM, PRIM_MAP), 1);
+  ck_assert_str_eq(body_text(passed("p_narrow1", opt_fusion)),
+                   "let w = map2 (x, y. (x * y, x + y)) a b in map2 (*) (map2 (x, y. let q = (x * y, x + y) in q.1) a b) b");
   ck_assert_int_eq(tl_count_kind(passed("p_scan", NULL)->body, T_PRIM, PRIM_SCANL), 0);
   ck_assert_int_eq(tl_count_kind(passed("p_constzero", NULL)->body, T_PRIM, PRIM_MAP2), 0);
   ck_assert_str_eq(body_text(passed("p_cse", opt_cse)), "let u = x * y in let v = u in u + v");
@@ -206,7 +212,7 @@ START_TEST(values_preserved) {
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
                          "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i",
-                         "p_sign"};
+                         "p_sign", "p_narrow1", "p_narrow_both"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);

@@ -220,6 +220,7 @@ static int pick_cls(Gen *G) {
 
 static char *leaf_derived(Gen *G, int cls);
 static char *gather(Gen *G);
+static char *gen_deriv(Gen *G, int form, int d);
 
 static char *constant(Gen *G) {
   static const char *const k[] = {"0.5", "1", "2", "0.25", "1.5", "3", "0.1", "0.75",
@@ -950,11 +951,15 @@ static char *gen_real(Gen *G, int d) {
   /* array operations: fewer inside lambda bodies, none two lambdas deep */
   int arrw = G->lam == 0 ? 3 : (G->o->nested && G->lam == 1) ? 1 : 0;
   int v2w = G->o->v2 ? arrw : 0;
+  int dw = G->o->deriv && G->lam <= 1 ? 1 : 0;
   int w[] = {6, 18, 4, 10, 4, 6, 4, 2, 1, 5, 8, 3, 3 * arrw, 2 * arrw, arrw / 2 + (arrw > 0),
              G->nhelpers ? 5 : 0, G->o->prelude ? 2 * arrw : 0, 2,
              /* v2: index, slice, for, tuple for, while, scans, tuple
                 foldl, unzip, transpose */
-             v2w * 4, v2w * 2, v2w * 3, v2w * 3, v2w * 3, v2w * 3, v2w * 2, v2w * 2, v2w};
+             v2w * 4, v2w * 2, v2w * 3, v2w * 3, v2w * 3, v2w * 3, v2w * 2, v2w * 2, v2w,
+             /* deriv: grad, jvp, vjp, value_and_grad of an R lambda; grad
+                of an [R] lambda (zero weights leave the draws unchanged) */
+             dw * 3, dw, dw, dw, arrw ? dw * 2 : 0};
   int total = 0, n = (int)(sizeof w / sizeof w[0]);
   for (int i = 0; i < n; i++) total += w[i];
   int k = gen_below(&G->r, total), form = 0;
@@ -1033,7 +1038,41 @@ static char *gen_real(Gen *G, int d) {
     if (tt->el[i]->kind != G_R) return leaf(G, &ty_r);
     return una_sprintf("(%s.%d)", gen(G, tt, d - 1), i + 1);
   }
+  case 18 + 9 + 0: case 18 + 9 + 1: case 18 + 9 + 2: case 18 + 9 + 3: case 18 + 9 + 4:
+    return gen_deriv(G, form - 27, d);
   default: return gen_real_v2(G, form - 18, d);
+  }
+}
+
+/* ---- deriv: derivative operators (GenOptions.deriv) ---- */
+
+/* A lambda's body over the fresh variable x of type t (the variables in
+   scope stay free in it: the derivative must treat them as constants). */
+static char *deriv_lam(Gen *G, const GTy *t, int d) {
+  const char *x = fresh(G, "y");
+  int mark = G->nvars;
+  push(G, x, t);
+  char *body = gen(G, &ty_r, d - 1);
+  G->nvars = mark;
+  return una_sprintf("(%s. %s)", x, body);
+}
+
+/* An R built with a derivative operator: form 0 grad, 1 the tangent of
+   jvp, 2 vjp, 3 value_and_grad, all of an R -> R lambda; 4 the gradient
+   of an [R] -> R lambda, dotted with its point. */
+static char *gen_deriv(Gen *G, int form, int d) {
+  if (form == 4) {
+    int cls = pick_cls(G);
+    char *a = gen(G, ty_arr(cls), d - 1);
+    return una_sprintf("(dot (grad %s %s) %s)", deriv_lam(G, ty_arr(cls), d), a, gen(G, ty_arr(cls), 0));
+  }
+  char *lam = deriv_lam(G, &ty_r, d);
+  char *x = gen(G, &ty_r, d - 1);
+  switch (form) {
+  case 0: return una_sprintf("(grad %s %s)", lam, x);
+  case 1: return una_sprintf("((jvp %s %s %s).2)", lam, x, constant(G));
+  case 2: return una_sprintf("(vjp %s %s %s)", lam, x, constant(G));
+  default: return una_sprintf("((value_and_grad %s %s).%d)", lam, x, 1 + gen_below(&G->r, 2));
   }
 }
 

@@ -42,6 +42,10 @@ typedef struct GenOptions {
                       shift1L/shift1R, map3, zip/unzip, concat, transpose,
                       reduce_by_index, tuple accumulators (off by default:
                       the programs of existing seeds do not change) */
+  bool deriv;      /* also derivative operators inside the program: grad,
+                      jvp, vjp and value_and_grad of lambdas over R and
+                      over [R], with free variables and nested to any depth
+                      (off by default, for the same reason) */
 } GenOptions;
 
 /* The defaults above (prelude and nested on, v2 off). */

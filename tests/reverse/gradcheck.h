@@ -50,6 +50,7 @@ GcOptions gc_default_options(void);
 typedef struct GcStats {
   long programs, points, points_skipped, components, fd_checked, fd_skipped;
   long nonzero; /* checked components whose gradient is not 0 */
+  long fd_skipped_large; /* lenient points not differenced: |f(x)| > 1e12 */
   double derive_s, eval_s; /* seconds spent in rev_grad and in evaluation */
 } GcStats;
 

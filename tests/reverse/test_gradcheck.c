@@ -185,7 +185,7 @@ typedef struct Unsupported {
 
 static const Unsupported unsupported[] = {
     {"def f (v: [R]) : R = sum (reduce_by_index (replicate 2 0) (max) (-inf) [0, 1] v)",
-     {"<u>:1:27: error: grad: reduce_by_index is differentiable with the operator (+) over R only",
+     {"<u>:1:27: error: grad: reduce_by_index is differentiable with the operator (+) only",
       "<u>:1:27: error: grad: the direct path does not cover reduce_by_index (the UNF path does)"}},
     {"def f (v: [R]) : R = sum (map (p. if p.2 then p.1 else 0) (map (x. (x, x > 0)) v))",
      {"<u>:1:60: error: grad: tuples mixing booleans and numbers are not supported under grad yet",

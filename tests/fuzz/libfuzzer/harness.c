@@ -1,6 +1,6 @@
 /* harness.c: the libFuzzer entry points over session_input.h (`make
-   fuzz-libfuzzer`, tests/fuzz/README.md). Each input is run as a script in
-   a fresh session; an internal error or a session that no longer answers
+   fuzz-libfuzzer`, tests/fuzz/README.md). Each input runs in a fresh session
+   (as a script or as typed at the REPL, session_input.h); an internal error or a session that no longer answers
    aborts, so that libFuzzer keeps the input as a crash, as it does for
    the crashes and sanitizer reports themselves. */
 #include <stdint.h>
@@ -23,7 +23,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char *report = fuzz_session_input((const char *)data, size, 2.0);
+  /* how the input runs (as a script or as typed, a dump stage, -O0)
+     follows from its bytes, so that libFuzzer's replays repeat it */
+  uint64_t mode = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < size; i++) mode = (mode ^ data[i]) * 1099511628211ull;
+  char *report = fuzz_session_input((const char *)data, size, 2.0, mode);
   if (report) {
     fprintf(stderr, "una fuzz: %s\n", report);
     abort();
