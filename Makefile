@@ -68,7 +68,8 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
 # tests/backend/cuda/fake_*.c are the stand-ins for the driver and NVRTC,
 # shared objects of their own ($(FAKE_CUDA), $(FAKE_NVRTC)).
 FAKE_DIR := tests/backend/cuda
-TEST_SRC := $(filter-out tests/gpu/% tests/fuzz/% $(FAKE_DIR)/fake_%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c))
+TEST_SRC := $(filter-out tests/gpu/% tests/fuzz/% $(FAKE_DIR)/fake_%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c)) \
+            tests/fuzz/reduce.c tests/fuzz/test_reduce.c
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 # check_gpu: tests/gpu/*.c (with its own main) and the helpers it shares with
 # check_una (the fixtures, the gradient corpus and its checker, the generator).
@@ -77,7 +78,7 @@ GPU_TEST_SRC := $(wildcard tests/gpu/*.c) tests/testlib.c tests/reverse/corpus.c
 GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(B)/%.o)
 # fuzz: the program fuzzer (tests/fuzz/README.md), with the generator and
 # the gradient checker of the tests.
-FUZZ_SRC := $(wildcard tests/fuzz/*.c) tests/testlib.c tests/reverse/gradcheck.c tests/reverse/gen.c
+FUZZ_SRC := $(filter-out tests/fuzz/test_%,$(wildcard tests/fuzz/*.c)) tests/testlib.c tests/reverse/gradcheck.c tests/reverse/gen.c
 FUZZ_OBJ := $(FUZZ_SRC:%.c=$(B)/%.o)
 FUZZ     := $(B)/fuzz
 DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(B)/frontend/repl/main.d

@@ -51,7 +51,7 @@ const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "detect_leaks=0"; }
 
 typedef struct Stats {
-  long inputs, points, errors_agreed, values_compared, gpu_points;
+  long inputs, points, errors_agreed, values_compared, gpu_points, gpu_ill;
   GcStats grad;
 } Stats;
 
@@ -162,8 +162,8 @@ static char *check_program(const char *text, const Check *c, Stats *st) {
     if (!c->gpu || li == 1) continue;
     /* the GPU path: f and its gradient, optimized, at lengths 0, 3 and 7 */
     if (!g && !build(p, &oo, true, &g, &err)) return una_sprintf("gradient: deriving f raised: %s", err);
-    if ((rep = fz_gpu_check(opt, args))) return una_sprintf("gpu: f at%s: %s", args_text(args, p->f->nparams), rep);
-    if ((rep = fz_gpu_check(g, args)))
+    if ((rep = fz_gpu_check(opt, args, &st->gpu_ill))) return una_sprintf("gpu: f at%s: %s", args_text(args, p->f->nparams), rep);
+    if ((rep = fz_gpu_check(g, args, &st->gpu_ill)))
       return una_sprintf("gpu: grad f at%s: %s", args_text(args, p->f->nparams), rep);
     st->gpu_points++;
   }
@@ -346,6 +346,7 @@ int main(int argc, char **argv) {
            "finite-difference checks%s\n",
            st.inputs, (unsigned long long)b.seed, dt, dt > 0 ? (double)st.inputs / dt : 0.0, st.points,
            st.values_compared, st.errors_agreed, st.grad.points, st.grad.points_skipped, st.grad.fd_skipped_large, st.grad.fd_checked,
-           gpu ? una_sprintf("; %ld points agreed on the GPU path (f and grad f)", st.gpu_points) : "");
+           gpu ? una_sprintf("; %ld points agreed on the GPU path (f and grad f), %ld values ill-conditioned", st.gpu_points,
+                             st.gpu_ill) : "");
   return 0;
 }

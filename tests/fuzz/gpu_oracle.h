@@ -11,7 +11,10 @@
 
 /* d (optimized, first-order) on args on the CPU and on the GPU path, its
    arguments copied to the device first: the same error text, or values
-   that agree as fz_close_values says. NULL, or a report. */
-char *fz_gpu_check(const Def *d, const Value *args);
+   that agree as fz_close_values says. NULL, or a report. Values that
+   disagree at a point where d is ill-conditioned (the CPU's own value
+   moves as far when the arguments move by relative 1e-12: the GPU's
+   reduction order is amplified as much) are counted in *ill instead. */
+char *fz_gpu_check(const Def *d, const Value *args, long *ill);
 
 #endif
