@@ -39,6 +39,11 @@ CC := clang
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
           -fno-sanitize-recover=undefined -Wno-ignored-optimization-argument -Wno-unused-command-line-argument
 endif
+# The coverage build (make fuzz-coverage): gcov's counters, in build/cov.
+ifeq ($(COVERAGE),1)
+B := build/cov
+CFLAGS := -O1 -g --coverage
+endif
 # The bundle for the GPU machine (make gpu-bundle, DEVELOPERS.md), in
 # build/gpu: Boehm GC, readline (with tinfo) and Check (with subunit) linked
 # statically, so that the binaries need only glibc's libraries (libc, libm,
@@ -217,6 +222,22 @@ check-gpu-host: deps
 # from FUZZ_SEED.
 FUZZ_GPU_SMOKE ?= 6
 FUZZ_GPU_N ?= 1000
+# Line coverage of the compiler and the engine reached by the fuzzers
+# alone (tests/fuzz/README.md): FUZZ_COV_N program inputs, as many byte
+# inputs and FUZZ_COV_GPU inputs through the GPU oracle, in the coverage
+# build; scripts/coverage.sh sums gcov's counts by folder.
+FUZZ_COV_N ?= 50000
+FUZZ_COV_GPU ?= 100
+.PHONY: fuzz-coverage
+fuzz-coverage: deps
+	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC)
+	@$(MAKE) --no-print-directory COVERAGE=1 build/cov/fuzz
+	@find build/cov -name '*.gcda' -delete
+	build/cov/fuzz --count $(FUZZ_COV_N) --seed $(FUZZ_SEED) --quiet
+	build/cov/fuzz --bytes --count $(FUZZ_COV_N) --seed $(FUZZ_SEED)
+	$(HOST_GPU_ENV) build/cov/fuzz --gpu --count $(FUZZ_COV_GPU) --seed $(FUZZ_SEED) --quiet
+	sh scripts/coverage.sh build/cov frontend unf forward reverse derive optimizer backend
+
 .PHONY: fuzz-gpu-host
 fuzz-gpu-host: deps
 	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC) $(FUZZ)
