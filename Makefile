@@ -39,6 +39,14 @@ CC := clang
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
           -fno-sanitize-recover=undefined -Wno-ignored-optimization-argument -Wno-unused-command-line-argument
 endif
+# The AFL++ build (make fuzz-afl, tests/fuzz/README.md): afl-clang-fast's
+# instrumentation, in build/afl; the libFuzzer harness is linked with
+# AFL++'s driver (-fsanitize=fuzzer there means libAFLDriver).
+ifeq ($(AFL),1)
+B := build/afl
+CC := afl-clang-fast
+CFLAGS := -O1 -g -Wno-ignored-optimization-argument -Wno-unused-command-line-argument
+endif
 # The coverage build (make fuzz-coverage): gcov's counters, in build/cov.
 ifeq ($(COVERAGE),1)
 B := build/cov
@@ -164,7 +172,7 @@ check: deps
 
 # The fuzzer's run in `make check`: the first FUZZ_SMOKE inputs (a fixed
 # set); `make fuzz` runs FUZZ_S seconds from FUZZ_SEED.
-FUZZ_SMOKE ?= 150
+FUZZ_SMOKE ?= 600
 FUZZ_BYTES_SMOKE ?= 400
 FUZZ_S ?= 600
 FUZZ_SEED ?= 1
@@ -228,6 +236,21 @@ FUZZ_GPU_N ?= 1000
 # build; scripts/coverage.sh sums gcov's counts by folder.
 FUZZ_COV_N ?= 50000
 FUZZ_COV_GPU ?= 100
+# The byte-level fuzzing under AFL++ (Debian's afl++) for FUZZ_S seconds:
+# its queue and crashes in build/afl/out. AFL_FLAGS adds afl-fuzz options.
+AFL_FLAGS ?=
+.PHONY: fuzz-afl
+build/afl/fuzz_afl: $(LIBFUZZER_OBJ) $(B)/libuna.a
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz-afl: deps
+	@command -v afl-fuzz > /dev/null || { echo "make: fuzz-afl needs AFL++ (apt-get install afl++)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory AFL=1 build/afl/fuzz_afl
+	@mkdir -p build/afl/in build/afl/work
+	@for f in tests/scripts/*.una; do [ $$(wc -c < $$f) -le 4096 ] && cp $$f build/afl/in/; done; true
+	cd build/afl/work && AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
+	  afl-fuzz -i ../in -o ../out -V $(FUZZ_S) -t 10000 -m none $(AFL_FLAGS) -- ../fuzz_afl
+
 .PHONY: fuzz-coverage
 fuzz-coverage: deps
 	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC)
@@ -321,8 +344,9 @@ bench-deriv: deps
 # The block loops vectorize with gathers (exp's table), which -O2's cost
 # model refuses; so do the monoids' loops over blocks (lanes, a carry
 # combined into a block), whose trip counts it does not know.
-# (GCC's flag: clang, in the libFuzzer build, has its own cost model.)
-ifneq ($(LIBFUZZER),1)
+# (GCC's flag: clang, in the libFuzzer and AFL++ builds, has its own cost
+# model.)
+ifeq ($(LIBFUZZER)$(AFL),)
 $(B)/backend/vmath.o $(B)/backend/kernel_run.o $(B)/backend/array_ops.o $(B)/backend/array_int.o: ALL_CFLAGS += -fvect-cost-model=dynamic
 endif
 # SLEEF's 4-lane functions (sin, cos, tan, tanh), called only where the
