@@ -59,7 +59,7 @@ static bool build(const Def *g, const int *wrt, int nwrt, const DerivOpt *o, Def
     ps[i] = fe_mk_sym(g->params[i]->name, g->params[i]->type, s);
     args[i] = fe_mk_var(s, ps[i]);
   }
-  Sym *c = fe_mk_sym("c", v->params[n]->type, s);
+  Sym *c = fe_mk_sym(fe_fresh_param_name("c", ps, n), v->params[n]->type, s);
   ps[n] = c;
   args[n] = fe_mk_var(s, c);
   Term *items[2] = {fe_subst(g->body, n, g->params, args), fe_subst(v->body, n + 1, v->params, args)};

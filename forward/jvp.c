@@ -634,7 +634,7 @@ Def *fwd_jvp_def(const Def *f, const int *wrt, int nwrt) {
     if (!fe_type_is_ground(x->type))
       fe_error(x->span, "jvp: parameter '%s' has type %s: booleans mixed with numbers take no "
                         "tangent yet", x->name, fe_type_str(x->type));
-    Sym *t = fe_mk_sym(una_sprintf("d%s", x->name), x->type, x->span);
+    Sym *t = fe_mk_sym(fe_fresh_param_name(una_sprintf("d%s", x->name), params, n + k), x->type, x->span);
     tangents[wrt[k]] = t;
     params[n + k] = t;
   }

@@ -202,7 +202,7 @@ Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path) {
   Span s = f->span;
   Sym **ps = NEW_ARRAY(Sym *, inl->nparams + 1);
   for (int i = 0; i < inl->nparams; i++) ps[i] = inl->params[i];
-  Sym *c = fe_mk_sym("c", f->ret, s);
+  Sym *c = fe_mk_sym(fe_fresh_param_name("c", ps, inl->nparams), f->ret, s);
   ps[inl->nparams] = c;
   Term *body = rev_jt_inner(s, fe_mk_var(s, c), inl->body);
   Def *inner = fe_mk_def(una_sprintf("%s_dot", f->name), s, inl->nparams + 1, ps, body);

@@ -166,43 +166,109 @@ bool fe_is_oplam_either(const Term *lam, Prim op) {
   return (u == lam->syms[0] && v == lam->syms[1]) || (u == lam->syms[1] && v == lam->syms[0]);
 }
 
-/* Whether e reads the component at path[0..n) of the variable x. */
-static bool is_access(const Term *e, const Sym *x, const int *path, int n) {
-  for (int i = n - 1; i >= 0; i--) {
-    if (e->kind != T_PROJ || e->index != path[i]) return false;
+/* The names a gadd lambda's body binds to components of its parameters
+   (`let g1 = g.1 in`, `let (a, b) = h in`, as the optimizer writes
+   them): each stands for the component at path of base. */
+#define GADD_DEPTH 16
+#define GADD_ALIASES 32
+typedef struct GaddAlias {
+  const Sym *sym, *base;
+  int path[GADD_DEPTH];
+  int n;
+} GaddAlias;
+typedef struct GaddEnv {
+  GaddAlias a[GADD_ALIASES];
+  int n;
+} GaddEnv;
+
+/* The variable and path that e reads (a projection chain, aliases
+   resolved): true and *base, path[0..*n), or false. */
+static bool access_of(const Term *e, const GaddEnv *env, const Sym **base, int *path, int *n) {
+  int rev[GADD_DEPTH], k = 0;
+  while (e->kind == T_PROJ) {
+    if (k == GADD_DEPTH) return false;
+    rev[k++] = e->index;
     e = e->kids[0];
   }
-  return e->kind == T_VAR && e->sym == x;
+  if (e->kind != T_VAR) return false;
+  *base = e->sym;
+  *n = 0;
+  for (int i = env->n - 1; i >= 0; i--)
+    if (env->a[i].sym == e->sym) {
+      *base = env->a[i].base;
+      *n = env->a[i].n;
+      memcpy(path, env->a[i].path, sizeof(int) * (size_t)*n);
+      break;
+    }
+  if (*n + k > GADD_DEPTH) return false;
+  while (k > 0) path[(*n)++] = rev[--k];
+  return true;
+}
+
+/* Whether e reads the component at path[0..n) of the variable x. */
+static bool is_access(const Term *e, const GaddEnv *env, const Sym *x, const int *path, int n) {
+  const Sym *b;
+  int p[GADD_DEPTH], m;
+  return access_of(e, env, &b, p, &m) && b == x && m == n && memcmp(p, path, sizeof(int) * (size_t)n) == 0;
+}
+
+/* Records x as the component i (or the whole, i < 0) of what rhs reads. */
+static bool alias(GaddEnv *env, const Sym *x, const Term *rhs, int i) {
+  GaddAlias *al = &env->a[env->n];
+  if (env->n == GADD_ALIASES || !access_of(rhs, env, &al->base, al->path, &al->n)) return false;
+  if (i >= 0) {
+    if (al->n == GADD_DEPTH) return false;
+    al->path[al->n++] = i;
+  }
+  al->sym = x;
+  env->n++;
+  return true;
 }
 
 /* Whether e is g' +^ h' for g' and h' the components at path of g and h. */
-static bool is_gadd(const Term *e, const Type *t, const Sym *g, const Sym *h, int *path, int n) {
-  switch (t->kind) {
-  case TY_REAL:
-  case TY_ARRAY: {
-    bool real = t->kind == TY_REAL;
-    if (e->kind != T_PRIM || e->prim != (real ? PRIM_ADD : PRIM_MAP2)) return false;
-    if (!real && !fe_is_gadd_lam(e->kids[0])) return false;
-    const Term *a = e->kids[real ? 0 : 1], *b = e->kids[real ? 1 : 2];
-    return (is_access(a, g, path, n) && is_access(b, h, path, n)) ||
-           (is_access(a, h, path, n) && is_access(b, g, path, n));
+static bool is_gadd(const Term *e, const Type *t, const Sym *g, const Sym *h, int *path, int n, GaddEnv *env) {
+  int mark = env->n;
+  bool ok = true;
+  while (ok && (e->kind == T_LET || e->kind == T_LETTUP)) {
+    if (e->kind == T_LET) ok = alias(env, e->sym, e->kids[0], -1);
+    else
+      for (int i = 0; ok && i < e->nsyms; i++) ok = alias(env, e->syms[i], e->kids[0], i);
+    e = e->kids[1];
   }
-  case TY_TUPLE:
-    if (e->kind != T_TUPLE || e->nkids != t->n || n >= 16) return false;
-    for (int i = 0; i < t->n; i++) {
-      path[n] = i;
-      if (!is_gadd(e->kids[i], t->elems[i], g, h, path, n + 1)) return false;
+  if (ok) {
+    switch (t->kind) {
+    case TY_REAL:
+    case TY_ARRAY: {
+      bool real = t->kind == TY_REAL;
+      ok = e->kind == T_PRIM && e->prim == (real ? PRIM_ADD : PRIM_MAP2) && (real || fe_is_gadd_lam(e->kids[0]));
+      if (ok) {
+        const Term *a = e->kids[real ? 0 : 1], *b = e->kids[real ? 1 : 2];
+        ok = (is_access(a, env, g, path, n) && is_access(b, env, h, path, n)) ||
+             (is_access(a, env, h, path, n) && is_access(b, env, g, path, n));
+      }
+      break;
     }
-    return true;
-  default: return false;
+    case TY_TUPLE:
+      ok = e->kind == T_TUPLE && e->nkids == t->n && n < GADD_DEPTH;
+      for (int i = 0; ok && i < t->n; i++) {
+        path[n] = i;
+        ok = is_gadd(e->kids[i], t->elems[i], g, h, path, n + 1, env);
+      }
+      break;
+    default: ok = false;
+    }
   }
+  env->n = mark;
+  return ok;
 }
 
 bool fe_is_gadd_lam(const Term *lam) {
   if (lam->kind != T_LAM || lam->nsyms != 2) return false;
-  int path[16];
+  int path[GADD_DEPTH];
+  GaddEnv env;
+  env.n = 0;
   const Type *t = lam->syms[0]->type;
-  return fe_type_eq(t, lam->syms[1]->type) && is_gadd(lam->kids[0], t, lam->syms[0], lam->syms[1], path, 0);
+  return fe_type_eq(t, lam->syms[1]->type) && is_gadd(lam->kids[0], t, lam->syms[0], lam->syms[1], path, 0, &env);
 }
 
 Term *fe_mk_oplam(Span s, Prim op) {
@@ -377,6 +443,16 @@ void fe_assign_slots(Def *d) {
   for (int i = 0; i < d->nparams; i++) bind_slot(d->params[i], &n);
   give_slots(d->body, &n);
   d->nslots = n;
+}
+
+const char *fe_fresh_param_name(const char *want, Sym *const *params, int n) {
+  const char *name = want;
+  for (int k = 2;; k++) {
+    bool taken = false;
+    for (int i = 0; i < n && !taken; i++) taken = strcmp(params[i]->name, name) == 0;
+    if (!taken) return name;
+    name = una_sprintf("%s%d", want, k);
+  }
 }
 
 Def *fe_mk_def(const char *name, Span s, int nparams, Sym **params, Term *body) {

@@ -87,6 +87,11 @@ Term *fe_mark_checked(Term *t);
    let-tuple, lambda parameters), so that the Def can be evaluated. */
 void fe_assign_slots(Def *d);
 
+/* want, or want2, want3, ...: the first that none of params[0..n) is
+   named (a derived function's new parameter, printed and read back,
+   must not repeat one: vjp of a vjp has two cotangents). */
+const char *fe_fresh_param_name(const char *want, Sym *const *params, int n);
+
 /* A Def named name with params and body, slots assigned. */
 Def *fe_mk_def(const char *name, Span s, int nparams, Sym **params, Term *body);
 

@@ -561,6 +561,13 @@ START_TEST(save_errors) {
   }
   ck_assert_int_eq(t.err.span.line, 4);
   ck_assert_int_eq(t.err.span.col, 7);
+  /* UNA_SAVE_LOCAL (the fuzzers'): nothing above the current directory */
+  setenv("UNA_SAVE_LOCAL", "1", 1);
+  ck_assert_str_eq(save_error(p, a), una_sprintf("save: %s: outside the current folder (UNA_SAVE_LOCAL is set)", p));
+  ck_assert_str_eq(save_error("a/../../x.npy", a),
+                   "save: a/../../x.npy: outside the current folder (UNA_SAVE_LOCAL is set)");
+  ck_assert_str_eq(save_error("no_such_dir/..x.npy", a), "save: no_such_dir/..x.npy: cannot write: No such file or directory");
+  unsetenv("UNA_SAVE_LOCAL");
   remove_dir();
 }
 END_TEST

@@ -41,6 +41,8 @@ void fuzz_session_init(char *base, size_t stack, bool private_dir) {
   fe_stack_init(base, stack);
   char dir[] = "/tmp/una-fuzz-XXXXXX";
   if (private_dir && mkdtemp(dir) && chdir(dir) != 0) perror("una fuzz: chdir");
+  /* a mutated save of an absolute path, or of ../x, writes nowhere */
+  setenv("UNA_SAVE_LOCAL", "1", 1);
 #ifndef UNDER_ASAN
   struct rlimit rl;
   if (getrlimit(RLIMIT_AS, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > ADDRESS_SPACE)) {

@@ -12,7 +12,8 @@
    bound (base is an address in the caller's frame, stack the usable
    size below it), with private_dir a private working directory (so that
    a mutated relative `save` writes nowhere else; libFuzzer, which keeps
-   its corpus at relative paths, runs without) and, outside sanitizer
+   its corpus at relative paths, runs without), `save` kept below the
+   current directory (UNA_SAVE_LOCAL: no absolute path, no ..) and, outside sanitizer
    builds, a bound on the address space (so that a mutated size fails as
    an allocation error, not by exhausting the machine). */
 void fuzz_session_init(char *base, size_t stack, bool private_dir);
