@@ -15,10 +15,21 @@
 
 typedef Term *(*OptPassFn)(const Term *t);
 
+/* What a term holds that a pass may act on (opt_features); a pass whose
+   needs the term lacks has nothing to do and is not run. */
+enum {
+  OPT_HAS_ARRAYS = 1, /* an array builtin, an array literal, or a builtin with a function argument */
+  OPT_HAS_PROJ = 2,   /* a projection or a tuple pattern */
+};
+
 typedef struct OptPass {
   const char *name; /* for --dump-after=NAME */
   OptPassFn run;
+  unsigned needs; /* OPT_HAS_* bits, any of which the term must have; 0: always runs */
 } OptPass;
+
+/* The OPT_HAS_* bits of t. */
+unsigned opt_features(const Term *t);
 
 typedef struct OptOptions {
   bool enabled;           /* false with -O0 */

@@ -22,24 +22,24 @@
    second round over the whole program); moving the algebra before it
    instead changes which maps of pairs the later passes split. */
 const OptPass opt_passes[] = {
-    {"beta", opt_beta},       /* continuations used once inlined, β-reduction */
-    {"forward", opt_forward}, /* let x = y / let x = c substituted forward */
-    {"letnorm", opt_letnorm}, /* nested lets flattened, lets floated out */
-    {"tuples", opt_tuples},   /* π_i ⟨...⟩, let (a, b) = (e1, e2), scalar replacement */
-    {"dce", opt_dce},         /* dead lets whose right-hand side cannot raise */
-    {"algebra", opt_algebra}, /* figure 12: ring laws, constant folding */
-    {"forward", opt_forward}, /* again: what the algebra left (a let chain's sums) */
-    {"arrays", opt_arrays},   /* figure 12: OnesLike / ZerosLike array rules */
-    {"hoist", opt_hoist},     /* invariant arrays out of the builtins' functions */
-    {"fusion", opt_fusion},   /* figure 12: map/map2 fusion */
-    {"cse", opt_cse},         /* common subexpressions */
+    {"beta", opt_beta, 0},       /* continuations used once inlined, β-reduction */
+    {"forward", opt_forward, 0}, /* let x = y / let x = c substituted forward */
+    {"letnorm", opt_letnorm, 0}, /* nested lets flattened, lets floated out */
+    {"tuples", opt_tuples, OPT_HAS_PROJ}, /* π_i ⟨...⟩, let (a, b) = (e1, e2), scalar replacement */
+    {"dce", opt_dce, 0},         /* dead lets whose right-hand side cannot raise */
+    {"algebra", opt_algebra, 0}, /* figure 12: ring laws, constant folding */
+    {"forward", opt_forward, 0}, /* again: what the algebra left (a let chain's sums) */
+    {"arrays", opt_arrays, OPT_HAS_ARRAYS}, /* figure 12: OnesLike / ZerosLike array rules */
+    {"hoist", opt_hoist, OPT_HAS_ARRAYS},   /* invariant arrays out of the builtins' functions */
+    {"fusion", opt_fusion, OPT_HAS_ARRAYS}, /* figure 12: map/map2 fusion */
+    {"cse", opt_cse, 0},         /* common subexpressions */
 };
 const int opt_npasses = (int)(sizeof opt_passes / sizeof opt_passes[0]);
 
 /* Run once after the fixpoint, in order. */
 const OptPass opt_final_passes[] = {
-    {"states", opt_loop_states}, /* a loop's value read from the scan of its states */
-    {"sink", opt_sink},          /* single-use array lets moved to their use */
+    {"states", opt_loop_states, 0}, /* a loop's value read from the scan of its states */
+    {"sink", opt_sink, 0},          /* single-use array lets moved to their use */
 };
 const int opt_nfinal_passes = (int)(sizeof opt_final_passes / sizeof opt_final_passes[0]);
 
@@ -100,6 +100,33 @@ static void check(Run *r, const char *pass, const Term *t) {
   fe_error(tr.err.span, "internal: after optimizer pass '%s': %s", pass, msg);
 }
 
+/* Sets in *f the OPT_HAS_* bits that t holds (stopping once all are);
+   the last kid (a let's body) is walked in the loop, not the stack. */
+static void features(const Term *t, unsigned *f) {
+  while (t && *f != (OPT_HAS_ARRAYS | OPT_HAS_PROJ)) {
+    fe_stack_check(t->span);
+    switch (t->kind) {
+    case T_ARRAY: *f |= OPT_HAS_ARRAYS; break;
+    case T_PROJ:
+    case T_LETTUP: *f |= OPT_HAS_PROJ; break;
+    case T_PRIM:
+      if (fe_prims[t->prim].cls == P_ARRAY) *f |= OPT_HAS_ARRAYS;
+      for (int i = 0; i < t->nkids; i++)
+        if (t->kids[i]->kind == T_LAM) *f |= OPT_HAS_ARRAYS;
+      break;
+    default: break;
+    }
+    for (int i = 0; i + 1 < t->nkids; i++) features(t->kids[i], f);
+    t = t->nkids > 0 ? t->kids[t->nkids - 1] : NULL;
+  }
+}
+
+unsigned opt_features(const Term *t) {
+  unsigned f = 0;
+  features(t, &f);
+  return f;
+}
+
 /* Runs pass p on cur (dumping and checking its result). */
 static Term *run_pass(Run *r, const OptPass *p, Term *cur, bool dump_unchanged) {
   Term *next = p->run(cur);
@@ -120,14 +147,27 @@ static Term *run(Run *r, const Term *t, bool *any) {
   FeTry tr;
   if (fe_try(&tr)) {
     check(r, NULL, cur);
-    /* done[i]: the term that pass i last ran on and left unchanged; a pass
-       is not run again on that term, and the fixpoint is reached when
-       every pass has left the current term unchanged. */
+    /* done[i]: the term that pass i last ran on and left unchanged (or
+       skipped: the term lacks what it needs); a pass is not run again on
+       that term, and the fixpoint is reached when every pass has left the
+       current term unchanged. */
     const Term **done = NEW_ARRAY(const Term *, npasses);
+    const Term *featured = NULL; /* the term whose features have */
+    unsigned have = 0;
     for (int round = 0; round < rounds; round++) {
       bool changed = false;
       for (int i = 0; i < npasses; i++) {
         if (done[i] == cur) continue;
+        if (passes[i].needs && !dumps(o, passes[i].name)) {
+          if (featured != cur) {
+            have = opt_features(cur);
+            featured = cur;
+          }
+          if (!(have & passes[i].needs)) {
+            done[i] = cur; /* nothing for it to do */
+            continue;
+          }
+        }
         Term *next = run_pass(r, &passes[i], cur, round == 0);
         if (next != cur) changed = *any = true;
         else done[i] = cur;

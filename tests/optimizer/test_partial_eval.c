@@ -454,13 +454,13 @@ static char *broken_run(const Def *f, const OptPass *ps, int n, bool check) {
 /* A pass that breaks a program is caught at once, and named. */
 START_TEST(check_passes_names_the_pass) {
   Def *f = def_of("def f (x: R) : R = let a = x * x in a + a");
-  const OptPass drop[] = {{"beta", opt_beta}, {"droplet", drop_let}, {"cse", opt_cse}};
+  const OptPass drop[] = {{"beta", opt_beta, 0}, {"droplet", drop_let, 0}, {"cse", opt_cse, 0}};
   char *e = broken_run(f, drop, 3, true);
   ck_assert_ptr_nonnull(e);
   const char *want = "internal: after optimizer pass 'droplet': 'var' node at ";
   ck_assert_msg(strncmp(e, want, strlen(want)) == 0, "%s", e);
   ck_assert_msg(strstr(e, ": 'a' (#") && strstr(e, ") is not bound in the Def"), "%s", e);
-  const OptPass root[] = {{"forward", opt_forward}, {"retyped", retype_root}};
+  const OptPass root[] = {{"forward", opt_forward, 0}, {"retyped", retype_root, 0}};
   e = broken_run(f, root, 2, true);
   ck_assert_ptr_nonnull(e);
   ck_assert_str_eq(e, "internal: after optimizer pass 'retyped': 'let' node at 1:20: has type B, its body R");
