@@ -26,30 +26,27 @@ static bool same_place(Span a, Span b) {
 
 /* ---- the derived functions ---- */
 
-/* Derived Defs by (function, operator, wrt): each derivative is built and
-   optimized once. A static list: a root for the collector. */
+/* Derived Defs by (operator, wrt), kept on their function (Def.deriv_ops),
+   so that they go with it: each derivative is built and optimized once. */
 typedef struct Derived {
-  const Def *f;
   int op, nwrt;
   int *wrt;
   Def *d;
   struct Derived *next;
 } Derived;
 
-static Derived *derived_list;
-
 static Def *derived_find(const Def *f, int op, const int *wrt, int nwrt) {
-  for (Derived *e = derived_list; e; e = e->next)
-    if (e->f == f && e->op == op && e->nwrt == nwrt && memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0)
-      return e->d;
+  for (Derived *e = f->deriv_ops; e; e = e->next)
+    if (e->op == op && e->nwrt == nwrt && memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0) return e->d;
   return NULL;
 }
 
 static void derived_add(const Def *f, int op, const int *wrt, int nwrt, Def *d) {
+  Def *owner = (Def *)f; /* the field is a cache */
   Derived *e = NEW(Derived);
-  *e = (Derived){f, op, nwrt, NEW_ARRAY(int, nwrt > 0 ? nwrt : 1), d, derived_list};
+  *e = (Derived){op, nwrt, NEW_ARRAY(int, nwrt > 0 ? nwrt : 1), d, owner->deriv_ops};
   memcpy(e->wrt, wrt, sizeof(int) * (size_t)nwrt);
-  derived_list = e;
+  owner->deriv_ops = e;
 }
 
 static Term *call(Span s, Def *f, Term **args) {

@@ -21,15 +21,13 @@
 #include "../frontend/ir/subst.h"
 #include "../reverse/reverse.h"
 
+/* g's split by wrt, kept on g (Def.splits) so that it goes with it. */
 typedef struct Split {
-  const Def *g;
   const int *wrt;
   int nwrt;
   Def *fwd, *rev; /* NULL: g does not split (the pair stays as it is) */
   struct Split *next;
 } Split;
-
-static Split *splits; /* static: a root for the collector */
 
 /* Whether t reads a variable of the set dyn. */
 static bool reads(const Term *t, const PtrMap *dyn) {
@@ -134,15 +132,15 @@ static bool build(const Def *g, const int *wrt, int nwrt, const DerivOpt *o, Def
 }
 
 static Split *split_of(const Def *g, const int *wrt, int nwrt, const DerivOpt *o) {
-  for (Split *e = splits; e; e = e->next)
-    if (e->g == g && e->nwrt == nwrt && memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0) return e;
+  for (Split *e = g->splits; e; e = e->next)
+    if (e->nwrt == nwrt && memcmp(e->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0) return e;
   Split *e = NEW(Split);
-  e->g = g;
   e->wrt = wrt;
   e->nwrt = nwrt;
   if (!build(g, wrt, nwrt, o, &e->fwd, &e->rev)) e->fwd = e->rev = NULL;
-  e->next = splits;
-  splits = e;
+  Def *owner = (Def *)g; /* the field is a cache */
+  e->next = owner->splits;
+  owner->splits = e;
   return e;
 }
 

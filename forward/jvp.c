@@ -610,20 +610,17 @@ Term *fwd_jvp(Sym **params, Sym **tangents, int n, const Term *body) {
   return fe_copy(close_scope(s, &top, fe_mk_tuple(s, 2, items)));
 }
 
-/* The jvp Defs built so far, by (f, wrt): a static list, a root for the
-   collector. */
+/* The jvp Defs built so far, by wrt, kept on their function (Def.jvps) so
+   that they go with it. */
 typedef struct Built {
-  const Def *f;
   int *wrt, nwrt;
   Def *d;
   struct Built *next;
 } Built;
 
-static Built *built;
-
 Def *fwd_jvp_def(const Def *f, const int *wrt, int nwrt) {
-  for (Built *b = built; b; b = b->next)
-    if (b->f == f && b->nwrt == nwrt && memcmp(b->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0) return b->d;
+  for (Built *b = f->jvps; b; b = b->next)
+    if (b->nwrt == nwrt && memcmp(b->wrt, wrt, sizeof(int) * (size_t)nwrt) == 0) return b->d;
   Def *inl = fe_inline_some(f, rev_inline_policy());
   int n = inl->nparams;
   Sym **params = NEW_ARRAY(Sym *, n + nwrt + 1);
@@ -641,9 +638,10 @@ Def *fwd_jvp_def(const Def *f, const int *wrt, int nwrt) {
   Term *body = fwd_jvp(inl->params, tangents, n, inl->body);
   Def *d = fe_mk_def(rev_derived_name("jvp", f, wrt, nwrt), f->span, n + nwrt, params, body);
   d->derived = true;
+  Def *owner = (Def *)f; /* the field is a cache */
   Built *b = NEW(Built);
-  *b = (Built){f, NEW_ARRAY(int, nwrt > 0 ? nwrt : 1), nwrt, d, built};
+  *b = (Built){NEW_ARRAY(int, nwrt > 0 ? nwrt : 1), nwrt, d, owner->jvps};
   memcpy(b->wrt, wrt, sizeof(int) * (size_t)nwrt);
-  built = b;
+  owner->jvps = b;
   return d;
 }

@@ -162,6 +162,11 @@ typedef struct Def {
   const void *vjp_of;    /* reverse/grad.c: a vjp Def's entry in its
                             source's derivs (kept by the optimizer's
                             copies), or NULL */
+  void *deriv_ops;       /* derive/expand.c: its derived functions by
+                            (operator, wrt), built and optimized once */
+  void *jvps;            /* forward/jvp.c: its jvp Defs by wrt */
+  void *splits;          /* derive/split.c: its forward and reverse
+                            parts by wrt */
 } Def;
 
 struct Value; /* backend/value.h */
