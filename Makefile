@@ -23,6 +23,7 @@ B ?= build
 ifeq ($(SAN),1)
 B := build/asan
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SMOKE ?= 200
 endif
 # The sanitizer build with the collector's allocations as malloc blocks
 # (tests/gc_as_malloc.h), so that ASan sees overruns inside them.
@@ -30,6 +31,7 @@ ifeq ($(HEAP),1)
 B := build/asan-heap
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
           -include $(CURDIR)/tests/gc_as_malloc.h
+FUZZ_SMOKE ?= 200
 endif
 # The libFuzzer build (make fuzz-libfuzzer, tests/fuzz/README.md): clang,
 # with libFuzzer's coverage, ASan and UBSan, in build/libfuzzer.
@@ -171,7 +173,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-gpu-host
 
 # The fuzzer's run in `make check`: the first FUZZ_SMOKE inputs (a fixed
-# set); `make fuzz` runs FUZZ_S seconds from FUZZ_SEED.
+# set; 200 in the sanitizer builds); `make fuzz` runs FUZZ_S seconds from FUZZ_SEED.
 FUZZ_SMOKE ?= 600
 FUZZ_BYTES_SMOKE ?= 400
 FUZZ_S ?= 600
