@@ -266,6 +266,14 @@ START_TEST(errors) {
     ck_assert_str_eq(err(longs[i]), "t.una:1:1: error: interrupted");
     ck_assert_int_eq(fe_interrupted, 0);
   }
+  /* a kernel's fault ends a fused reduction over 1e18 indices at once:
+     the chunks poll between blocks (the byte fuzzer hung on it, its 2 s
+     budget, an interrupt, unseen too) */
+  TlRun big = tl_capture(tl_session,
+                         "let ten_a = map (x. x * 10) (iota 1000)\n"
+                         "sum (map (i. ten_a[i]) (iota 1111111111111111000))\n",
+                         false);
+  ck_assert_str_eq(big.err, "t.una:2:19: error: index 1000 out of bounds for an array of length 1000\n");
   /* loops that do not end: compiled (a state of reals) and not */
   const char *endless[][2] = {{"loop x = 0 while true do x + 1", "1:1"},
                               {"loop x = (0, [1]) while true do (x.1 + 1, x.2)", "1:1"},
