@@ -23,18 +23,6 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The bytes of path (at most 1 MiB) into *n; NULL when it cannot be read. */
-static char *read_file(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = (size_t)1 << 20;
-  char *buf = GC_MALLOC_ATOMIC(cap + 1);
-  *n = fread(buf, 1, cap, f);
-  buf[*n] = 0;
-  fclose(f);
-  return buf;
-}
-
 /* How `fuzz --replay path --here` ends in a child process: its exit
    status, or 1000 + the signal that killed it. */
 static int replay_status(const char *path, double budget, uint64_t seed) {
@@ -144,7 +132,7 @@ int fz_bytes(const FzBytes *a) {
   const char *path = a->replay ? a->replay : a->minimize;
   if (!path) return run_mutants(a);
   size_t n;
-  char *text = read_file(path, &n);
+  char *text = fz_read(path, &n);
   if (!text) {
     perror(path);
     return 2;

@@ -306,15 +306,12 @@ static int usage(void) {
 /* fuzz --program FILE: the oracles on the program of FILE (a reproducer);
    with --reduce, a failing one reduced into FILE.min. */
 static int check_file(const char *path, const Check *c, bool reduce) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  size_t n;
+  char *text = fz_read(path, &n);
+  if (!text) {
     perror(path);
     return 2;
   }
-  char *text = GC_MALLOC_ATOMIC(1 << 20);
-  size_t n = fread(text, 1, (1 << 20) - 1, f);
-  text[n] = 0;
-  fclose(f);
   Stats st = {0};
   char *rep = check_program(text, c, &st);
   printf("fuzz: %s: %s\n", path, rep ? rep : "the oracles agree");

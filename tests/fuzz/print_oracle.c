@@ -11,12 +11,9 @@
 #include "../../frontend/repl/session.h"
 #include "compare.h"
 
-/* A session with the prelude, its output and errors into memory streams
-   (read back by take()). */
+/* A session with the prelude (run() captures what it prints). */
 typedef struct Sess {
   Session *s;
-  char *out, *err;
-  size_t nout, nerr;
 } Sess;
 
 static Sess *sess_new(void) {

@@ -156,3 +156,14 @@ bool fz_keep(const char *path, const char *data, size_t n) {
   bool ok = fwrite(data, 1, n, f) == n;
   return fclose(f) == 0 && ok;
 }
+
+char *fz_read(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = (size_t)1 << 20;
+  char *buf = GC_MALLOC_ATOMIC(cap + 1);
+  *n = fread(buf, 1, cap, f);
+  buf[*n] = 0;
+  fclose(f);
+  return buf;
+}

@@ -28,4 +28,8 @@ char *fz_reduce(const char *text, size_t n, FzFails fails, void *ud, long max_tr
    false when it cannot. */
 bool fz_keep(const char *path, const char *data, size_t n);
 
+/* The bytes of path (at most 1 MiB, NUL-terminated) and their count in
+   *n; NULL when it cannot be read. */
+char *fz_read(const char *path, size_t *n);
+
 #endif
