@@ -103,7 +103,7 @@ static void map_chunk(void *ctx, int thread, int c) {
   const double *x = j->a ? j->a->r : NULL, *y = j->b ? j->b->r : NULL;
   double tmp[B], idx[B];
   /* Ctrl-C, or a kernel's fault, ends the chunk at the next block */
-  for (size_t i = lo; i < hi && !fe_interrupted; i += B) {
+  for (size_t i = lo; i < hi && !fe_stopping(); i += B) {
     size_t m = min_size(B, hi - i);
     const double *xi = x ? x + i : cpu_index_block(idx, i, m);
     if (!j->boolean) {
@@ -272,7 +272,7 @@ static void red_chunk(void *ctx, int thread, int c) {
   RedJob *j = ctx;
   size_t lo, hi;
   cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
-  for (size_t i = lo; i < hi && !fe_interrupted; i += B) cpu_red_block(j, thread, c, lo, i, min_size(B, hi - i));
+  for (size_t i = lo; i < hi && !fe_stopping(); i += B) cpu_red_block(j, thread, c, lo, i, min_size(B, hi - i));
 }
 
 /* Runs the job (n > 0): the chunks, then their lanes combined and folded. */

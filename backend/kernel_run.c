@@ -257,7 +257,7 @@ static void exec_loop_block(const CpuKernelRun *run, size_t n, double **p, const
   if (l->count < 0) { /* while: the lanes past n, padding, never run */
     double *act = p[l->mask];
     for (size_t q = 0; q < B; q++) act[q] = q < n;
-    while (!fe_interrupted) {
+    while (!fe_stopping()) {
       exec_code(run, n, p, l->cond_code, l->ncond);
       const double *c = p[l->cond];
       bool any = false;
@@ -279,7 +279,7 @@ static void exec_loop_block(const CpuKernelRun *run, size_t n, double **p, const
   }
   double count = run->sregs[l->count];
   double *ix = p[l->index];
-  for (double it = 0; it < count && !fe_interrupted; it++) {
+  for (double it = 0; it < count && !fe_stopping(); it++) {
     for (int q = 0; q < B; q++) ix[q] = it;
     exec_code(run, n, p, l->body, l->nbody);
     for (int j = 0; j < l->n; j++) memcpy(run->stage + (size_t)B * (size_t)j, p[l->next[j]], sizeof(double) * B);
@@ -405,7 +405,7 @@ static void run_loop(CpuKernelRun *run, double *r, const CpuKLoop *l) {
   for (int j = 0; j < l->n; j++) st[j] = r[l->init[j]];
   for (int j = 0; j < l->n; j++) r[l->state[j]] = st[j];
   if (l->count < 0) { /* while */
-    while (!fe_interrupted) {
+    while (!fe_stopping()) {
       run_code_in(run, r, l->cond_code, l->cond_code + l->ncond);
       if (r[l->cond] == 0) return;
       run_code_in(run, r, l->body, l->body + l->nbody);
@@ -415,7 +415,7 @@ static void run_loop(CpuKernelRun *run, double *r, const CpuKLoop *l) {
     return;
   }
   double count = r[l->count];
-  for (double it = 0; it < count && !fe_interrupted; it++) {
+  for (double it = 0; it < count && !fe_stopping(); it++) {
     r[l->index] = it;
     run_code_in(run, r, l->body, l->body + l->nbody);
     for (int j = 0; j < l->n; j++) st[j] = r[l->next[j]];

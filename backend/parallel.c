@@ -45,13 +45,18 @@ typedef struct Worker {
   int thread;
 } Worker;
 
+/* Chunks are taken in order, so when a fault stops the taking, every
+   chunk before the faulting one has been taken and runs on (error.h). */
 static void work(Job *job, int thread) {
+  size_t outer = fe_fault_rank(0);
   for (;;) {
-    if (fe_interrupted) return;
+    if (fe_interrupted) break;
     int c = atomic_fetch_add(&job->next, 1);
-    if (c >= job->nchunks) return;
+    if (c >= job->nchunks) break;
+    fe_fault_rank((size_t)c + 1);
     job->fn(job->ctx, thread, c);
   }
+  fe_fault_rank(outer);
 }
 
 static void *worker_main(void *arg) {

@@ -294,7 +294,7 @@ static void group_chunk(void *ctx, int thread, int c) {
   cpu_chunk_bounds(g->len, CPU_BLOCK, g->nchunks, c, &lo, &hi);
   const int *out = g->p->k ? g->p->out : NULL;
   double **dst = out ? g->dst[thread] : NULL; /* per result of the merged kernel */
-  for (size_t i = lo; i < hi && !fe_interrupted; i += CPU_BLOCK) { /* Ctrl-C or a fault: stop */
+  for (size_t i = lo; i < hi && !fe_stopping(); i += CPU_BLOCK) { /* Ctrl-C or a fault: stop */
     size_t k = hi - i < CPU_BLOCK ? hi - i : CPU_BLOCK;
     if (out) {
       for (int m = 0; m < g->n; m++)

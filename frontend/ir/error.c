@@ -90,24 +90,53 @@ void fe_stack_check(Span s) {
     fe_error(s, "expression nested too deeply");
 }
 
-/* The pending fault: 0 none, 1 being recorded, 2 recorded. The first
-   fault wins; the others are dropped. */
+/* The pending fault: 0 none, 2 recorded, with the rank of the chunk that
+   recorded it (fe_fault_rank). The lowest rank wins, so a parallel loop
+   with several faults reports the one a sequential run would meet first,
+   whichever thread gets there first; the lock guards the record. */
 static atomic_int fault_state;
+static atomic_flag fault_lock = ATOMIC_FLAG_INIT;
+static _Thread_local size_t rank_here; /* 0: outside any chunk */
 static struct {
   Span span;
   FeFaultFn raise;
   double a, b;
+  atomic_size_t rank;
 } fault;
 
+static void lock_fault(void) {
+  while (atomic_flag_test_and_set(&fault_lock)) {
+  }
+}
+
+static void unlock_fault(void) { atomic_flag_clear(&fault_lock); }
+
+size_t fe_fault_rank(size_t rank) {
+  size_t old = rank_here;
+  rank_here = rank;
+  return old;
+}
+
 void fe_fault(Span s, FeFaultFn raise, double a, double b) {
-  int none = 0;
-  if (!atomic_compare_exchange_strong(&fault_state, &none, 1)) return;
-  fault.span = s;
-  fault.raise = raise;
-  fault.a = a;
-  fault.b = b;
-  atomic_store(&fault_state, 2);
+  size_t r = rank_here;
+  if (atomic_load(&fault_state) == 2 && atomic_load(&fault.rank) <= r) return; /* an earlier one wins */
+  lock_fault();
+  if (atomic_load(&fault_state) != 2 || r < atomic_load(&fault.rank)) {
+    fault.span = s;
+    fault.raise = raise;
+    fault.a = a;
+    fault.b = b;
+    atomic_store(&fault.rank, r);
+    atomic_store(&fault_state, 2);
+  }
+  unlock_fault();
   fe_interrupted = 1;
+}
+
+bool fe_stopping(void) {
+  if (!fe_interrupted) return false;
+  if (atomic_load(&fault_state) != 2) return true; /* Ctrl-C */
+  return atomic_load(&fault.rank) <= rank_here;    /* chunks before the fault's go on */
 }
 
 void fe_fault_clear(void) { atomic_store(&fault_state, 0); }
@@ -115,13 +144,13 @@ void fe_fault_clear(void) { atomic_store(&fault_state, 0); }
 void fe_poll_interrupt(Span s) {
   if (fe_interrupted) {
     fe_interrupted = 0;
-    if (atomic_load(&fault_state) != 0) {
-      while (atomic_load(&fault_state) != 2) {
-      }
+    if (atomic_load(&fault_state) == 2) {
+      lock_fault();
       Span fs = fault.span;
       FeFaultFn raise = fault.raise;
       double a = fault.a, b = fault.b;
       atomic_store(&fault_state, 0);
+      unlock_fault();
       raise(fs, a, b);
     }
     fe_error(s, "interrupted");

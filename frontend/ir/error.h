@@ -82,6 +82,15 @@ typedef void (*FeFaultFn)(Span s, double a, double b);
 void fe_fault(Span s, FeFaultFn raise, double a, double b);
 void fe_fault_clear(void);
 
+/* Deterministic faults in parallel loops: the chunk runner ranks the
+   calling thread's work (chunk c has rank c + 1; 0 outside chunks, the
+   previous rank returned) and, of several faults, the lowest rank's is
+   raised. Chunk loops poll fe_stopping instead of fe_interrupted: true on
+   Ctrl-C, or on a fault of a rank up to the caller's, so the chunks before
+   a fault run on and a fault of theirs replaces it. */
+size_t fe_fault_rank(size_t rank);
+bool fe_stopping(void);
+
 /* True for the error una_out_of_memory (common.h) raised: the compiler's
    memory ran out, not a fault of the program or of a pass. */
 bool una_is_out_of_memory(FeError e);

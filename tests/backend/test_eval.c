@@ -274,6 +274,10 @@ START_TEST(errors) {
                          "sum (map (i. ten_a[i]) (iota 1111111111111111000))\n",
                          false);
   ck_assert_str_eq(big.err, "t.una:2:19: error: index 1000 out of bounds for an array of length 1000\n");
+  /* of several faults in a parallel loop, the one a sequential run meets
+     first is raised, whichever thread gets to its own first */
+  TlRun many = tl_capture(tl_session, "sum (map (i. ten_a[3000000 - 1 - i] + ten_a[i]) (iota 3000000))\n", false);
+  ck_assert_str_eq(many.err, "t.una:1:19: error: index 2999999 out of bounds for an array of length 1000\n");
   /* loops that do not end: compiled (a state of reals) and not */
   const char *endless[][2] = {{"loop x = 0 while true do x + 1", "1:1"},
                               {"loop x = (0, [1]) while true do (x.1 + 1, x.2)", "1:1"},
