@@ -202,10 +202,10 @@ static double red_op(RedJob *j, int thread, double l, double r) {
 }
 
 void cpu_red_block(RedJob *j, int thread, int c, size_t lo, size_t i, size_t k) {
-  double buf[B], idx[B];
+  double buf[B], *out = buf;
   const double *e = j->r ? j->r + i : buf;
-  if (!j->r)
-    cpu_kernel_block(&j->g[thread], j->x ? j->x + i : cpu_index_block(idx, i, k), j->y ? j->y + i : NULL, k, buf);
+  if (!j->r && j->x) cpu_kernel_block(&j->g[thread], j->x + i, j->y ? j->y + i : NULL, k, buf);
+  else if (!j->r) cpu_kernel_block_indices(&j->g[thread], i, k, &out);
   cpu_red_fold(j, thread, c, lo, i, k, e);
 }
 

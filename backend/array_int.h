@@ -102,13 +102,6 @@ typedef struct RedJob {
   size_t nlanes[CPU_CHUNKS];
 } RedJob;
 
-/* The block of indices i, i + 1, ..., i + k - 1 in buf (k <= CPU_BLOCK):
-   the elements of `iota n` at i, for a kernel that maps over them. */
-static inline const double *cpu_index_block(double *buf, size_t i, size_t k) {
-  for (size_t q = 0; q < k; q++) buf[q] = (double)(i + q);
-  return buf;
-}
-
 /* Sets up j's operator for lam (j->nchunks set); false when lam has
    neither a monoid loop nor a kernel. */
 bool cpu_red_operator(const Exec *ex, RedJob *j, const Term *lam, Value *frame);

@@ -43,6 +43,7 @@
 #include "npy.h"
 #include "parallel.h"
 #include "plan/note.h"
+#include "plan/plan.h"
 #include "rand.h"
 #include "scan_map.h"
 #include "scalar.h"
@@ -101,17 +102,15 @@ static void map_chunk(void *ctx, int thread, int c) {
   cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
   CpuKernelRun *run = &j->runs[thread];
   const double *x = j->a ? j->a->r : NULL, *y = j->b ? j->b->r : NULL;
-  double tmp[B], idx[B];
+  double tmp[B];
   /* Ctrl-C, or a kernel's fault, ends the chunk at the next block */
   for (size_t i = lo; i < hi && !fe_stopping(); i += B) {
     size_t m = min_size(B, hi - i);
-    const double *xi = x ? x + i : cpu_index_block(idx, i, m);
-    if (!j->boolean) {
-      cpu_kernel_block(run, xi, y ? y + i : NULL, m, j->out->r + i);
-    } else {
-      cpu_kernel_block(run, xi, y ? y + i : NULL, m, tmp);
+    double *out = j->boolean ? tmp : j->out->r + i;
+    if (x) cpu_kernel_block(run, x + i, y ? y + i : NULL, m, out);
+    else cpu_kernel_block_indices(run, i, m, &out);
+    if (j->boolean)
       for (size_t q = 0; q < m; q++) j->out->v[i + q] = val_bool(tmp[q] != 0);
-    }
   }
 }
 
@@ -223,9 +222,28 @@ static void map_args(const Exec *ex, const Term *t, Value *frame, Array **a, Arr
   }
 }
 
+/* A dead let's map or map2 (the plan's PK_CHECK) whose kernel cannot stop
+   once bound: what it may raise (its arrays, map2's lengths, binding its
+   kernel) without computing its elements. Its value, never read, is an
+   array of its length with no elements, as on the GPU. */
+static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
+  const PlanKernel *pk = t->note ? t->note->kernel : NULL;
+  if (!pk || pk->kind != PK_CHECK || !ex->kernel || ex->meter) return false;
+  const CpuKernel *k = cpu_kernel_for(t->kids[0]);
+  if (!k || cpu_kernel_may_stop(k)) return false;
+  Array *a, *b;
+  map_args(ex, t, frame, &a, &b);
+  CpuKernelRun run;
+  if (a->len > 0 && !cpu_lam_kernel(ex, t->kids[0], frame, &run)) return false;
+  Array *hollow = NEW(Array);
+  hollow->len = a->len;
+  *r = val_array(hollow);
+  return true;
+}
+
 static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   Value r;
-  if (cpu_map2_of_scan(ex, t, frame, &r)) return r;
+  if (map_check(ex, t, frame, &r) || cpu_map2_of_scan(ex, t, frame, &r)) return r;
   Array *a, *b;
   const PlanMatrix *pm = t->note ? t->note->matrix : NULL;
   if (pm && pm->x_let) { /* X is a transpose left to the product */

@@ -65,6 +65,17 @@ static NOINLINE const Term *eval_siblings(const Exec *ex, const Term *t, Value *
   return NULL;
 }
 
+static Value eval_tuple(const Exec *ex, const Term *t, Value *frame);
+
+/* The tuple t, its items that are siblings computed in one pass when
+   their group can run (else as usual). */
+static NOINLINE Value eval_tuple_group(const Exec *ex, const Term *t, Value *frame) {
+  const Term *rest = t;
+  Value r;
+  if (cpu_siblings(ex, &rest, frame, &r)) return r;
+  return eval_tuple(ex, t, frame);
+}
+
 /* cpu_call_in(ex, d, args) with a note for the call t on any error that
    leaves it (Exec.trace_calls). */
 static NOINLINE Value call_traced(const Exec *ex, const Term *t, Value *args) {
@@ -161,7 +172,9 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
     case T_IF:
       t = cpu_eval(ex, t->kids[0], frame).u.b ? t->kids[1] : t->kids[2];
       continue;
-    case T_TUPLE: return eval_tuple(ex, t, frame);
+    case T_TUPLE:
+      if (t->note && t->note->group && !ex->gpu) return eval_tuple_group(ex, t, frame);
+      return eval_tuple(ex, t, frame);
     case T_PROJ: {
       Value v = cpu_eval(ex, t->kids[0], frame);
       ASSERT(v.kind == V_TUPLE && t->index >= 0 && t->index < v.u.t->n);

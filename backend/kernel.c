@@ -103,6 +103,7 @@ typedef struct Ctx {
   PMap dep;    /* Sym* -> 1: variables that depend on the parameters */
   PMap memo;   /* Term* -> 1 independent, 2 dependent */
   PMap inputs; /* Sym* -> vreg: variables read from the frame */
+  PMap arrays; /* Sym* -> vreg: array variables gathered from (VK_ARRAY) */
   PtrMap tuples; /* Sym* -> int[]: a loop state's tuple, one vreg per component */
 } Ctx;
 
@@ -472,18 +473,30 @@ static bool compile_loop(Compiler *c, Ctx *x, const Term *t, int *out) {
 
 /* a[i] with a an array of reals that does not depend on the parameters
    (bound once, as a hoisted part) and i that does: a gather. */
+/* The element of the array a (of [R], not depending on the parameters) at
+   the index in vreg i; at is the term a fault is raised at. */
+static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) {
+  /* one array register per variable, so that equal reads are one value
+     (value numbering) and so is all that is computed from them */
+  bool var = a->kind == T_VAR;
+  int av = var ? pmap_get(&x->arrays, a->sym, -1) : -1;
+  if (av < 0) {
+    av = new_vreg(c, VK_ARRAY, 0);
+    add_step(c, step(B_ARRAY, x->id, av, -1, a));
+    if (var) pmap_put(&x->arrays, a->sym, av);
+  }
+  int d = emit(c, K_GATHER, av, i, -1);
+  if (!c->vterm[d]) c->vterm[d] = at;
+  return d;
+}
+
 static int compile_gather(Compiler *c, Ctx *x, const Term *t) {
   const Term *a = t->kids[0];
   /* a branch is computed whether taken or not (K_SELECT), and a gather
      there could fault for an element that never reads it */
   if (c->branch > 0 || !fe_type_is_real_array(a->type) || depends(x, a)) return -1;
-  int av = new_vreg(c, VK_ARRAY, 0);
-  add_step(c, step(B_ARRAY, x->id, av, -1, a));
   int i = compile(c, x, t->kids[1]);
-  if (i < 0) return -1;
-  int d = emit(c, K_GATHER, av, i, -1);
-  if (!c->vterm[d]) c->vterm[d] = t;
-  return d;
+  return i < 0 ? -1 : gather_at(c, x, a, i, t);
 }
 
 /* Compiles t (of type R or B) in context x; returns its vreg or -1 when t
@@ -724,8 +737,10 @@ static bool has_closure(const Term *t) {
 }
 
 /* The kernel of the bodies of lams[0..n), parameter j of lams[i] being
-   block params[i][j]; one body may be boolean when bool_ok. */
-static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int (*params)[2], bool bool_ok) {
+   block params[i][j], or, where gathers[i][j] is not NULL, that array's
+   element at block 0 (an index); one body may be boolean when bool_ok. */
+static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int (*params)[2],
+                                       const Term *const (*gathers)[2], bool bool_ok) {
   Compiler c = {0};
   GROW(c.ctx_nslots, c.nctx, c.capctx, int);
   c.ctx_nslots[c.nctx++] = 0;
@@ -746,7 +761,9 @@ static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int
       if (!lam->syms[j]->type || lam->syms[j]->type->kind != TY_REAL) return NULL;
       ASSERT(params[i][j] == 0 || params[i][j] == 1);
       if (params[i][j] == 1) nparams = 2;
-      pmap_put(&x.env, lam->syms[j], params[i][j]);
+      const Term *a = gathers ? gathers[i][j] : NULL;
+      if (a && (!fe_type_is_real_array(a->type) || depends(&x, a))) return NULL;
+      pmap_put(&x.env, lam->syms[j], a ? gather_at(&c, &x, a, params[i][j], a) : params[i][j]);
       pmap_put(&x.dep, lam->syms[j], 1);
     }
     depends(&x, lam->kids[0]);
@@ -759,11 +776,23 @@ static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int
 
 const CpuKernel *cpu_kernel_compile(const Term *lam) {
   static const int in_order[1][2] = {{0, 1}};
-  return compile_bodies(1, &lam, in_order, true);
+  return compile_bodies(1, &lam, in_order, NULL, true);
 }
 
 const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]) {
-  return compile_bodies(n, lams, params, false);
+  return compile_bodies(n, lams, params, NULL, false);
+}
+
+bool cpu_kernel_may_stop(const CpuKernel *k) {
+  if (k->nloops > 0) return true;
+  for (int v = 0; v < k->nvregs; v++)
+    if (k->vterm[v]) return true;
+  return false;
+}
+
+const CpuKernel *cpu_kernel_compile_indexed(int n, const Term *const *lams, const Term *const (*arrays)[2]) {
+  int(*params)[2] = una_alloc(sizeof(int[2]) * (size_t)(n > 0 ? n : 1)); /* zeroed: all block 0 */
+  return compile_bodies(n, lams, (const int(*)[2])params, arrays, false);
 }
 
 /* ---- loop steps ---- */

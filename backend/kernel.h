@@ -173,6 +173,10 @@ void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_
 void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs);
 const double *cpu_kernel_out(const CpuKernelRun *run, int i);
 
+/* cpu_kernel_block_into over the indices i0 .. i0 + n - 1 (the elements of
+   `iota`, never stored; both parameters), known to be consecutive. */
+void cpu_kernel_block_indices(CpuKernelRun *run, size_t i0, size_t n, double *const *outs);
+
 /* One kernel computing the bodies of the lambdas lams[0..n) together over
    two parameter blocks: parameter j of lams[i] is block params[i][j] (0
    for x, 1 for y). The bodies share their free variables, hoisted parts and
@@ -180,7 +184,20 @@ const double *cpu_kernel_out(const CpuKernelRun *run, int i);
    once; result i is the body of lams[i], with the bits it has alone. NULL
    when a lambda does not qualify or a body is not a real. */
 const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]);
+
+/* The same over one block of indices (iota's elements): parameter j of
+   lams[i] is the index itself where arrays[i][j] is NULL, else the element
+   of that array (a term of type [R] not depending on the lambdas'
+   parameters, an array variable) at the index. The maps and map2s of
+   several arrays, and maps over `iota n` that read arrays at their index,
+   become one kernel this way. The caller checks the arrays' lengths
+   (a gather out of bounds faults at the array term). */
+const CpuKernel *cpu_kernel_compile_indexed(int n, const Term *const *lams, const Term *const (*arrays)[2]);
 int cpu_kernel_nresults(const CpuKernel *k);
+
+/* Whether running k may end otherwise than with its results: a gather may
+   fault, a loop may not end. (Binding it may raise: its hoisted parts.) */
+bool cpu_kernel_may_stop(const CpuKernel *k);
 
 /* Arrays of at most this many elements are run one element at a time
    (cpu_kernel_call1): setting up a run's blocks (CPU_BLOCK doubles per

@@ -354,27 +354,12 @@ const double *cpu_kernel_out(const CpuKernelRun *run, int i) {
 }
 
 
-void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs) {
-  ASSERT(n <= B);
-  ensure_blocks(run);
+/* Runs the block whose parameters p[0], p[1] are set (n elements); see
+   cpu_kernel_block_into. x and y: the caller's parameter blocks, which no
+   result is written into. */
+static void run_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs) {
   const CpuKernel *k = run->k;
   double **p = run->ptr;
-  /* results at home (a whole block before may have sent them elsewhere) */
-  for (int i = 0; i < k->nresults; i++)
-    if (k->phys[k->results[i]] >= 0) p[k->results[i]] = home(run, k->results[i]);
-  if (n == B) {
-    p[0] = (double *)x;
-    p[1] = (double *)(k->nparams == 2 ? y : x);
-  } else {
-    memcpy(run->pad, x, sizeof(double) * n);
-    p[0] = run->pad;
-    p[1] = run->pad;
-    if (k->nparams == 2) {
-      memcpy(run->pad + B, y, sizeof(double) * n);
-      p[1] = run->pad + B;
-    }
-  }
-  run->consec[0] = run->consec[1] = -1;
   if (!outs) {
     exec_block(run, n, p);
     return;
@@ -390,6 +375,50 @@ void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, 
   exec_block(run, n, p);
   for (int i = 0; i < k->nresults; i++)
     if (outs[i] && p[k->results[i]] != outs[i]) memcpy(outs[i], p[k->results[i]], sizeof(double) * n);
+}
+
+/* Results at home (a whole block before may have sent them elsewhere). */
+static void results_home(CpuKernelRun *run) {
+  const CpuKernel *k = run->k;
+  for (int i = 0; i < k->nresults; i++)
+    if (k->phys[k->results[i]] >= 0) run->ptr[k->results[i]] = home(run, k->results[i]);
+}
+
+void cpu_kernel_block_into(CpuKernelRun *run, const double *x, const double *y, size_t n, double *const *outs) {
+  ASSERT(n <= B);
+  ensure_blocks(run);
+  double **p = run->ptr;
+  results_home(run);
+  if (n == B) {
+    p[0] = (double *)x;
+    p[1] = (double *)(run->k->nparams == 2 ? y : x);
+  } else {
+    memcpy(run->pad, x, sizeof(double) * n);
+    p[0] = run->pad;
+    p[1] = run->pad;
+    if (run->k->nparams == 2) {
+      memcpy(run->pad + B, y, sizeof(double) * n);
+      p[1] = run->pad + B;
+    }
+  }
+  run->consec[0] = run->consec[1] = -1;
+  run_block(run, x, y, n, outs);
+}
+
+/* i0, i0 + 1, ..., i0 + n - 1 into d (exact: i0 + n <= 2^53). */
+CPU_VECTOR_LOOP static void fill_indices(double *restrict d, double i0, int n) {
+  for (int q = 0; q < n; q++) d[q] = i0 + (double)q;
+}
+
+void cpu_kernel_block_indices(CpuKernelRun *run, size_t i0, size_t n, double *const *outs) {
+  ASSERT(n <= B);
+  ensure_blocks(run);
+  double **p = run->ptr;
+  results_home(run);
+  fill_indices(run->pad, (double)i0, (int)n);
+  p[0] = p[1] = run->pad;
+  run->consec[0] = run->consec[1] = 1; /* known: gathers at them check the ends only */
+  run_block(run, NULL, NULL, n, outs);
 }
 
 void cpu_kernel_block(CpuKernelRun *run, const double *x, const double *y, size_t n, double *out) {

@@ -8,6 +8,8 @@
    step a lone reduce takes). */
 #include "siblings.h"
 
+#include <math.h>
+
 #include "plan/note.h"
 #include "array_int.h"
 #include "cost_meter.h"
@@ -19,6 +21,7 @@ typedef struct Sibling {
   int slot, item;
   const Term *map; /* the map/map2 computing the elements, or NULL for a
                       reduce of an array variable */
+  const Term *count; /* n when map is `map (i. e) (iota n)`, else NULL */
 } Sibling;
 
 typedef struct CpuSiblingPlan {
@@ -29,6 +32,8 @@ typedef struct CpuSiblingPlan {
   const CpuKernel *k;
   const Sym *arr[2]; /* its parameter arrays (arr[1] NULL for one) */
   int *out;          /* per sibling: its result in k, or -1 (no map) */
+  bool indexed;      /* a map is over `iota n`: k is over the indices,
+                        reading the other maps' arrays at them */
   const Term *rest;  /* what follows the group's lets */
   const Term *tuple; /* rest when the group took some of its items, else NULL */
 } CpuSiblingPlan;
@@ -58,20 +63,47 @@ static bool plain_scalar(const Term *t) {
   return true;
 }
 
+/* A size that evaluating cannot fail to give: plain, or `length x`. */
+static bool size_term(const Term *t) {
+  if (t->kind == T_PRIM && t->prim == PRIM_LENGTH) {
+    const Term *x = t->kids[0];
+    return x->kind == T_VAR && x->sym->slot >= 0 && x->type && x->type->kind == TY_ARRAY;
+  }
+  return plain_scalar(t);
+}
+
+/* `map (i. e) (iota n)` with a kernel that gives reals, n computed by
+   scalar builtins (its elements are e at the indices: the gradients and
+   tangents of maps over shifted arrays read them so). */
+static bool index_map(const Term *t) {
+  if (t->kind != T_PRIM || t->prim != PRIM_MAP || !is_real_array(t->type)) return false;
+  const Term *a = t->kids[1];
+  if (a->kind != T_PRIM || a->prim != PRIM_IOTA || !size_term(a->kids[0])) return false;
+  const CpuKernel *k = cpu_kernel_for(t->kids[0]);
+  return k && !cpu_kernel_returns_bool(k);
+}
+
+/* s's map: t itself or the map t reduces. */
+static bool set_map(Sibling *s, const Term *t) {
+  if (kernel_map(t)) s->map = t;
+  else if (index_map(t)) {
+    s->map = t;
+    s->count = t->kids[1]->kids[0];
+  }
+  return s->map != NULL;
+}
+
 static bool sibling_of(const Term *t, Sibling *s) {
   s->rhs = t;
   s->map = NULL;
-  if (kernel_map(t)) {
-    s->map = t;
-    return true;
-  }
+  s->count = NULL;
+  if (set_map(s, t)) return true;
   if (t->kind != T_PRIM || t->prim != PRIM_REDUCE || !t->type || t->type->kind != TY_REAL) return false;
   const Term *v = t->kids[1], *arg = t->kids[2];
   if (!plain_scalar(v)) return false;
   bool sw;
   if (cpu_monoid_of(t->kids[0], &sw) == CPU_M_NONE && !cpu_kernel_for(t->kids[0])) return false;
-  if (kernel_map(arg)) s->map = arg;
-  return s->map || array_var(arg);
+  return set_map(s, arg) || array_var(arg);
 }
 
 bool cpu_sibling_candidate(const Term *rhs) {
@@ -103,6 +135,23 @@ static int param_of(CpuSiblingPlan *p, const Sym *x) {
   return -1;
 }
 
+/* Compiles the siblings' maps into one kernel over the indices (p->k),
+   where one is a map over `iota n`; every sibling must have a map. */
+static void merge_indexed(CpuSiblingPlan *p) {
+  const Term **lams = NEW_ARRAY(const Term *, p->n);
+  const Term *(*arrays)[2] = una_alloc(sizeof(const Term *[2]) * (size_t)p->n);
+  p->out = NEW_ARRAY(int, p->n);
+  for (int i = 0; i < p->n; i++) {
+    const Term *map = p->s[i].map;
+    if (!map) return;
+    if (!p->s[i].count)
+      for (int j = 0; j < (map->prim == PRIM_MAP2 ? 2 : 1); j++) arrays[i][j] = map->kids[1 + j];
+    p->out[i] = i;
+    lams[i] = map->kids[0];
+  }
+  p->k = cpu_kernel_compile_indexed(p->n, lams, (const Term *const(*)[2])arrays);
+}
+
 /* Compiles the siblings' maps into one kernel (p->k), when they read at
    most two arrays: work they share (the residual of a loss, a sigmoid)
    is then done once per element. */
@@ -124,7 +173,7 @@ static void merge(CpuSiblingPlan *p) {
 }
 
 const CpuSiblingPlan *cpu_sibling_plan(const Term *t) {
-  if (!cpu_sibling_candidate(t->kids[0])) return NULL;
+  if (t->kind != T_TUPLE && !cpu_sibling_candidate(t->kids[0])) return NULL;
   int cap = 8, n = 0;
   Sibling *s = NEW_ARRAY(Sibling, cap);
   const Sym **bound = NEW_ARRAY(const Sym *, cap);
@@ -151,7 +200,7 @@ const CpuSiblingPlan *cpu_sibling_plan(const Term *t) {
   p->rest = cur;
   /* the closing tuple: its items that are siblings join; the others must be
      variables or literals (evaluating them cannot raise) */
-  if (n > 0 && cur->kind == T_TUPLE) {
+  if ((n > 0 || cur == t) && cur->kind == T_TUPLE) {
     int m = 0;
     bool ok = true;
     for (int i = 0; i < cur->nkids && ok; i++) {
@@ -179,7 +228,12 @@ const CpuSiblingPlan *cpu_sibling_plan(const Term *t) {
   if (n < 2) return NULL;
   p->n = n;
   p->s = s;
-  merge(p);
+  for (int i = 0; i < n; i++) p->indexed = p->indexed || s[i].count;
+  if (!p->indexed) merge(p);
+  else {
+    merge_indexed(p);
+    if (!p->k) return NULL; /* index maps run only in the merged kernel */
+  }
   return p;
 }
 
@@ -191,7 +245,9 @@ char *cpu_sibling_plan_str(const CpuSiblingPlan *p, CpuSymName name, void *ud) {
     s = una_sprintf("%s%s %s (%s)", s, i ? "," : "",
                     x->sym ? name(ud, x->sym)->name : una_sprintf("item %d of the tuple", x->item), what);
   }
-  if (p->k)
+  if (p->indexed)
+    s = una_sprintf("%s; the maps in one kernel over the indices", s);
+  else if (p->k)
     s = una_sprintf("%s; the maps in one kernel over %s%s%s", s, name(ud, p->arr[0])->name, p->arr[1] ? " and " : "",
                     p->arr[1] ? name(ud, p->arr[1])->name : "");
   return s;
@@ -226,14 +282,32 @@ static const Array *array_of(const Exec *ex, Value *frame, const Sym *x) {
   return v.u.a->boxed ? NULL : v.u.a;
 }
 
+/* The number of elements of sibling s (false when it has none yet: its
+   array is no real array, its count no size; the ordinary evaluation then
+   runs it and raises what it must). */
+static bool sibling_len(const Exec *ex, const Sibling *s, Value *frame, size_t *len) {
+  if (s->count) {
+    Value v = ex->eval(ex, s->count, frame);
+    if (v.kind != V_REAL || !(v.u.r >= 0 && v.u.r <= 0x1p52) || v.u.r != floor(v.u.r)) return false;
+    *len = (size_t)v.u.r;
+    return true;
+  }
+  const Array *a = array_of(ex, frame, (s->map ? s->map->kids[1] : s->rhs->kids[2])->sym);
+  if (a) *len = a->len;
+  return a != NULL;
+}
+
 /* Binds sibling s into r: its arrays read (all of length g->len), its
    kernels bound, its result allocated. False when the group cannot run
    (the ordinary evaluation then runs the chain). */
 static bool prepare(const Exec *ex, Group *g, const Sibling *s, Value *frame, Run *r) {
   memset(r, 0, sizeof *r);
   r->s = s;
-  const Array *a, *b = NULL;
-  if (s->map) {
+  const Array *a = NULL, *b = NULL;
+  if (s->count) {
+    size_t n;
+    if (!sibling_len(ex, s, frame, &n) || n != g->len || n == 0) return false;
+  } else if (s->map) {
     a = array_of(ex, frame, s->map->kids[1]->sym);
     if (s->map->prim == PRIM_MAP2) b = array_of(ex, frame, s->map->kids[2]->sym);
     if (!a || (s->map->prim == PRIM_MAP2 && (!b || b->len != a->len))) return false;
@@ -241,8 +315,8 @@ static bool prepare(const Exec *ex, Group *g, const Sibling *s, Value *frame, Ru
     a = array_of(ex, frame, s->rhs->kids[2]->sym);
     if (!a) return false;
   }
-  if (a->len != g->len || a->len == 0) return false;
-  r->x = a->r;
+  if (a && (a->len != g->len || a->len == 0)) return false;
+  r->x = a ? a->r : NULL;
   r->y = b ? b->r : NULL;
   CpuKernelRun k;
   bool merged = g->p->k && s->map;
@@ -277,7 +351,7 @@ static bool prepare_merged(const Exec *ex, Group *g, Value *frame) {
   const CpuSiblingPlan *p = g->p;
   if (!p->k) return true;
   if (!cpu_kernels_enabled(ex)) return false;
-  for (int i = 0; i < 2 && p->arr[i]; i++) {
+  for (int i = 0; i < 2 && !p->indexed && p->arr[i]; i++) {
     const Array *a = array_of(ex, frame, p->arr[i]);
     if (!a || a->len != g->len) return false;
     *(i ? &g->y : &g->x) = a->r;
@@ -299,7 +373,8 @@ static void group_chunk(void *ctx, int thread, int c) {
     if (out) {
       for (int m = 0; m < g->n; m++)
         if (out[m] >= 0) dst[out[m]] = g->r[m].red ? NULL : g->r[m].out->r + i;
-      cpu_kernel_block_into(&g->runs[thread], g->x + i, g->y ? g->y + i : NULL, k, dst);
+      if (g->p->indexed) cpu_kernel_block_indices(&g->runs[thread], i, k, dst);
+      else cpu_kernel_block_into(&g->runs[thread], g->x + i, g->y ? g->y + i : NULL, k, dst);
     }
     for (int m = 0; m < g->n; m++) {
       Run *r = &g->r[m];
@@ -324,10 +399,7 @@ bool cpu_siblings(const Exec *ex, const Term **t, Value *frame, Value *result) {
   g.r = NEW_ARRAY(Run, p->n);
   g.p = p;
   /* the length first: the chunks (and so the reduce jobs) depend on it */
-  const Sibling *s0 = &p->s[0];
-  const Array *a0 = array_of(ex, frame, (s0->map ? s0->map->kids[1] : s0->rhs->kids[2])->sym);
-  if (!a0) return false;
-  g.len = a0->len;
+  if (!sibling_len(ex, &p->s[0], frame, &g.len)) return false;
   g.nchunks = cpu_chunks_for(g.len);
   g.nthreads = cpu_exec_threads(ex);
   if (!prepare_merged(ex, &g, frame)) return false;

@@ -1,7 +1,9 @@
 /* siblings.h: sibling fusion on the CPU. A chain of lets whose right-hand
    sides are independent maps, map2s and reduces (of arrays or of inline
    maps) over arrays of one length, possibly ending in a tuple that holds
-   more of them, runs as one pass over the arrays: each block of elements
+   more of them (or such a tuple alone), runs as one pass over the arrays
+   (over the indices, one kernel reading the arrays at them, where a
+   sibling maps over `iota n` of the same length): each block of elements
    is read once and every sibling computes its part of it while it is in
    the cache. The gradient of a loss over n inputs is typically such a
    chain (one reduce or map per parameter, all over the same data), which
@@ -26,7 +28,8 @@
    test before the group's plan is made). */
 bool cpu_sibling_candidate(const Term *rhs);
 
-/* The group that starts at the T_LET t, or NULL when none does (the
+/* The group that starts at the T_LET t, or of the T_TUPLE t's items, or
+   NULL when none does (the
    execution plan's decision, backend/plan/lower.c: the lambdas of t's
    chain must have their scalar programs by then). */
 typedef struct CpuSiblingPlan CpuSiblingPlan;
@@ -37,10 +40,11 @@ const CpuSiblingPlan *cpu_sibling_plan(const Term *t);
 typedef Sym *(*CpuSymName)(void *ud, const Sym *x);
 char *cpu_sibling_plan_str(const CpuSiblingPlan *p, CpuSymName name, void *ud);
 
-/* Runs the group that the plan's note on the T_LET *t names, if any: its
-   variables are then set in frame and *t is the rest of the chain, or,
-   when the group took the chain's closing tuple, *result is the chain's
-   value and the result is true. With no group, *t is unchanged. */
+/* Runs the group that the plan's note on the T_LET (or T_TUPLE) *t names,
+   if any: its variables are then set in frame and *t is the rest of the
+   chain, or, when the group took the chain's closing tuple, *result is the
+   chain's value and the result is true. With no group, or one that cannot
+   run, *t is unchanged and the result false. */
 bool cpu_siblings(const Exec *ex, const Term **t, Value *frame, Value *result);
 
 #endif

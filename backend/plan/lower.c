@@ -193,7 +193,7 @@ static PlanKernel *add_kernel(Lowering *lw, PlanKernelKind kind, Term *t) {
   k->kind = kind;
   k->term = t;
   k->id = lw->p->nkernels;
-  static const char *const stem[] = {"map", "reduce", "scan", "scan_seq", "foldl", "iota", "replicate", "rand", "check"};
+  static const char *const stem[] = {"map", "reduce", "scan", "scan_seq", "foldl", "iota", "replicate", "rand", "map"};
   const char *what = (kind == PK_MAP || kind == PK_CHECK) && t->prim == PRIM_MAP2 ? "map2"
                      : kind == PK_SCAN || kind == PK_SCAN_SEQ ? (t->prim == PRIM_SCANR ? "scanr" : "scanl")
                                                               : stem[kind];
@@ -518,7 +518,7 @@ static void walk(Lowering *lw, Term *t) {
 static void walk_groups(Plan *p, Term *t) {
   while (t) {
     fe_stack_check(t->span);
-    if (t->kind == T_LET) {
+    if (t->kind == T_LET || t->kind == T_TUPLE) {
       const CpuSiblingPlan *g = cpu_sibling_plan(t);
       if (g) {
         note_of(t)->group = g;

@@ -70,7 +70,8 @@ typedef struct PlanNote {
   bool scan_map;                      /* map2 T_PRIM: one argument a scan
                                          (or a shifted one) computed into
                                          the result */
-  const struct CpuSiblingPlan *group; /* T_LET: the sibling group it starts */
+  const struct CpuSiblingPlan *group; /* T_LET: the sibling group it
+                                         starts; T_TUPLE: its items' */
   bool in_place;                      /* reduce_by_index T_PRIM: its
                                          destination is a fresh array
                                          that nothing else reads, so it

@@ -195,7 +195,9 @@ static Sym *name_of(void *nm, const Sym *x) { return shown_sym(nm, x); }
 static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
   while (t) {
     fe_stack_check(t->span);
-    if (t->note && t->note->group)
+    if (t->note && t->note->group && t->kind == T_TUPLE)
+      sb_printf(b, "group at a tuple: %s\n", cpu_sibling_plan_str(t->note->group, name_of, nm));
+    else if (t->note && t->note->group)
       sb_printf(b, "group at let %s: %s\n", shown_sym(nm, t->sym)->name,
                 cpu_sibling_plan_str(t->note->group, name_of, nm));
     if (t->note && t->note->scan_map) {

@@ -278,6 +278,14 @@ START_TEST(errors) {
      first is raised, whichever thread gets to its own first */
   TlRun many = tl_capture(tl_session, "sum (map (i. ten_a[3000000 - 1 - i] + ten_a[i]) (iota 3000000))\n", false);
   ck_assert_str_eq(many.err, "t.una:1:19: error: index 2999999 out of bounds for an array of length 1000\n");
+  /* a dead let's map (the plan's check: nothing computed on the CPU when
+     its kernel cannot fault) still raises what it would raise */
+  tl_run("def dead (x: [R]) (y: [R]) : R = let c = map2 (a, b. a * b) x y in sum x\n"
+         "def dead2 (x: [R]) (y: [R]) : R = let c = map (i. y[i]) x in sum x\n");
+  EXPECT("dead [1, 2] [3, 4]", "3");
+  EXPECT("dead (iota 100000) (iota 100000)", "4999950000");
+  ck_assert_str_eq(err("dead [1, 2] [1]"), "t.una:1:42: error: map2: lengths 2 and 1 differ");
+  ck_assert_str_eq(err("dead2 [5] [1]"), "t.una:2:52: error: index 5 out of bounds for an array of length 1");
   /* loops that do not end: compiled (a state of reals) and not */
   const char *endless[][2] = {{"loop x = 0 while true do x + 1", "1:1"},
                               {"loop x = (0, [1]) while true do (x.1 + 1, x.2)", "1:1"},

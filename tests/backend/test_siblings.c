@@ -42,7 +42,14 @@ static const char *const defs =
     "def dep (x: [R]) =\n"
     "  let t = map (a. a * 2) x in\n"
     "  let u = map2 (+) t x in\n"
-    "  u\n";
+    "  u\n"
+    /* a tuple alone, with maps over indices beside maps over arrays (a
+       jvp's primal and tangent): one kernel over the indices */
+    "def idx (x: [R]) (y: [R]) =\n"
+    "  (reduce (+) 0 (map2 (a, c. a * c - 1) x y), reduce (+) 0 (map (i. x[i] * 3 + exp y[i]) (iota (length x))),\n"
+    "   map (i. x[i] - i) (iota (length y)), reduce (max) (-inf) (map (a. a * a) y))\n"
+    "def cnt (n: R) (x: [R]) = (reduce (+) 0 (map (i. i * 2) (iota n)), reduce (+) 0 (map (a. a / 2) x))\n"
+    "def rd (x: [R]) (y: [R]) = (map (i. x[i]) (iota (length y)), map (i. y[i] + 1) (iota (length y)))\n";
 
 /* Whether the body of def `name` applied to args starts with a group. */
 static bool groups(const char *name, int nargs, const Value *args) {
@@ -58,8 +65,9 @@ static bool groups(const char *name, int nargs, const Value *args) {
 static void same_as_generic(size_t n) {
   tl_run(defs);
   tl_run(una_sprintf("let A = map (x. 2 * x - 1) (rand %zu 1)\nlet B = map (x. 2 * x - 1) (rand %zu 2)\n", n, n));
-  const char *calls[] = {"lin 0.7 (-0.3) A B", "tup A B", "chain A"};
-  for (int i = 0; i < 3; i++) {
+  tl_run(una_sprintf("let N = %zu\n", n));
+  const char *calls[] = {"lin 0.7 (-0.3) A B", "tup A B", "chain A", "idx A B", "cnt N A", "rd A B"};
+  for (int i = 0; i < 6; i++) {
     Value fast = tl_ev(calls[i]);
     Exec generic = tl_exec_paths(false, false);
     Value slow = tl_ev_with(&generic, calls[i]);
@@ -90,8 +98,23 @@ START_TEST(which_chains_group) {
   ck_assert(!groups("tup", 2, empty));
   Value differ[2] = {a, c};
   ck_assert(!groups("tup", 2, differ));
+  /* over the indices: a tuple alone; counts must be the arrays' length */
+  ck_assert(groups("idx", 2, two));
+  ck_assert(!groups("idx", 2, differ));
+  ck_assert(!groups("idx", 2, empty));
+  Value cnt[2] = {val_real(3), a}, cnt_other[2] = {val_real(2), a}, cnt_frac[2] = {val_real(2.5), a};
+  ck_assert(groups("cnt", 2, cnt));
+  ck_assert(!groups("cnt", 2, cnt_other));
+  ck_assert(!groups("cnt", 2, cnt_frac));
+  ck_assert(groups("rd", 2, two)); /* x shorter than y: a group too, whose gather faults (below) */
 }
 END_TEST
+
+static const char *err_of(const char *text) {
+  TlRun r = tl_capture(tl_session, una_sprintf("%s\n", text), false);
+  ck_assert_msg(!r.ok, "%s: no error", text);
+  return r.err;
+}
 
 START_TEST(errors_as_ungrouped) {
   tl_run(defs);
@@ -104,6 +127,13 @@ START_TEST(errors_as_ungrouped) {
   }
   ck_assert_str_eq(fe_error_text(t.err), "t.una:2:25: error: map2: lengths 3 and 2 differ");
   ck_assert_str_eq(val_to_string(tl_ev("tup [] []")), "([], [], -inf, -inf, 1)");
+  ck_assert_str_eq(val_to_string(tl_ev("idx [] []")), "(0, 0, [], -inf)");
+  ck_assert_str_eq(err_of("cnt 2.5 [1, 2]"),
+                   "t.una:23:58: error: iota: size must be a non-negative integer, found 2.5\nt.una:1:1: note: called from here\n");
+  /* the same error grouped as alone: the first index out of bounds, at its [ */
+  const char *rd = "rd (map (i. i) (iota 50000)) (map (i. i) (iota 60000))";
+  ck_assert_str_eq(err_of(rd),
+                   "t.una:24:38: error: index 50000 out of bounds for an array of length 50000\nt.una:1:1: note: called from here\n");
 }
 END_TEST
 
