@@ -230,7 +230,7 @@ static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
   const PlanKernel *pk = t->note ? t->note->kernel : NULL;
   if (!pk || pk->kind != PK_CHECK || !ex->kernel || ex->meter) return false;
   const CpuKernel *k = cpu_kernel_for(t->kids[0]);
-  if (!k || cpu_kernel_may_stop(k)) return false;
+  if (!k || cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0) return false; /* may fault, or not end */
   Array *a, *b;
   map_args(ex, t, frame, &a, &b);
   CpuKernelRun run;

@@ -783,13 +783,6 @@ const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const 
   return compile_bodies(n, lams, params, NULL, false);
 }
 
-bool cpu_kernel_may_stop(const CpuKernel *k) {
-  if (k->nloops > 0) return true;
-  for (int v = 0; v < k->nvregs; v++)
-    if (k->vterm[v]) return true;
-  return false;
-}
-
 const CpuKernel *cpu_kernel_compile_indexed(int n, const Term *const *lams, const Term *const (*arrays)[2]) {
   int(*params)[2] = una_alloc(sizeof(int[2]) * (size_t)(n > 0 ? n : 1)); /* zeroed: all block 0 */
   return compile_bodies(n, lams, (const int(*)[2])params, arrays, false);

@@ -195,10 +195,6 @@ const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const 
 const CpuKernel *cpu_kernel_compile_indexed(int n, const Term *const *lams, const Term *const (*arrays)[2]);
 int cpu_kernel_nresults(const CpuKernel *k);
 
-/* Whether running k may end otherwise than with its results: a gather may
-   fault, a loop may not end. (Binding it may raise: its hoisted parts.) */
-bool cpu_kernel_may_stop(const CpuKernel *k);
-
 /* Arrays of at most this many elements are run one element at a time
    (cpu_kernel_call1): setting up a run's blocks (CPU_BLOCK doubles per
    input and temporary) costs more than the elements themselves. */

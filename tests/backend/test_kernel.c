@@ -223,6 +223,49 @@ START_TEST(multi_kernel) {
 }
 END_TEST
 
+/* One kernel over the indices (cpu_kernel_compile_indexed): (a, b. sigmoid
+   a - b) over the arrays X and Y, and (i. sigmoid X[i] * 2 + i): X is read
+   once and its sigmoid computed once (one array register per variable,
+   value numbering); over whole and partial blocks, each result has the bits
+   of its own kernel. */
+START_TEST(indexed_kernel) {
+  const Type *RA = fe_ty_array(fe_ty_real());
+  Sym *a = sym("a", 0), *b = sym("b", 1), *i = sym("i", 2), *X = sym_t("X", RA, 3), *Y = sym_t("Y", RA, 4);
+  const Term *l1 = lam(2, a, b, p2(PRIM_SUB, p1(PRIM_SIGMOID, var(a)), var(b)));
+  Term *xi = fe_term_prim(sp, fe_ty_real(), PRIM_INDEX, 2, (Term *[]){var(X), var(i)});
+  const Term *l2 = lam(1, i, NULL, p2(PRIM_ADD, p2(PRIM_MUL, p1(PRIM_SIGMOID, xi), num(2)), var(i)));
+  const Term *lams[2] = {l1, l2};
+  const Term *arrays[2][2] = {{var(X), var(Y)}, {NULL, NULL}};
+  const CpuKernel *k = cpu_kernel_compile_indexed(2, lams, (const Term *const(*)[2])arrays);
+  ck_assert_ptr_nonnull(k);
+  /* gather X, gather Y, sigmoid, sub, mul, add (fused or not) */
+  ck_assert_int_le(cpu_kernel_size(k), 6);
+  enum { N = 2 * CPU_BLOCK + 5 };
+  Array *xa = val_new_real_array(N, sp), *ya = val_new_real_array(N, sp);
+  static double idx[N];
+  for (int j = 0; j < N; j++) {
+    xa->r[j] = data(j);
+    ya->r[j] = data(j + 7);
+    idx[j] = j;
+  }
+  Value frame[5];
+  memset(frame, 0, sizeof frame);
+  frame[3] = val_array(xa);
+  frame[4] = val_array(ya);
+  double *o1 = run_both(cpu_kernel_compile(l1), frame, xa->r, ya->r, N);
+  double *o2 = run_both(cpu_kernel_compile(l2), frame, idx, NULL, N);
+  CpuKernelRun run;
+  ck_assert(cpu_kernel_bind(&cpu_exec_default, k, frame, &run));
+  static double d0[N], d1[N];
+  for (size_t j = 0; j < N; j += CPU_BLOCK) {
+    size_t m = N - j < CPU_BLOCK ? N - j : CPU_BLOCK;
+    double *outs[2] = {d0 + j, d1 + j};
+    cpu_kernel_block_indices(&run, j, m, outs);
+  }
+  ck_assert(memcmp(d0, o1, sizeof d0) == 0 && memcmp(d1, o2, sizeof d1) == 0);
+}
+END_TEST
+
 START_TEST(fused_pairs) {
   /* (x IN y) OUT (x - 0.3) and (x - 0.3) OUT (x IN y) for IN, OUT in + - * /:
      the block program fuses the pair, with the bits of the one-element
@@ -452,6 +495,7 @@ Suite *suite_kernel(void) {
   tcase_add_test(tc, qualifies);
   tcase_add_test(tc, value_numbering);
   tcase_add_test(tc, multi_kernel);
+  tcase_add_test(tc, indexed_kernel);
   tcase_add_test(tc, fused_pairs);
   tcase_add_test(tc, every_operation);
   tcase_add_test(tc, select_let_and_free_variables);
