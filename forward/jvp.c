@@ -118,13 +118,10 @@ static bool reads_active(const Fwd *f, const Term *t) {
 }
 
 /* Whether e's value depends on a tangent: it has reals and reads an
-   active variable. Such a value must have a ground type. */
+   active variable. (A boolean inside its type has the tangent false:
+   tau(B) is empty, fe_mk_zero_like.) */
 static bool active(const Fwd *f, const Term *e) {
-  if (!e->type || !fe_type_has_reals(e->type) || !reads_active(f, e)) return false;
-  if (!fe_type_is_ground(e->type))
-    fe_error(e->span, "jvp: a value of type %s (booleans mixed with numbers) depends on the "
-                      "tangent; not supported under jvp yet", fe_type_str(e->type));
-  return true;
+  return e->type && fe_type_has_reals(e->type) && reads_active(f, e);
 }
 
 /* Whether lam's body is active when its parameters have the tangents
@@ -626,16 +623,32 @@ Def *fwd_jvp_def(const Def *f, const int *wrt, int nwrt) {
   Sym **params = NEW_ARRAY(Sym *, n + nwrt + 1);
   Sym **tangents = NEW_ARRAY(Sym *, n + 1);
   for (int i = 0; i < n; i++) params[i] = inl->params[i];
+  /* a tangent has the parameter's tangent type (fe_ty_tangent); inside, the
+     parameter's type with false at its booleans */
+  Sym **inner = NEW_ARRAY(Sym *, nwrt > 0 ? nwrt : 1);
   for (int k = 0; k < nwrt; k++) {
     Sym *x = inl->params[wrt[k]];
-    if (!fe_type_is_ground(x->type))
-      fe_error(x->span, "jvp: parameter '%s' has type %s: booleans mixed with numbers take no "
+    if (!fe_type_tau_injective(x->type))
+      fe_error(x->span, "jvp: parameter '%s' has type %s: an array of booleans beside reals takes no "
                         "tangent yet", x->name, fe_type_str(x->type));
-    Sym *t = fe_mk_sym(fe_fresh_param_name(una_sprintf("d%s", x->name), params, n + k), x->type, x->span);
-    tangents[wrt[k]] = t;
+    const Type *tt = fe_ty_tangent(x->type);
+    Sym *t = fe_mk_sym(fe_fresh_param_name(una_sprintf("d%s", x->name), params, n + k), tt, x->span);
     params[n + k] = t;
+    inner[k] = tt == x->type ? t : fe_mk_sym(t->name, x->type, x->span);
+    tangents[wrt[k]] = inner[k];
   }
   Term *body = fwd_jvp(inl->params, tangents, n, inl->body);
+  const Type *rt = body->type->elems[1];
+  if (fe_ty_tangent(rt) != rt) { /* the result's tangent as its tangent type */
+    Span s = f->span;
+    Sym *yd[2] = {fe_mk_sym("y", body->type->elems[0], s), fe_mk_sym("dy", rt, s)};
+    Term *items[2] = {fe_mk_var(s, yd[0]), fe_mk_tau_project(s, fe_mk_var(s, yd[1]))};
+    body = fe_mk_lettup(s, 2, yd, body, fe_mk_tuple(s, 2, items));
+  }
+  for (int k = nwrt - 1; k >= 0; k--)
+    if (inner[k] != params[n + k])
+      body = fe_mk_let(f->span, inner[k], fe_mk_tau_inject(f->span, fe_mk_var(f->span, params[n + k]),
+                                                            inner[k]->type), body);
   Def *d = fe_mk_def(rev_derived_name("jvp", f, wrt, nwrt), f->span, n + nwrt, params, body);
   d->derived = true;
   Def *owner = (Def *)f; /* the field is a cache */

@@ -624,9 +624,8 @@ static DSig deriv_sig(Ck *c, const Term *t, DFun fun) {
   if ((t->index == DOP_GRAD || t->index == DOP_VALUE_AND_GRAD) && !is_real(d->ret))
     fe_error(t->span, "%s needs a function returning R; '%s' returns %s%s", op, name, tystr(d->ret),
              t->index == DOP_GRAD ? " (vjp takes any result)" : "");
-  if ((t->index == DOP_VJP || t->index == DOP_JVP) &&
-      (!fe_type_has_reals(d->ret) || !fe_type_is_ground(d->ret)))
-    fe_error(t->span, "%s needs a function whose result is made of reals (R, arrays, tuples); '%s' "
+  if ((t->index == DOP_VJP || t->index == DOP_JVP) && !fe_type_has_reals(d->ret))
+    fe_error(t->span, "%s needs a function whose result has reals (R, arrays, tuples); '%s' "
                       "returns %s", op, name, tystr(d->ret));
   if (t->nnames == 0) {
     for (int i = fun.nfree; i < d->nparams; i++)
@@ -650,14 +649,16 @@ static DSig deriv_sig(Ck *c, const Term *t, DFun fun) {
       g.wrt[g.nwrt++] = i;
     }
   }
+  /* gradients, cotangents and tangents have the tangent types (tau) */
   const Type *gtype;
   if (g.nwrt == 1) {
-    gtype = d->params[g.wrt[0]]->type;
+    gtype = fe_ty_tangent(d->params[g.wrt[0]]->type);
   } else {
     const Type **gt = NEW_ARRAY(const Type *, g.nwrt);
-    for (int k = 0; k < g.nwrt; k++) gt[k] = d->params[g.wrt[k]]->type;
+    for (int k = 0; k < g.nwrt; k++) gt[k] = fe_ty_tangent(d->params[g.wrt[k]]->type);
     gtype = fe_ty_tuple(g.nwrt, gt);
   }
+  const Type *rtan = fe_type_has_reals(d->ret) ? fe_ty_tangent(d->ret) : NULL;
   switch ((DerivOp)t->index) {
   case DOP_GRAD: g.ret = gtype; break;
   case DOP_VALUE_AND_GRAD: g.ret = fe_ty_pair(d->ret, gtype); break;
@@ -665,18 +666,18 @@ static DSig deriv_sig(Ck *c, const Term *t, DFun fun) {
     g.ret = gtype;
     g.nextra = 1;
     g.extra = NEW_ARRAY(const Type *, 1);
-    g.extra[0] = d->ret;
+    g.extra[0] = rtan;
     break;
   case DOP_JVP:
-    g.ret = fe_ty_pair(d->ret, d->ret);
+    g.ret = fe_ty_pair(d->ret, rtan);
     g.nextra = g.nwrt;
     g.extra = NEW_ARRAY(const Type *, g.nwrt);
     for (int k = 0; k < g.nwrt; k++) {
       const Type *pt = d->params[g.wrt[k]]->type;
-      if (!fe_type_is_ground(pt))
-        fe_error(t->span, "jvp: parameter '%s' has type %s: booleans mixed with numbers take no tangent",
-                 d->params[g.wrt[k]]->name, tystr(pt));
-      g.extra[k] = pt;
+      if (!fe_type_tau_injective(pt))
+        fe_error(t->span, "jvp: parameter '%s' has type %s: an array of booleans beside reals takes no "
+                          "tangent yet", d->params[g.wrt[k]]->name, tystr(pt));
+      g.extra[k] = fe_ty_tangent(pt);
     }
     break;
   }

@@ -116,7 +116,7 @@ static RevSyms *set_minus(RevSyms *a, Sym *const *xs, int k) {
 /* ---- small helpers ---- */
 
 void rev_dx_unsupported(Span s, const char *what) {
-  fe_error(s, "grad: %s not supported under grad yet", what);
+  fe_error(s, "grad: the direct path does not cover %s (the UNF path does)", what);
 }
 
 
@@ -126,11 +126,11 @@ static void check_differentiable_type(Span s, const Type *t) {
   case TY_REAL: return;
   case TY_ARRAY:
     if (t->elem->kind == TY_REAL) return;
-    if (t->elem->kind == TY_TUPLE) rev_dx_unsupported(s, "arrays of tuples are");
-    rev_dx_unsupported(s, "nested arrays are");
+    if (t->elem->kind == TY_TUPLE) rev_dx_unsupported(s, "arrays of tuples");
+    rev_dx_unsupported(s, "nested arrays");
   case TY_TUPLE:
     for (int i = 0; i < t->n; i++) {
-      if (t->elems[i]->kind == TY_BOOL) rev_dx_unsupported(s, "tuples mixing booleans and numbers are");
+      if (t->elems[i]->kind == TY_BOOL) rev_dx_unsupported(s, "tuples mixing booleans and numbers");
       check_differentiable_type(s, t->elems[i]);
     }
     return;

@@ -91,8 +91,8 @@ static void need_real_param(const Term *e, const Sym *p, bool acc) {
   if (acc)
     fe_error(e->span, "grad: an accumulator of type %s in %s is not supported under grad yet",
              fe_type_str(p->type), fe_prims[e->prim].name);
-  if (p->type->kind == TY_TUPLE) rev_dx_unsupported(e->span, "arrays of tuples are");
-  if (p->type->kind == TY_ARRAY) rev_dx_unsupported(e->span, "nested arrays are");
+  if (p->type->kind == TY_TUPLE) rev_dx_unsupported(e->span, "arrays of tuples");
+  if (p->type->kind == TY_ARRAY) rev_dx_unsupported(e->span, "nested arrays");
 }
 
 RevRes rev_dx_map(RevDx *st, const Term *e, RevCont Y, Sym **K, int nK) {

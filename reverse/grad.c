@@ -61,7 +61,6 @@ static bool has_kind(const Type *t, TypeKind k) {
 /* What is wrong with the type of a parameter named after wrt, or NULL. */
 static const char *param_problem(const Type *t) {
   if (has_kind(t, TY_FUN)) return "functions are";
-  if (has_kind(t, TY_BOOL) && has_kind(t, TY_REAL)) return "tuples with boolean components are";
   return NULL;
 }
 
@@ -158,6 +157,9 @@ static Def *gradient_def(const char *name, const Def *f, const Def *inl, const i
   prepare_inlined(f, inl, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
   Term *body = path == REV_UNF ? rev_unf_gradient_top(ctx, nctx, wrt_ctx, nwrt, inl->body)
                                : rev_direct_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body);
+  /* cotangents have the parameters' types, false at their booleans: the
+     user gets their tangent types (fe_ty_tangent) */
+  body = fe_mk_tau_project(f->span, body);
   /* The gradient takes the parameters of inl (the same Syms: their slots
      are 0..nparams-1 there and here alike). */
   Def *g = fe_mk_def(name, f->span, inl->nparams, inl->params, body);
@@ -202,9 +204,10 @@ Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path) {
   Span s = f->span;
   Sym **ps = NEW_ARRAY(Sym *, inl->nparams + 1);
   for (int i = 0; i < inl->nparams; i++) ps[i] = inl->params[i];
-  Sym *c = fe_mk_sym(fe_fresh_param_name("c", ps, inl->nparams), f->ret, s);
+  /* c has the result's tangent type: <c, tau(body)> */
+  Sym *c = fe_mk_sym(fe_fresh_param_name("c", ps, inl->nparams), fe_ty_tangent(f->ret), s);
   ps[inl->nparams] = c;
-  Term *body = rev_jt_inner(s, fe_mk_var(s, c), inl->body);
+  Term *body = rev_jt_inner(s, fe_mk_var(s, c), fe_mk_tau_project(s, inl->body));
   Def *inner = fe_mk_def(una_sprintf("%s_dot", f->name), s, inl->nparams + 1, ps, body);
   g = gradient_def(rev_derived_name("vjp", f, wrt, nwrt), inner, inner, wrt, nwrt, path);
   cache_add(f, KIND_VJP, wrt, nwrt, path, g);

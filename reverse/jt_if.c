@@ -48,6 +48,6 @@ Term *rev_jt_if(const RevJt *j, Term *c, const Term *e1, const Term *e2, Term *z
   Span s = j->span;
   ASSERT(j->nfv >= 1);
   ASSERT(c->type->kind == TY_BOOL && fe_type_eq(e1->type, e2->type));
-  ASSERT(fe_type_eq(z->type, e1->type) && fe_type_is_ground(z->type));
+  ASSERT(fe_type_eq(z->type, e1->type) && fe_type_has_reals(z->type));
   return fe_copy(fe_mk_if(s, c, branch(j, e1, z), branch(j, e2, z)));
 }

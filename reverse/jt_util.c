@@ -79,7 +79,8 @@ void rev_jt_fv_cots(const RevJt *j, Sym *w_arr, int ncomp, int first, Sym *wts, 
 
 Term *rev_jt_inner(Span s, Term *z, Term *e) {
   const Type *t = e->type;
-  ASSERT(fe_type_eq(z->type, t) && fe_type_is_ground(t));
+  ASSERT(fe_type_eq(z->type, t));
+  if (!fe_type_has_reals(t)) return fe_mk_num(s, 0); /* tau(t) is empty (booleans) */
   switch (t->kind) {
   case TY_REAL: return fe_mk_mul(s, z, e);
   case TY_ARRAY: {
@@ -94,6 +95,7 @@ Term *rev_jt_inner(Span s, Term *z, Term *e) {
     Sym *u = fe_mk_sym("u", t, s);
     Term *sum = NULL;
     for (int i = 0; i < t->n; i++) {
+      if (!fe_type_has_reals(t->elems[i])) continue;
       Term *c = rev_jt_inner(s, fe_mk_proj(s, z, i), fe_mk_proj(s, fe_mk_var(s, u), i));
       sum = sum ? fe_mk_add(s, sum, c) : c;
     }

@@ -122,7 +122,7 @@ static int active_fv(const Unf *u, const UnfEnv *env, Sym ***fvp, int **fv_posp)
   int nfv = 0;
   for (int i = 0; i < u->nfv; i++) {
     Term *a = unf_tt_env_atom(env, u->fv_pos[i]);
-    if (a->kind != T_VAR || !fe_type_is_ground(a->type) || konst(u->in, u->fv_pos[i])) continue;
+    if (a->kind != T_VAR || !fe_type_has_reals(a->type) || konst(u->in, u->fv_pos[i])) continue;
     bool dup = false;
     for (int k = 0; k < nfv && !dup; k++) dup = fv[k] == a->sym;
     if (dup) continue;

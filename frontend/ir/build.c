@@ -255,6 +255,7 @@ static bool is_gadd(const Term *e, const Type *t, const Sym *g, const Sym *h, in
         ok = is_gadd(e->kids[i], t->elems[i], g, h, path, n + 1, env);
       }
       break;
+    case TY_BOOL: ok = e->kind == T_BOOL && !e->b; break; /* tau(B) is empty: fe_mk_gadd's false */
     default: ok = false;
     }
   }
@@ -351,10 +352,76 @@ Term *fe_mk_zero_like(Span s, Term *like) {
     for (int i = 0; i < t->n; i++) items[i] = fe_mk_zero_like(s, fe_mk_proj(s, v, i));
     return wrap(s, b, like, fe_mk_tuple(s, t->n, items));
   }
-  case TY_BOOL:
+  case TY_BOOL: return fe_mk_bool(s, false); /* tau(B) is empty: its one value */
   case TY_FUN: break;
   }
   UNREACHABLE();
+}
+
+Term *fe_mk_tau_project(Span s, Term *e) {
+  const Type *t = e->type, *tt = fe_ty_tangent(t);
+  ASSERT(tt);
+  if (tt == t) return e;
+  if (t->kind == TY_ARRAY) {
+    Sym *x = fe_mk_sym("x", t->elem, s);
+    return fe_mk_map(s, fe_mk_lam(s, 1, &x, fe_mk_tau_project(s, fe_mk_var(s, x))), e);
+  }
+  ASSERT(t->kind == TY_TUPLE);
+  Sym *b;
+  Term *v = share(s, e, &b);
+  Term **items = NEW_ARRAY(Term *, t->n);
+  int m = 0;
+  for (int i = 0; i < t->n; i++)
+    if (fe_ty_tangent(t->elems[i])) items[m++] = fe_mk_tau_project(s, fe_mk_proj(s, v, i));
+  return wrap(s, b, e, m == 1 ? items[0] : fe_mk_tuple(s, m, items));
+}
+
+/* The one value of the empty tangent type of t (false at every boolean),
+   or NULL when t holds an array (of no given length). */
+static Term *empty_value(Span s, const Type *t) {
+  if (t->kind == TY_BOOL) return fe_mk_bool(s, false);
+  if (t->kind != TY_TUPLE) return NULL;
+  Term **items = NEW_ARRAY(Term *, t->n);
+  for (int i = 0; i < t->n; i++)
+    if (!(items[i] = empty_value(s, t->elems[i]))) return NULL;
+  return fe_mk_tuple(s, t->n, items);
+}
+
+bool fe_type_tau_injective(const Type *t) {
+  switch (t->kind) {
+  case TY_REAL: return true;
+  case TY_BOOL: return true;
+  case TY_ARRAY: return !fe_ty_tangent(t->elem) ? false : fe_type_tau_injective(t->elem);
+  case TY_TUPLE:
+    for (int i = 0; i < t->n; i++) {
+      const Type *e = t->elems[i];
+      if (fe_ty_tangent(e) ? !fe_type_tau_injective(e) : !empty_value(fe_nospan, e)) return false;
+    }
+    return true;
+  default: return false;
+  }
+}
+
+Term *fe_mk_tau_inject(Span s, Term *e, const Type *t) {
+  const Type *tt = fe_ty_tangent(t);
+  ASSERT(tt && fe_type_eq(e->type, tt) && fe_type_tau_injective(t));
+  if (tt == t) return e;
+  if (t->kind == TY_ARRAY) {
+    Sym *x = fe_mk_sym("x", tt->elem, s);
+    return fe_mk_map(s, fe_mk_lam(s, 1, &x, fe_mk_tau_inject(s, fe_mk_var(s, x), t->elem)), e);
+  }
+  ASSERT(t->kind == TY_TUPLE);
+  int m = 0;
+  for (int i = 0; i < t->n; i++) m += fe_ty_tangent(t->elems[i]) != NULL;
+  Sym *b;
+  Term *v = share(s, e, &b);
+  Term **items = NEW_ARRAY(Term *, t->n);
+  for (int i = 0, k = 0; i < t->n; i++) {
+    const Type *ti = t->elems[i];
+    if (!fe_ty_tangent(ti)) items[i] = empty_value(s, ti);
+    else items[i] = fe_mk_tau_inject(s, m == 1 ? v : fe_mk_proj(s, v, k++), ti);
+  }
+  return wrap(s, b, e, fe_mk_tuple(s, t->n, items));
 }
 
 Term *fe_mk_gadd(Span s, Term *a, Term *b) {
@@ -375,7 +442,7 @@ Term *fe_mk_gadd(Span s, Term *a, Term *b) {
       items[i] = fe_mk_gadd(s, fe_mk_proj(s, va, i), fe_mk_proj(s, vb, i));
     return wrap(s, ba, a, wrap(s, bb, b, fe_mk_tuple(s, t->n, items)));
   }
-  case TY_BOOL:
+  case TY_BOOL: return fe_mk_bool(s, false);
   case TY_FUN: break;
   }
   UNREACHABLE();
@@ -400,7 +467,7 @@ Term *fe_mk_gscale(Span s, Term *z, Term *e) {
     for (int i = 0; i < t->n; i++) items[i] = fe_mk_gscale(s, vz, fe_mk_proj(s, ve, i));
     return wrap(s, bz, z, wrap(s, be, e, fe_mk_tuple(s, t->n, items)));
   }
-  case TY_BOOL:
+  case TY_BOOL: return fe_mk_bool(s, false);
   case TY_FUN: break;
   }
   UNREACHABLE();

@@ -66,6 +66,15 @@ bool fe_is_gadd_lam(const Term *lam);
 bool fe_type_is_ground(const Type *t);
 Term *fe_mk_zero_like(Span s, Term *like);
 Term *fe_mk_gadd(Span s, Term *a, Term *b);
+/* Tangent types (fe_ty_tangent): e, of a type T with reals, as a value
+   of tau(T) (its booleans dropped); and e, of tau(T), as a value of T
+   (false at its booleans), which needs every array of T to have reals in
+   its elements (fe_type_tau_injective: an array of booleans beside reals
+   would need a length). A cotangent or tangent of T inside a derivative
+   has type T, its booleans false; the user sees tau(T). */
+Term *fe_mk_tau_project(Span s, Term *e);
+bool fe_type_tau_injective(const Type *t);
+Term *fe_mk_tau_inject(Span s, Term *e, const Type *t);
 /* z *^ e: scales every real in e by the real z. */
 Term *fe_mk_gscale(Span s, Term *z, Term *e);
 

@@ -72,6 +72,28 @@ bool fe_type_has_reals(const Type *t) {
   }
 }
 
+const Type *fe_ty_tangent(const Type *t) {
+  switch (t->kind) {
+  case TY_REAL: return t;
+  case TY_ARRAY: {
+    const Type *e = fe_ty_tangent(t->elem);
+    return !e ? NULL : e == t->elem ? t : fe_ty_array(e);
+  }
+  case TY_TUPLE: {
+    const Type **ts = NEW_ARRAY(const Type *, t->n);
+    int m = 0;
+    bool same = true;
+    for (int i = 0; i < t->n; i++) {
+      const Type *e = fe_ty_tangent(t->elems[i]);
+      same = same && e == t->elems[i];
+      if (e) ts[m++] = e;
+    }
+    return same ? t : m == 0 ? NULL : m == 1 ? ts[0] : fe_ty_tuple(m, ts);
+  }
+  default: return NULL;
+  }
+}
+
 int fe_type_real_rank(const Type *t) {
   int k = 0;
   for (; t && t->kind == TY_ARRAY; t = t->elem) k++;

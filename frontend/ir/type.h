@@ -34,6 +34,11 @@ bool fe_type_is_real_array(const Type *t); /* [R] */
 /* Whether a value of type t has reals in it (R, [R], (B, R), [[R]]...):
    the types with a tangent (LANGUAGE.md section 6). */
 bool fe_type_has_reals(const Type *t);
+/* The tangent type tau(t) (LANGUAGE.md section 6): tau(R) = R, tau(B)
+   empty, a tuple's the tuple of its components' non-empty ones (one: that
+   one), tau([T]) = [tau(T)]; NULL for empty. t itself when it has no
+   boolean beside reals. */
+const Type *fe_ty_tangent(const Type *t);
 /* k when t is an array of reals nested k >= 1 deep ([R]: 1, [[R]]: 2, ...),
    else 0: the types that load and save read and write. */
 int fe_type_real_rank(const Type *t);

@@ -222,6 +222,30 @@ static bool same_shape(Value g, Value a) {
   }
 }
 
+/* Whether g has the shape of the argument a's tangent (a of type t: its
+   booleans left out, LANGUAGE.md section 6), so that their reals pair up
+   in order. */
+static bool same_tangent_shape(Value g, Value a, const Type *t) {
+  if (fe_ty_tangent(t) == t) return same_shape(g, a);
+  if (t->kind == TY_ARRAY) {
+    if (g.kind != V_ARRAY || a.kind != V_ARRAY || g.u.a->len != a.u.a->len) return false;
+    if (!g.u.a->boxed) return fe_ty_tangent(t->elem)->kind == TY_REAL;
+    for (size_t i = 0; i < g.u.a->len; i++)
+      if (!same_tangent_shape(g.u.a->v[i], a.u.a->v[i], t->elem)) return false;
+    return true;
+  }
+  if (t->kind != TY_TUPLE || a.kind != V_TUPLE) return false;
+  int m = 0, only = -1;
+  for (int i = 0; i < t->n; i++)
+    if (fe_ty_tangent(t->elems[i])) m++, only = i;
+  if (m == 1) return same_tangent_shape(g, a.u.t->items[only], t->elems[only]);
+  if (g.kind != V_TUPLE || g.u.t->n != m) return false;
+  for (int i = 0, k = 0; i < t->n; i++)
+    if (fe_ty_tangent(t->elems[i]) && !same_tangent_shape(g.u.t->items[k++], a.u.t->items[i], t->elems[i]))
+      return false;
+  return true;
+}
+
 /* The gradient value g (of all wrt parameters) split per parameter. */
 static Value grad_part(Value g, int nwrt, int j) {
   if (nwrt == 1) return g;
@@ -303,7 +327,7 @@ static char *flatten(const Ctx *c, Value g, const int *wrt, int nwrt, const char
     return report(c, una_sprintf("the %s gradient %s is not a tuple of %d", path, val_to_string(g), nwrt));
   for (int j = 0; j < nwrt; j++) {
     Value gj = tl_copy_value(grad_part(g, nwrt, j));
-    if (!same_shape(gj, c->args[wrt[j]]))
+    if (!same_tangent_shape(gj, c->args[wrt[j]], c->f->params[wrt[j]]->type))
       return report(c, una_sprintf("the %s gradient for %s, %s, does not have the shape of the argument",
                                    path, c->f->params[wrt[j]]->name, val_to_string(gj)));
     Value *slot = NEW(Value);

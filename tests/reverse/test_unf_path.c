@@ -14,6 +14,7 @@
 #include "../../frontend/repl/session.h"
 #include "../../reverse/reverse.h"
 #include "../suites.h"
+#include "gradcheck.h"
 #include "../testlib.h"
 
 /* The parameter indexes named in wrt ("x y"), or every non-B one. */
@@ -261,11 +262,33 @@ static char *grad_error(const char *text, const char *fname) {
 START_TEST(errors) {
   ck_assert_str_eq(grad_error("def f (v: [R]) : R = sum (reduce_by_index (replicate 2 0) (max) (-inf) [0, 1] v)", "f"),
                    "t.una:1:27: error: grad: reduce_by_index is differentiable with the operator (+) only");
-  ck_assert_str_eq(grad_error("def f (v: [R]) : R = let t = map (a. (a, a > 0)) v in 1", "f"),
-                   "t.una:1:30: error: grad: tuples mixing booleans and numbers are not supported under grad yet");
-  ck_assert_str_eq(grad_error("def f (v: [(R, B)]) : R = 1", "f"),
-                   "t.una:1:8: error: grad: tuples with boolean components are not supported under grad yet "
-                   "(parameter 'v' has type [(R, B)])");
+}
+END_TEST
+
+/* Booleans beside reals (the tangent-type rule, LANGUAGE.md section 6):
+   in values that depend on the parameters, in parameters (whose gradients
+   have the tangent type: the reals in the same order) and in a function
+   called from the loss; the UNF path against finite differences, raw and
+   at random points. */
+static const char *const tangent_cases[] = {
+    "def f (v: [R]) : R = sum (map (p. if p.2 then p.1 * p.1 else sin p.1) (map (x. (x, x > 0)) v))",
+    "def f (x: R) (y: R) : R = let p = (x * y, x > y, [x, y]) in if p.2 then p.1 * sum p.3 else exp p.1",
+    "def f (v: [R]) : R = (foldl (a, x. if a.2 then (a.1 + x * x, true) else (a.1 * x, x > 0)) (1, false) v).1",
+    "def f (x: R) : R = (loop (s, b) = (x, false) for i < 3 do if b then (s * 2, b) else (s * s, s > 0.5)).1",
+    "def f (v: [R]) : R = sum (map (p. p.1) (scanl (a, x. (a.1 * 0.5 + x, x > 0)) (0, false) v))",
+    "def f (v: [R]) : R = let (a, b) = unzip (map (x. (x * 3, x > 0)) v) in\n"
+    "  foldl (s, p. if p.2 then s * p.1 else s + p.1) 1 (zip a b)",
+    "def f (v: [(R, B)]) (w: (B, R)) : R = sum (map (p. if p.2 then p.1 * w.2 else p.1) v)",
+    "def g (p: (R, B)) : (R, B) = (p.1 * p.1, p.2 && p.1 > 0)\n"
+    "def f (x: R) (c: B) : R = let q = g (x, c) in if q.2 then q.1 else 2 * q.1",
+};
+
+START_TEST(tangent_types) {
+  GcOptions o = gc_default_options();
+  o.no_direct = true;
+  const char *src = tangent_cases[_i];
+  char *rep = gc_check("<tau>", src, "f", 77 + (uint64_t)_i, &o, NULL);
+  ck_assert_msg(rep == NULL, "%s: %s", src, rep);
 }
 END_TEST
 
@@ -367,6 +390,7 @@ Suite *suite_unf_path(void) {
   Suite *s = suite_create("unf_path");
   TCase *tc = tcase_create("examples");
   tcase_add_test(tc, example_11);
+  tcase_add_loop_test(tc, tangent_types, 0, (int)(sizeof tangent_cases / sizeof tangent_cases[0]));
   tcase_add_test(tc, example_cos_pair);
   tcase_add_test(tc, examples_prod_sum_dot);
   suite_add_tcase(s, tc);
