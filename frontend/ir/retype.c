@@ -221,17 +221,21 @@ static void check_grad(const Term *t) {
     if (i < 0 || i >= d->nparams) bad(t, "wrt index %d out of range", i);
     for (int j = 0; j < k; j++)
       if (t->wrt[j] == i) bad(t, "wrt names parameter %d twice", i + 1);
-    gt[k] = d->params[i]->type;
+    /* gradients, cotangents and tangents have the tangent types */
+    gt[k] = fe_ty_tangent(d->params[i]->type);
+    if (!gt[k]) bad(t, "wrt names parameter %d, whose type %s has no reals", i + 1, ty(d->params[i]->type));
     if (t->index == DOP_JVP && !eq(t->kids[d->nparams + k]->type, gt[k]))
       bad(t, "tangent %d must be %s", k + 1, ty(gt[k]));
   }
-  if (t->index == DOP_VJP && !eq(t->kids[d->nparams]->type, d->ret)) bad(t, "the cotangent must be %s", ty(d->ret));
+  const Type *rt = fe_ty_tangent(d->ret);
+  if ((t->index == DOP_VJP || t->index == DOP_JVP) && !rt) bad(t, "a result of type %s has no tangent", ty(d->ret));
+  if (t->index == DOP_VJP && !eq(t->kids[d->nparams]->type, rt)) bad(t, "the cotangent must be %s", ty(rt));
   const Type *g = t->nwrt == 1 ? gt[0] : fe_ty_tuple(t->nwrt, gt);
   switch ((DerivOp)t->index) {
   case DOP_GRAD:
   case DOP_VJP: expect_type(t, g); break;
   case DOP_VALUE_AND_GRAD: expect_type(t, fe_ty_pair(d->ret, g)); break;
-  case DOP_JVP: expect_type(t, fe_ty_pair(d->ret, d->ret)); break;
+  case DOP_JVP: expect_type(t, fe_ty_pair(d->ret, rt)); break;
   }
 }
 
