@@ -49,30 +49,6 @@ static void derived_add(const Def *f, int op, const int *wrt, int nwrt, Def *d) 
   owner->deriv_ops = e;
 }
 
-static Term *call(Span s, Def *f, Term **args) {
-  Term *c = fe_term_kids(s, T_CALL, f->ret, f->nparams, args);
-  c->def = f;
-  return c;
-}
-
-/* value_and_grad_NAME (params) = (f params, grad_f params): after
-   inlining, one forward pass computes both (CSE shares it). */
-static Def *value_and_grad_def(const Def *f, const int *wrt, int nwrt, Def *g) {
-  Span s = f->span;
-  Sym **ps = NEW_ARRAY(Sym *, f->nparams > 0 ? f->nparams : 1);
-  Term **a = NEW_ARRAY(Term *, f->nparams + 1), **b = NEW_ARRAY(Term *, f->nparams + 1);
-  for (int i = 0; i < f->nparams; i++) {
-    ps[i] = fe_mk_sym(f->params[i]->name, f->params[i]->type, s);
-    a[i] = fe_mk_var(s, ps[i]);
-    b[i] = fe_mk_var(s, ps[i]);
-  }
-  Term *items[2] = {call(s, (Def *)f, a), call(s, g, b)};
-  Term *body = fe_mk_tuple(s, 2, items);
-  Def *d = fe_mk_def(rev_derived_name("value_and_grad", f, wrt, nwrt), s, f->nparams, ps, body);
-  d->ret = body->type;
-  return d;
-}
-
 static Def *expand_def(const DerivOpt *o, const Def *d);
 
 
@@ -87,12 +63,7 @@ Def *deriv_function(const Def *f0, DerivOp op, const int *wrt, int nwrt, const D
   case DOP_GRAD: r = rev_grad(f, wrt, nwrt, REV_UNF); break;
   case DOP_VJP: r = rev_vjp(f, wrt, nwrt, REV_UNF); break;
   case DOP_JVP: r = fwd_jvp_def(f, wrt, nwrt); break;
-  case DOP_VALUE_AND_GRAD: {
-    Def *g = o->run(rev_grad(f, wrt, nwrt, REV_UNF), o->ud);
-    /* one body: CSE shares the forward pass */
-    r = fe_inline_some(value_and_grad_def(f, wrt, nwrt, g), rev_inline_policy());
-    break;
-  }
+  case DOP_VALUE_AND_GRAD: r = rev_value_and_grad(f, wrt, nwrt); break; /* one forward pass */
   }
   r->derived = true;
   r = deriv_split_calls(o->run(r, o->ud), o);

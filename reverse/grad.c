@@ -13,7 +13,7 @@
 
 /* ---- the cache: each function's derivatives, kept on its Def ---- */
 
-typedef enum { KIND_GRAD, KIND_VJP } Kind;
+typedef enum { KIND_GRAD, KIND_VJP, KIND_VALUE_GRAD } Kind;
 
 typedef struct CacheEntry {
   const Def *f;
@@ -149,14 +149,17 @@ static Def *prepare(const Def *f, RevPath path, const int *wrt, int nwrt, Sym **
   return inl;
 }
 
-/* The gradient Def NAME of the inlined function inl (f's parameters). */
+/* The gradient Def NAME of the inlined function inl (f's parameters);
+   with_value: (the value, the gradient), on the UNF path. */
 static Def *gradient_def(const char *name, const Def *f, const Def *inl, const int *wrt, int nwrt,
-                         RevPath path) {
+                         RevPath path, bool with_value) {
   Sym **ctx;
   int nctx, *wrt_ctx;
   prepare_inlined(f, inl, wrt, nwrt, &ctx, &nctx, &wrt_ctx);
-  Term *body = path == REV_UNF ? rev_unf_gradient_top(ctx, nctx, wrt_ctx, nwrt, inl->body)
-                               : rev_direct_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body);
+  ASSERT(!with_value || path == REV_UNF);
+  Term *body = with_value        ? rev_unf_value_and_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body)
+               : path == REV_UNF ? rev_unf_gradient_top(ctx, nctx, wrt_ctx, nwrt, inl->body)
+                                 : rev_direct_gradient(ctx, nctx, wrt_ctx, nwrt, inl->body);
   /* cotangents have the parameters' types, false at their booleans: the
      user gets their tangent types (fe_ty_tangent) */
   body = fe_mk_tau_project(f->span, body);
@@ -172,8 +175,18 @@ Def *rev_grad(const Def *f, const int *wrt, int nwrt, RevPath path) {
   ASSERT(nwrt >= 1);
   Def *g = cache_find(f, KIND_GRAD, wrt, nwrt, path);
   if (g) return g;
-  g = gradient_def(una_sprintf("grad_%s", f->name), f, inline_for(f, path), wrt, nwrt, path);
+  g = gradient_def(una_sprintf("grad_%s", f->name), f, inline_for(f, path), wrt, nwrt, path, false);
   cache_add(f, KIND_GRAD, wrt, nwrt, path, g);
+  return g;
+}
+
+Def *rev_value_and_grad(const Def *f, const int *wrt, int nwrt) {
+  ASSERT(nwrt >= 1);
+  Def *g = cache_find(f, KIND_VALUE_GRAD, wrt, nwrt, REV_UNF);
+  if (g) return g;
+  g = gradient_def(rev_derived_name("value_and_grad", f, wrt, nwrt), f, inline_for(f, REV_UNF), wrt, nwrt,
+                   REV_UNF, true);
+  cache_add(f, KIND_VALUE_GRAD, wrt, nwrt, REV_UNF, g);
   return g;
 }
 
@@ -209,7 +222,7 @@ Def *rev_vjp(const Def *f, const int *wrt, int nwrt, RevPath path) {
   ps[inl->nparams] = c;
   Term *body = rev_jt_inner(s, fe_mk_var(s, c), fe_mk_tau_project(s, inl->body));
   Def *inner = fe_mk_def(una_sprintf("%s_dot", f->name), s, inl->nparams + 1, ps, body);
-  g = gradient_def(rev_derived_name("vjp", f, wrt, nwrt), inner, inner, wrt, nwrt, path);
+  g = gradient_def(rev_derived_name("vjp", f, wrt, nwrt), inner, inner, wrt, nwrt, path, false);
   cache_add(f, KIND_VJP, wrt, nwrt, path, g);
   return g;
 }

@@ -19,5 +19,8 @@ Def *rev_prepare(const Def *f, RevPath path, const int *wrt, int nwrt, Sym ***ct
    pi_2 D(e)(0_Gamma, 1)); the gradients of lambda bodies use
    rev_unf_gradient, which applies them at compile time. */
 Term *rev_unf_gradient_top(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body);
+/* The same paired with the value of body from the same forward pass:
+   (body, gradient). */
+Term *rev_unf_value_and_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body);
 
 #endif

@@ -26,6 +26,11 @@ typedef enum { REV_UNF, REV_DIRECT } RevPath;
    that is not R), naming the construct. */
 Def *rev_grad(const Def *f, const int *wrt, int nwrt, RevPath path);
 
+/* value_and_grad_NAME: (f params, the gradient), both from one forward
+   pass (the UNF path's: the value is that of the pass the reverse pass
+   continues). Built once per (f, wrt). Raises like rev_grad. */
+Def *rev_value_and_grad(const Def *f, const int *wrt, int nwrt);
+
 /* vjp_NAME: f's parameters followed by a cotangent c of f's result
    type, returning the cotangents of the parameters wrt[0..nwrt) (a tuple,
    the single one when nwrt == 1): ∇ of <c, f params>, one reverse pass.

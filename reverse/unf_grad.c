@@ -55,8 +55,9 @@ static Term *projection_continuation(Grad *g, Span s) {
   return fe_mk_lam(s, n, ps, g->nwrt == 1 ? items[0] : fe_mk_tuple(s, g->nwrt, items));
 }
 
-Term *rev_unf_to_term_grad(const Unf *d, Sym **ctx, int n, const int *wrt, int nwrt, bool values,
+Term *rev_unf_to_term_grad(const Unf *d, Sym **ctx, int n, const int *wrt, int nwrt, RevOut out_kind,
                            RevNablaFn nabla, void *ud) {
+  bool values = out_kind != REV_OUT_APPLIED;
   Grad g = {0};
   UnfTt *st = &g.tt;
   Span s = d->span;
@@ -108,5 +109,9 @@ Term *rev_unf_to_term_grad(const Unf *d, Sym **ctx, int n, const int *wrt, int n
   b.xs[0] = yk[0];
   b.xs[1] = yk[1];
   unf_tt_add_bind(st, b);
+  if (out_kind == REV_OUT_VALUE) { /* (y, K (0_ctx, 1)): the value from the same forward pass */
+    Term *vg[2] = {fe_mk_var(s, yk[0]), apply};
+    apply = fe_mk_tuple(s, 2, vg);
+  }
   return unf_tt_wrap(st, 0, apply);
 }

@@ -25,7 +25,12 @@
    of the lambda bodies and branches that J^T map, map2, reduce, foldl and
    if need. The result has type (T_wrt0, ..., T_wrtk) (the single type
    when nwrt == 1) with ctx free. */
-Term *rev_unf_to_term_grad(const Unf *d, Sym **ctx, int n, const int *wrt, int nwrt, bool values,
+typedef enum {
+  REV_OUT_APPLIED, /* the gradient, continuations applied at compile time */
+  REV_OUT_VALUES,  /* the gradient, Y and K lambdas in the output */
+  REV_OUT_VALUE    /* the same, paired with the value: (y, gradient) */
+} RevOut;
+Term *rev_unf_to_term_grad(const Unf *d, Sym **ctx, int n, const int *wrt, int nwrt, RevOut out,
                            RevNablaFn nabla, void *ud);
 
 #endif

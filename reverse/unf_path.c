@@ -15,17 +15,21 @@ static Term *nabla_unf(Sym **ctx, int n, const Term *body, void *ud) {
 
 /* The gradient through UNF; values: Y and the last continuation as
    lambdas in the output (see rev_unf_to_term_grad). */
-static Term *gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body, bool values) {
+static Term *gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body, RevOut out) {
   ASSERT(fe_type_eq(body->type, fe_ty_real()));
   Unf *src = unf_of_term(ctx, n, body);
   Unf *d = rev_d_rho(src);
-  return rev_unf_to_term_grad(d, ctx, n, wrt, nwrt, values, nabla_unf, NULL);
+  return rev_unf_to_term_grad(d, ctx, n, wrt, nwrt, out, nabla_unf, NULL);
 }
 
 Term *rev_unf_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body) {
-  return gradient(ctx, n, wrt, nwrt, body, false);
+  return gradient(ctx, n, wrt, nwrt, body, REV_OUT_APPLIED);
+}
+
+Term *rev_unf_value_and_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body) {
+  return gradient(ctx, n, wrt, nwrt, body, REV_OUT_VALUE);
 }
 
 Term *rev_unf_gradient_top(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body) {
-  return gradient(ctx, n, wrt, nwrt, body, true);
+  return gradient(ctx, n, wrt, nwrt, body, REV_OUT_VALUES);
 }

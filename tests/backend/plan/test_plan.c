@@ -214,6 +214,15 @@ START_TEST(matrix_products_recognized) {
     ck_assert_msg(gemv == cases[i].gemv && gemm == cases[i].gemm, "%s: %d gemv, %d gemm\n%s", cases[i].text, gemv,
                   gemm, plan_str(p));
   }
+  /* value_and_grad computes the value in the gradient's forward pass: one
+     matrix-vector product for the value and the gradient */
+  tl_run("def mlp (w: [[R]]) (x: [R]) : R = sum (map (z. tanh z * tanh z) (matvec w x))\n");
+  Plan *vg = plan_of_def(optimized("(value_and_grad mlp wrt w) [[1, 2], [3, 4]] [1, 1]"));
+  int vgemv, vgemm;
+  count_matrices(vg, &vgemv, &vgemm);
+  ck_assert_msg(vgemv == 1 && vgemm == 0, "%d gemv, %d gemm\n%s", vgemv, vgemm, plan_str(vg));
+  ck_assert_str_eq(val_to_string(tl_ev("(value_and_grad mlp wrt w) [[1, 2], [3, 4]] [1, 1]")),
+                   val_to_string(tl_ev("(mlp [[1, 2], [3, 4]] [1, 1], (grad mlp wrt w) [[1, 2], [3, 4]] [1, 1])")));
   /* matmul's let of transpose b is left to the product */
   Plan *mp = plan_of_def(optimized("matmul [[1, 2]] [[3], [4]]"));
   const Term *let = mp->defs[1]->body;
