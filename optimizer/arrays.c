@@ -66,8 +66,13 @@
 #include "rw.h"
 
 /* The largest map body returning a tuple of reals that is split into one
-   map per component read (project_array). */
-#define NARROW_BODY 400
+   map per component read (project_array). Splitting copies the body once
+   per component (linear: the component maps read W's arrays, never W's
+   producers), and sibling maps over the same arrays run as one kernel
+   that computes the shared lets once; a body left whole runs element by
+   element on the tree evaluator, boxed, about 100x slower (the gradient
+   of the bench's lets16, some 500 nodes, was at 400). */
+#define NARROW_BODY 2000
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
