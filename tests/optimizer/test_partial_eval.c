@@ -20,6 +20,7 @@
 #include "../../optimizer/pe_util.h"
 #include "../../reverse/reverse.h"
 #include "../reverse/gradcheck.h"
+#include "../../frontend/ir/strbuf.h"
 #include "../suites.h"
 #include "../testlib.h"
 
@@ -281,6 +282,29 @@ START_TEST(prod_dot) {
   o = optimized("def f (a: [R]) (b: [R]) : R = dot a b", REV_UNF);
   s = fe_def_str(o);
   ck_assert_msg(lemma_5_3(o->body) == NULL, "%s", s);
+}
+END_TEST
+
+/* Whether t holds a map whose elements are tuples (run boxed, element by
+   element, on the tree evaluator). */
+static void tuple_map_visit(const Term *t, void *ud) {
+  if (t->kind == T_PRIM && (t->prim == PRIM_MAP || t->prim == PRIM_MAP2) && t->type &&
+      t->type->elem->kind == TY_TUPLE)
+    *(bool *)ud = true;
+}
+
+/* The gradient of the bench's lets16 (a 16-let body in a map2, about 500
+   nodes in its gradient's map) is split into one map per component (each
+   a kernel, siblings over the same arrays), not left a map of tuples. */
+START_TEST(big_tuple_map_split) {
+  StrBuf b = {0};
+  sb_put(&b, "def f (x1: [R]) (x2: [R]) : R = sum (map2 (a, b. let w1 = a * b in let w2 = w1 * a in ");
+  for (int i = 3; i <= 16; i++) sb_printf(&b, "let w%d = (w%d * a + w%d * b) * 0.5 in ", i, i - 1, i - 2);
+  sb_put(&b, "w16) x1 x2)");
+  Def *o = optimized(sb_str(&b), REV_UNF);
+  bool boxed = false;
+  tl_walk(o->body, tuple_map_visit, &boxed);
+  ck_assert_msg(!boxed, "%s", fe_def_str(o));
 }
 END_TEST
 
@@ -555,6 +579,7 @@ Suite *suite_partial_eval(void) {
   tcase_add_test(tc, random_programs);
   tcase_add_test(tc, example_1_1);
   tcase_add_test(tc, prod_dot);
+  tcase_add_test(tc, big_tuple_map_split);
   tcase_add_test(tc, pass_forward);
   tcase_add_test(tc, pass_letnorm);
   tcase_add_test(tc, pass_tuples);
