@@ -235,9 +235,7 @@ static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
   map_args(ex, t, frame, &a, &b);
   CpuKernelRun run;
   if (a->len > 0 && !cpu_lam_kernel(ex, t->kids[0], frame, &run)) return false;
-  Array *hollow = NEW(Array);
-  hollow->len = a->len;
-  *r = val_array(hollow);
+  *r = val_array(val_hollow_array(a->len));
   return true;
 }
 

@@ -79,6 +79,12 @@ Array *val_new_boxed_array(size_t len, Span s) {
   return a;
 }
 
+Array *val_hollow_array(size_t len) {
+  Array *a = NEW(Array);
+  a->len = len;
+  return a;
+}
+
 Array *val_new_array_of(const Type *elem, size_t len, Span s) {
   return elem->kind == TY_REAL ? val_new_real_array(len, s) : val_new_boxed_array(len, s);
 }

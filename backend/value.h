@@ -88,6 +88,9 @@ Array *val_view(const Array *a, size_t offset, size_t len);
 /* An array of len elements of type elem, following the INVARIANT: unboxed
    (uninitialised doubles) when elem is R, else boxed (zeroed Values). */
 Array *val_new_array_of(const Type *elem, size_t len, Span s);
+/* An array of len elements with no payload: the value of a dead let's
+   map that the plan runs as a check only (never read). */
+Array *val_hollow_array(size_t len);
 
 /* Raises "cannot allocate N elements (B bytes)" at s, with N and B written as
    reals (so that sizes beyond size_t can be reported too). */

@@ -18,8 +18,9 @@ Term *rev_unf_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *b
 /* Figure 5's direct transform D_{Gamma;Y}: reverse/direct.c */
 Term *rev_direct_gradient(Sym **ctx, int n, const int *wrt, int nwrt, const Term *body);
 
-/* Raises a located FeError at the first construct of body that cannot be
-   differentiated (see reverse.h); both paths call it first. */
+/* Raises an internal FeError at a term no source program holds (an
+   unexpanded derivative operator, an application): every construct is
+   differentiable; grad.c calls it before either path. */
 void rev_check_supported(const Term *body, Sym **ctx, int n);
 
 #endif

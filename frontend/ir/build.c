@@ -376,26 +376,33 @@ Term *fe_mk_tau_project(Span s, Term *e) {
   return wrap(s, b, e, m == 1 ? items[0] : fe_mk_tuple(s, m, items));
 }
 
-/* The one value of the empty tangent type of t (false at every boolean),
-   or NULL when t holds an array (of no given length). */
+/* Whether the booleans-only type t has a value without a length: B or
+   tuples of such (no array). */
+static bool fillable(const Type *t) {
+  if (t->kind == TY_BOOL) return true;
+  if (t->kind != TY_TUPLE) return false;
+  for (int i = 0; i < t->n; i++)
+    if (!fillable(t->elems[i])) return false;
+  return true;
+}
+
+/* That value of the fillable type t: false at every boolean. */
 static Term *empty_value(Span s, const Type *t) {
   if (t->kind == TY_BOOL) return fe_mk_bool(s, false);
-  if (t->kind != TY_TUPLE) return NULL;
   Term **items = NEW_ARRAY(Term *, t->n);
-  for (int i = 0; i < t->n; i++)
-    if (!(items[i] = empty_value(s, t->elems[i]))) return NULL;
+  for (int i = 0; i < t->n; i++) items[i] = empty_value(s, t->elems[i]);
   return fe_mk_tuple(s, t->n, items);
 }
 
 bool fe_type_tau_injective(const Type *t) {
   switch (t->kind) {
-  case TY_REAL: return true;
+  case TY_REAL:
   case TY_BOOL: return true;
-  case TY_ARRAY: return !fe_ty_tangent(t->elem) ? false : fe_type_tau_injective(t->elem);
+  case TY_ARRAY: return fe_ty_tangent(t->elem) && fe_type_tau_injective(t->elem);
   case TY_TUPLE:
     for (int i = 0; i < t->n; i++) {
       const Type *e = t->elems[i];
-      if (fe_ty_tangent(e) ? !fe_type_tau_injective(e) : !empty_value(fe_nospan, e)) return false;
+      if (fe_ty_tangent(e) ? !fe_type_tau_injective(e) : !fillable(e)) return false;
     }
     return true;
   default: return false;

@@ -133,8 +133,7 @@ void fe_fault(Span s, FeFaultFn raise, double a, double b) {
   fe_interrupted = 1;
 }
 
-bool fe_stopping(void) {
-  if (!fe_interrupted) return false;
+bool fe_stopping_slow(void) {
   if (atomic_load(&fault_state) != 2) return true; /* Ctrl-C */
   return atomic_load(&fault.rank) <= rank_here;    /* chunks before the fault's go on */
 }

@@ -89,7 +89,8 @@ void fe_fault_clear(void);
    Ctrl-C, or on a fault of a rank up to the caller's, so the chunks before
    a fault run on and a fault of theirs replaces it. */
 size_t fe_fault_rank(size_t rank);
-bool fe_stopping(void);
+bool fe_stopping_slow(void);
+static inline bool fe_stopping(void) { return fe_interrupted && fe_stopping_slow(); }
 
 /* True for the error una_out_of_memory (common.h) raised: the compiler's
    memory ran out, not a fault of the program or of a pass. */
