@@ -56,7 +56,7 @@ static int loop_operands(const CpuKLoop *l, int *out, int max) {
 static int operands_in(const CpuKLoop *loops, const KInstr *in, int *out, int max) {
   if (in->op == K_LOOP) return loop_operands(&loops[in->c], out, max);
   int n = 0;
-  int ops[3] = {in->a, in->b, in->op == K_SELECT ? in->c : -1};
+  int ops[3] = {in->a, in->b, in->op == K_SELECT || in->op == K_GATHER ? in->c : -1};
   for (int i = 0; i < 3; i++)
     if (ops[i] >= 0) {
       if (n < max) out[n] = ops[i];
@@ -90,11 +90,23 @@ typedef struct Compiler {
   int capvn;
   int depth;
   long visits;
-  int branch; /* > 0 inside an if's branch or the right operand of && || */
+  int branch; /* > 0 inside a while loop's condition or body */
+  const struct Path *path; /* inside an if's branch or the right operand of
+                              && ||: the conditions that lead there (NULL:
+                              all lanes) */
   CpuKLoop *loops;
   int nloops, caploops;
   int body_instrs; /* instructions moved into loops' bodies (MAX_INSTR counts them) */
 } Compiler;
+
+/* The branches a term is in, innermost first: condition k (the vreg of a
+   boolean), or its negation, within outer. A gather there is masked by
+   their conjunction, computed when a gather needs it. */
+typedef struct Path {
+  int k;
+  bool negate;
+  const struct Path *outer;
+} Path;
 
 /* A compilation context: the lambda's body, or one inlined call. */
 typedef struct Ctx {
@@ -475,6 +487,15 @@ static bool compile_loop(Compiler *c, Ctx *x, const Term *t, int *out) {
    (bound once, as a hoisted part) and i that does: a gather. */
 /* The element of the array a (of [R], not depending on the parameters) at
    the index in vreg i; at is the term a fault is raised at. */
+/* The vreg of the lanes that take the branches p (1.0 or 0.0); -1 when an
+   instruction could not be added. */
+static int path_mask(Compiler *c, const Path *p) {
+  int k = p->negate ? emit(c, PRIM_NOT, p->k, -1, -1) : p->k;
+  if (k < 0 || !p->outer) return k;
+  int o = path_mask(c, p->outer);
+  return o < 0 ? -1 : emit(c, PRIM_AND, o, k, -1);
+}
+
 static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) {
   /* one array register per variable, so that equal reads are one value
      (value numbering) and so is all that is computed from them */
@@ -485,15 +506,19 @@ static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) 
     add_step(c, step(B_ARRAY, x->id, av, -1, a));
     if (var) pmap_put(&x->arrays, a->sym, av);
   }
-  int d = emit(c, K_GATHER, av, i, -1);
+  int m = c->path ? path_mask(c, c->path) : -1;
+  if (c->path && m < 0) return -1;
+  int d = emit(c, K_GATHER, av, i, m);
   if (!c->vterm[d]) c->vterm[d] = at;
   return d;
 }
 
 static int compile_gather(Compiler *c, Ctx *x, const Term *t) {
   const Term *a = t->kids[0];
-  /* a branch is computed whether taken or not (K_SELECT), and a gather
-     there could fault for an element that never reads it */
+  /* a branch is computed whether taken or not (K_SELECT): a gather there
+     is masked (the lanes that do not take it read nothing and cannot
+     fault); in a while loop, whose lanes run on after their condition
+     failed, it is not compiled */
   if (c->branch > 0 || !fe_type_is_real_array(a->type) || depends(x, a)) return -1;
   int i = compile(c, x, t->kids[1]);
   return i < 0 ? -1 : gather_at(c, x, a, i, t);
@@ -531,11 +556,14 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
     if (!compile_binding(c, x, t)) return -1;
     return compile(c, x, t->kids[1]);
   case T_IF: {
-    int k = compile(c, x, t->kids[0]);
-    c->branch++;
-    int a = k < 0 ? -1 : compile(c, x, t->kids[1]);
-    int b = a < 0 ? -1 : compile(c, x, t->kids[2]);
-    c->branch--;
+    int k = compile(c, x, t->kids[0]), a = -1, b = -1;
+    const Path *outer = c->path;
+    Path then = {k, false, outer}, other = {k, true, outer};
+    c->path = &then;
+    if (k >= 0) a = compile(c, x, t->kids[1]);
+    c->path = &other;
+    if (a >= 0) b = compile(c, x, t->kids[2]);
+    c->path = outer;
     return b < 0 ? -1 : emit(c, K_SELECT, a, b, k);
   }
   case T_PRIM: {
@@ -551,10 +579,13 @@ static int compile(Compiler *c, Ctx *x, const Term *t) {
       return a < 0 ? -1 : emit(c, (int)t->prim, a, -1, -1);
     }
     if (cls == P_SCALAR2 || cls == P_CMP || cls == P_LOGIC) {
-      int a = compile(c, x, t->kids[0]);
-      if (cls == P_LOGIC) c->branch++; /* && and || evaluate their right side when needed */
-      int b = a < 0 ? -1 : compile(c, x, t->kids[1]);
-      if (cls == P_LOGIC) c->branch--;
+      int a = compile(c, x, t->kids[0]), b = -1;
+      /* && and || evaluate their right side when needed */
+      const Path *outer = c->path;
+      Path right = {a, t->prim == PRIM_OR, outer};
+      if (cls == P_LOGIC) c->path = &right;
+      if (a >= 0) b = compile(c, x, t->kids[1]);
+      c->path = outer;
       if (b >= 0 && t->prim == PRIM_POW && c->vkind[b] == VK_CONST && c->init[b] == 2)
         return emit(c, PRIM_MUL, a, a, -1); /* as cpu_pow */
       return b < 0 ? -1 : emit(c, (int)t->prim, a, b, -1);
@@ -616,7 +647,7 @@ static void fuse_pairs(CpuKernel *k) {
 static int xinstr_operands(const CpuKernel *k, const XInstr *in, int *out, int max) {
   if (in->op == K_LOOP) return loop_operands(&k->loops[in->c], out, max);
   int n = 0;
-  int v[3] = {in->a, in->b, in->op == K_GATHER ? -1 : in->c};
+  int v[3] = {in->a, in->b, in->c};
   for (int i = 0; i < 3; i++)
     if (v[i] >= 0 && n < max) out[n++] = v[i];
   return n;
@@ -834,9 +865,13 @@ static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
     int k = compile(c, x, t->kids[0]);
     if (k < 0) return false;
     int a[CPU_MAX_STATE], b[CPU_MAX_STATE];
-    c->branch++;
-    bool ok = compile_parts(c, x, t->kids[1], n, a) && compile_parts(c, x, t->kids[2], n, b);
-    c->branch--;
+    const Path *outer = c->path;
+    Path then = {k, false, outer}, other = {k, true, outer};
+    c->path = &then;
+    bool ok = compile_parts(c, x, t->kids[1], n, a);
+    c->path = &other;
+    ok = ok && compile_parts(c, x, t->kids[2], n, b);
+    c->path = outer;
     if (!ok) return false;
     for (int i = 0; i < n; i++) out[i] = emit(c, K_SELECT, a[i], b[i], k);
     return true;

@@ -68,7 +68,9 @@ int cpu_kernel_block_size(const CpuKernel *k);
    a : b, or CPU_K_GATHER: dst = a[b], a an array vreg and b an index,
    checked (an index that is not an integer in bounds is recorded with
    fe_fault and raised at the INDEX term cpu_kernel_index_term(k, dst)
-   by the next poll; the element is then nan), or CPU_K_LOOP: the loop
+   by the next poll; the element is then nan; where c >= 0, a gather in
+   a branch, only the lanes whose c is not 0 read, the others are 0), or
+   CPU_K_LOOP: the loop
    cpu_kernel_loop(k, c) (dst is its first state register). Booleans are
    0.0 / 1.0. */
 typedef struct CpuKInstr {

@@ -1,6 +1,9 @@
 /* kernel_run.c: binding a compiled kernel to a frame, and running it over
    blocks (one loop per instruction of the block program, each built for
    AVX2 and the baseline) or on one element (see kernel.h). */
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
 #include "kernel.h"
 #include "kernel_int.h"
 #include "array_ops.h" /* cpu_bad_index */
@@ -163,12 +166,45 @@ CPU_VECTOR_LOOP static bool consecutive(const double *restrict idx, int n) {
   return !bad;
 }
 
+/* The indices of a gather in a branch: idx[j], or 0 where mask[j] is 0,
+   into out, without a branch (a select of doubles would stop the loops
+   below vectorizing). */
+CPU_VECTOR_LOOP static void masked_indices(double *restrict out, const double *restrict idx,
+                                           const double *restrict mask, int n) {
+  for (int j = 0; j < n; j++) {
+    uint64_t bits;
+    memcpy(&bits, &idx[j], sizeof bits);
+    bits &= -(uint64_t)(mask[j] != 0);
+    memcpy(&out[j], &bits, sizeof bits);
+  }
+}
+
+/* d[j] = r[idx[j]] for the n lanes of a block when every index is an
+   integer in [0, len) (0 < len <= INT_MAX); false, with d untouched,
+   otherwise. No branch per lane: one vector loop checks the range, one
+   truncates and checks for integers, one reads (gathers). */
+CPU_VECTOR_LOOP static bool gather_in_range(double *restrict d, const double *restrict r, const double *restrict idx,
+                                            int n, double len) {
+  int ui[B];
+  int bad = 0;
+  for (int j = 0; j < n; j++) bad |= !((idx[j] >= 0) & (idx[j] < len));
+  if (bad) return false;
+  for (int j = 0; j < n; j++) {
+    int u = (int)idx[j]; /* in [0, len): defined */
+    bad |= (double)u != idx[j];
+    ui[j] = u;
+  }
+  if (bad) return false;
+  for (int j = 0; j < n; j++) d[j] = r[ui[j]];
+  return true;
+}
+
 /* p[dst] = a[idx] for the n valid elements of a block (the lanes past n
    hold padding, whose indices mean nothing). Consecutive indices in range
    (a map over indices reading a[i]) read a itself: p[dst] points into a
    for a whole block (instructions only read their operands, and the
    next block's gather sets p[dst] again), or the valid lanes are copied. */
-static void gather_block(const CpuKernelRun *run, double **p, int dst, const Array *a, int iv, size_t n) {
+static void gather_block(const CpuKernelRun *run, double **p, int dst, const Array *a, int iv, int mv, size_t n) {
   const double *restrict idx = p[iv];
   const double *r = a->r;
   double len = (double)a->len;
@@ -193,8 +229,26 @@ static void gather_block(const CpuKernelRun *run, double **p, int dst, const Arr
     return;
   }
   const CpuKernel *k = run->k;
+  const double *mask = mv >= 0 ? p[mv] : NULL; /* a gather in a branch: the lanes that take it */
+  if (a->len > 0 && a->len <= INT_MAX) {
+    /* a lane that does not take the branch reads element 0, then is 0 */
+    double ix[B];
+    if (mask) masked_indices(ix, idx, mask, (int)n);
+    if (gather_in_range(d, r, mask ? ix : idx, (int)n, len)) {
+      if (mask)
+        for (size_t j = 0; j < n; j++) d[j] = mask[j] != 0 ? d[j] : 0;
+      for (size_t j = n; j < B; j++) d[j] = 0;
+      return;
+    }
+  }
+  /* an index out of range or not an integer: each lane checked, the
+     first bad one faults */
   for (size_t j = 0; j < n; j++) {
     double i = idx[j];
+    if (mask && mask[j] == 0) {
+      d[j] = 0;
+      continue;
+    }
     if (i >= 0 && i < len) { /* an integer in range: a truncation that round-trips (no call of floor) */
       size_t u = (size_t)i;
       if ((double)u == i) {
@@ -232,7 +286,7 @@ static void exec_one(const CpuKernelRun *run, size_t n, double **p, const XInstr
   case PRIM_TAN: cpu_tan_block(d, a, B); break;
   case PRIM_TANH: cpu_tanh_block(d, a, B); break;
   case K_SELECT: k_select(d, a, b, p[in->c]); break;
-  case K_GATHER: gather_block(run, p, in->dst, run->arr[in->a], in->b, n); break;
+  case K_GATHER: gather_block(run, p, in->dst, run->arr[in->a], in->b, in->c, n); break;
   default:
     ASSERT(in->op >= 0 && in->op < PRIM__COUNT && block_fns[in->op]);
     block_fns[in->op](d, a, b);
@@ -468,7 +522,7 @@ static void run_code_in(CpuKernelRun *run, double *r, const KInstr *in, const KI
     double b = in->b >= 0 ? r[in->b] : 0;
     double v;
     if (in->op == K_SELECT) v = r[in->c] != 0 ? a : b;
-    else if (in->op == K_GATHER) v = gather1(k, run->arr[in->a], b, in->dst);
+    else if (in->op == K_GATHER) v = in->c >= 0 && r[in->c] == 0 ? 0 : gather1(k, run->arr[in->a], b, in->dst);
     else v = cpu_scalar((Prim)in->op, a, b);
     r[in->dst] = v;
   }

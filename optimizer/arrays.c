@@ -85,9 +85,20 @@ static bool mentions(OptRw *c, const Term *t, const Sym *x) {
   return !opt_rw_unused(c, x) && opt_mentions(t, x);
 }
 
-/* An array cheap to compute again: a variable, or iota (length x). */
+/* A count cheap to compute again: a literal, a variable, `length x`, or
+   a sum, difference or product of such (at most a few nodes). */
+static bool cheap_count(const Term *t, int depth) {
+  if (t->kind == T_NUM || t->kind == T_VAR) return true;
+  if (is_prim(t, PRIM_LENGTH)) return t->kids[0]->kind == T_VAR;
+  if (depth < 2 && (is_prim(t, PRIM_ADD) || is_prim(t, PRIM_SUB) || is_prim(t, PRIM_MUL)))
+    return cheap_count(t->kids[0], depth + 1) && cheap_count(t->kids[1], depth + 1);
+  return false;
+}
+
+/* An array cheap to compute again: a variable, or iota of a cheap count
+   (`iota (length x)`, `iota (2 * p)`). */
 static bool cheap_array(const Term *t) {
-  return t->kind == T_VAR || (is_prim(t, PRIM_IOTA) && is_prim(t->kids[0], PRIM_LENGTH) && t->kids[0]->kids[0]->kind == T_VAR);
+  return t->kind == T_VAR || (is_prim(t, PRIM_IOTA) && cheap_count(t->kids[0], 0));
 }
 
 /* The lambda (xs. body) with the parameters of lam, body replaced. */

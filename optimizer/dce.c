@@ -11,6 +11,13 @@
    them can raise: the gradient of sum (map2 f w y) keeps its primal map2
    only for that error, and the map2 of its partials raises it.
 
+   A dead map, map2 or map3 whose function may raise (a gather in it)
+   keeps only what raises: its function's value, at the end of its let
+   chain, becomes 0 when that value cannot raise, and the lets it alone
+   needed go. A vector-Jacobian product's map of tuples, kept after each
+   component was given a map of its own, then computes its gathers and
+   their indices only (check_form).
+
    A let-tuple some of whose variables are unused loses them when the
    dropped components cannot raise (see bind_narrowed). */
 #include "../frontend/ir/build.h"
@@ -71,6 +78,51 @@ static bool checked_later(const Term **lets, long i, long n, const Term *tail) {
     if (opt_may_raise(r)) return false;
   }
   return leads_with(tail, c);
+}
+
+/* ---- dead maps that may raise ---- */
+
+/* The let chain t with its value replaced by v. */
+static Term *with_value(const Term *t, Term *v) {
+  if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], with_value(t->kids[1], v));
+  if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], with_value(t->kids[1], v));
+  return v;
+}
+
+/* `let c = v in body` for the parts of the value v that may raise, in the
+   order they are evaluated (a tuple's components, each that may raise),
+   the uses in the others discounted. */
+static Term *raising_parts(OptSymMap *uses, const Term *v, Term *body) {
+  if (!opt_may_raise(v)) {
+    opt_count_uses(v, uses, -1);
+    return body;
+  }
+  if (v->kind != T_TUPLE) return fe_mk_let(v->span, fe_mk_sym("c", v->type, v->span), (Term *)v, body);
+  for (int i = v->nkids - 1; i >= 0; i--) body = raising_parts(uses, v->kids[i], body);
+  return body;
+}
+
+/* The dead map, map2 or map3 r whose function may raise, with its
+   function's value (the end of its let chain) replaced by 0 after lets
+   of its parts that may raise, the uses in the others discounted; NULL
+   when r is not such a map, or its value is a number or a real that may
+   raise. */
+static Term *check_form(OptSymMap *uses, const Term *r) {
+  if (r->kind != T_PRIM || (r->prim != PRIM_MAP && r->prim != PRIM_MAP2 && r->prim != PRIM_MAP3)) return NULL;
+  const Term *lam = r->kids[0];
+  if (lam->kind != T_LAM || !opt_may_raise(lam->kids[0])) return NULL; /* else only its lengths raise */
+  const Term *v = lam->kids[0];
+  while (v->kind == T_LET || v->kind == T_LETTUP) v = v->kids[1];
+  if (v->kind == T_NUM || (v->type->kind == TY_REAL && opt_may_raise(v))) return NULL;
+  Term *value = fe_mk_num(v->span, 0);
+  if (opt_may_raise(v)) value = raising_parts(uses, v, value);
+  else opt_count_uses(v, uses, -1);
+  Term *body = with_value(lam->kids[0], value);
+  Term *nl = fe_mk_lam(lam->span, lam->nsyms, lam->syms, body);
+  if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, r->kids[1]);
+  if (r->prim == PRIM_MAP2) return opt_checked_as(fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]), r);
+  Term *k[4] = {nl, r->kids[1], r->kids[2], r->kids[3]};
+  return opt_checked_as(fe_mk_array_prim(r->span, PRIM_MAP3, 4, k), r);
 }
 
 /* ---- unused components of a let-tuple ----
@@ -166,11 +218,17 @@ static Term *chain(OptSymMap *uses, const Term *t) {
   Term *tail = visit(uses, cur);
   bool changed = tail != cur;
   Term **rhs = NEW_ARRAY(Term *, n);
+  Sym **checks = NEW_ARRAY(Sym *, n); /* a dead map's check form: its new variable */
   for (long i = n - 1; i >= 0; i--) {
     const Term *l = lets[i];
+    Term *cf;
     if (dead(uses, l) && (!opt_may_raise(l->kids[0]) || checked_later(lets, i, n, cur))) {
       opt_count_uses(l->kids[0], uses, -1);
       rhs[i] = NULL;
+      changed = true;
+    } else if (l->kind == T_LET && dead(uses, l) && (cf = check_form(uses, l->kids[0]))) {
+      rhs[i] = visit(uses, cf);
+      checks[i] = fe_mk_sym(l->sym->name, rhs[i]->type, l->sym->span);
       changed = true;
     } else {
       rhs[i] = visit(uses, l->kids[0]);
@@ -180,7 +238,8 @@ static Term *chain(OptSymMap *uses, const Term *t) {
   OptBinds b = {0};
   for (long i = 0; i < n; i++) {
     if (!rhs[i]) continue;
-    if (bind_narrowed(&b, uses, lets[i], rhs[i])) changed = true;
+    if (checks[i]) opt_binds_let(&b, lets[i]->span, checks[i], rhs[i]);
+    else if (bind_narrowed(&b, uses, lets[i], rhs[i])) changed = true;
     else opt_binds_node(&b, lets[i], rhs[i]);
   }
   if (!changed) return (Term *)t;

@@ -17,8 +17,12 @@
    :plan and :cost show them), but for a function of at most TINY_CALL
    nodes given a map written inline (`sum (map f x)`), inlined so that the
    map fuses into its builtin; a small function called n >= 2 times with
-   n times its size over SMALL_TOTAL stays a call. */
-#define SMALL_CALL 200
+   n times its size over SMALL_TOTAL stays a call. SMALL_CALL is large
+   enough for a gradient of a function of many scalars (the vector-Jacobian
+   product of a 16-parameter reprojection error, ba's, is some 600 nodes):
+   a call left in a map body runs element by element on the tree
+   evaluator, about 30x slower than the kernel its inlined body becomes. */
+#define SMALL_CALL 2000
 #define SMALL_TOTAL 4000
 #define TINY_CALL 8
 

@@ -232,6 +232,11 @@ static void put_instr(StrBuf *b, const PlanFn *f, const CpuKInstr *in) {
   }
   sb_printf(b, "  double r%d = ", in->dst);
   if (in->op == CPU_K_GATHER) {
+    if (in->c >= 0) { /* in a branch: read by the lanes that take it */
+      sb_printf(b, "(");
+      put_vreg(b, k, in->c);
+      sb_printf(b, " == 0.0) ? 0.0 : ");
+    }
     sb_printf(b, "una_gather(a%d, n%d, ", in->a, in->a);
     put_vreg(b, k, in->b);
     sb_printf(b, ", %lldll, una_fault);\n", (long long)f->id * GPU_SITES + in->dst);

@@ -481,11 +481,47 @@ START_TEST(gathers) {
   }
   ck_assert_str_eq(t.err.msg, "index 5 out of bounds for an array of length 5");
   fe_poll_interrupt(sp); /* raised once */
-  /* under an if, the element may never read it: no kernel */
-  Sym *y = sym("y", 1);
-  Term *guarded = iff(p2(PRIM_LT, var(y), num(5)),
-                      fe_term_prim(sp, fe_ty_real(), PRIM_INDEX, 2, (Term *[]){var(a), var(y)}), num(0));
-  ck_assert_ptr_null(cpu_kernel_compile(lam(1, y, NULL, guarded)));
+}
+END_TEST
+
+/* A gather under an if (or on the right of && and ||) reads for the lanes
+   that take its branch only: the others cannot fault, and are 0. */
+START_TEST(masked_gathers) {
+  const Type *RA = fe_ty_array(fe_ty_real());
+  Sym *y = sym("y", 0), *a = sym_t("a", RA, 2);
+  Term *ay = fe_term_prim(sp, fe_ty_real(), PRIM_INDEX, 2, (Term *[]){var(a), var(y)});
+  /* if y < lim then a[y] * 2 else (if y > 5 && a[y - 5] > 15 then 1 else -1) */
+  Term *lim = num(5);
+  Term *ay5 = fe_term_prim(sp, fe_ty_real(), PRIM_INDEX, 2, (Term *[]){var(a), p2(PRIM_SUB, var(y), num(5))});
+  Term *inner = iff(p2(PRIM_AND, p2(PRIM_GT, var(y), num(5)), p2(PRIM_GT, ay5, num(15))), num(1), num(-1));
+  Term *body = iff(p2(PRIM_LT, var(y), lim), p2(PRIM_MUL, ay, num(2)), inner);
+  const CpuKernel *k = cpu_kernel_compile(lam(1, y, NULL, body));
+  ck_assert_ptr_nonnull(k);
+  Array *arr = val_new_real_array(5, sp);
+  for (int i = 0; i < 5; i++) arr->r[i] = 10 * i;
+  Value frame[4];
+  memset(frame, 0, sizeof frame);
+  frame[2] = val_array(arr);
+  fe_fault_clear();
+  fe_interrupted = 0;
+  /* 0 .. 4 read a[y]; 5 reads nothing; 6 .. 9 read a[y - 5]; 10 .. faults */
+  double ys[10], want[10] = {0, 20, 40, 60, 80, -1, -1, 1, 1, 1};
+  for (int i = 0; i < 10; i++) ys[i] = i;
+  double *out = run_both(k, frame, ys, NULL, 10);
+  for (int i = 0; i < 10; i++) ck_assert_msg(out[i] == want[i], "y = %d: %g", i, out[i]);
+  fe_poll_interrupt(sp); /* no fault */
+  /* a lane that takes the branch with a bad index faults */
+  ys[3] = 10;
+  CpuKernelRun run;
+  ck_assert(cpu_kernel_bind(&cpu_exec_default, k, frame, &run));
+  cpu_kernel_block(&run, ys, NULL, 10, out);
+  FeTry t;
+  if (fe_try(&t)) {
+    fe_poll_interrupt(sp);
+    fe_untry(&t);
+    ck_abort_msg("the fault was not raised");
+  }
+  ck_assert_str_eq(t.err.msg, "index 5 out of bounds for an array of length 5");
 }
 END_TEST
 
@@ -504,6 +540,7 @@ Suite *suite_kernel(void) {
   tcase_add_test(tc, hoisting);
   tcase_add_test(tc, commutes);
   tcase_add_test(tc, gathers);
+  tcase_add_test(tc, masked_gathers);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -447,9 +447,14 @@ static void check_stats(Stats *st, int min_points) {
 
 START_TEST(test_theorem_corpus) {
   Stats st = {0};
-  for (int i = 0; i < NCORPUS; i++) measure(&st, gc_corpus[i].name, gc_corpus[i].src, gc_corpus[i].wrt, 1000 + (uint64_t)i, 2);
+  int n = 0;
+  for (int i = 0; i < NCORPUS; i++) {
+    if (gc_corpus[i].unf_only) continue; /* the direct path is measured too */
+    measure(&st, gc_corpus[i].name, gc_corpus[i].src, gc_corpus[i].wrt, 1000 + (uint64_t)i, 2);
+    n++;
+  }
   report("corpus", &st);
-  check_stats(&st, 8 * NCORPUS);
+  check_stats(&st, 8 * n);
 }
 END_TEST
 

@@ -261,6 +261,13 @@ static Def *optimized(const char *src, RevPath path) {
   return opt_optimize_def(rev_grad(p->f, wrt, n, path), &o);
 }
 
+/* f of the program src itself, optimized. */
+static Def *optimized_as_written(const char *src) {
+  tl_run(src);
+  OptOptions o = options();
+  return opt_optimize_def(tl_def(tl_session, "f"), &o);
+}
+
 /* Example 1.1: on both paths, a let chain without continuations. */
 START_TEST(example_1_1) {
   const char *src = "def f (x1: R) (x2: R) (x3: R) : R = let w1 = x1 * x2 in let w2 = w1 * x1 in w2";
@@ -305,6 +312,33 @@ START_TEST(big_tuple_map_split) {
   bool boxed = false;
   tl_walk(o->body, tuple_map_visit, &boxed);
   ck_assert_msg(!boxed, "%s", fe_def_str(o));
+}
+END_TEST
+
+/* A map of tuples over `iota (2 * p)` read component by component is
+   split into one map per component (the count is cheap to compute again),
+   and the map of tuples, dead, is not computed. */
+START_TEST(tuple_map_over_count_split) {
+  Def *o = optimized_as_written("def f (a: [R]) : [R] = let p = length a in "
+                     "let gs = map (k. let i = if k < p then k else k - p in (a[i] * a[i], a[i] + k)) (iota (2 * p)) in "
+                     "concat (map (g. g.1) gs) (map (g. g.2) gs)");
+  bool boxed = false;
+  tl_walk(o->body, tuple_map_visit, &boxed);
+  ck_assert_msg(!boxed, "%s", fe_def_str(o));
+}
+END_TEST
+
+/* A derived function of over 200 nodes called in a map body is inlined
+   there (SMALL_CALL), so the map is a scalar kernel, not a call per
+   element on the tree evaluator. */
+START_TEST(large_call_in_map_inlined) {
+  StrBuf b = {0};
+  sb_put(&b, "def big (x: R) (y: R) : R = let w1 = x * y in let w2 = sin w1 * x in ");
+  for (int i = 3; i <= 12; i++) sb_printf(&b, "let w%d = (w%d * x + w%d * y) * 0.5 in ", i, i - 1, i - 2);
+  sb_put(&b, "w12\ndef f (xs: [R]) : [R] = map (x. (grad big wrt x) x 0.5) xs");
+  TlRun r = tl_capture(tl_session_with(sb_str(&b)), ":plan f [1, 2]", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+  ck_assert_msg(strstr(r.out, "grad_big") == NULL && strstr(r.out, "k0 = map (una_map_0)"), "%s", r.out);
 }
 END_TEST
 
@@ -371,6 +405,12 @@ START_TEST(pass_dce) {
   Term *t = one_pass("dce", f, "(2, [1, 2])");
   /* a, b and z go in one pass; map2 and iota may raise and stay */
   ck_assert_str_eq(fe_term_str(t), "let u = map2 (*) v v in let w = iota 3 in x");
+  ck_assert_ptr_eq(opt_dce(t), t);
+  /* a dead map that may raise (a gather) keeps what raises, its value 0 */
+  f = def_of("def f (x: R) (v: [R]) : R = let z = map (i. let e = v[i + 1] in let g = exp e in g * x) "
+             "(iota (length v - 1)) in x");
+  t = one_pass("dce", f, "(2, [1, 2, 3])");
+  ck_assert_str_eq(fe_term_str(t), "let z = map (i. let e = v[i + 1] in 0) (iota (length v - 1)) in x");
   ck_assert_ptr_eq(opt_dce(t), t);
 }
 END_TEST
@@ -580,6 +620,8 @@ Suite *suite_partial_eval(void) {
   tcase_add_test(tc, example_1_1);
   tcase_add_test(tc, prod_dot);
   tcase_add_test(tc, big_tuple_map_split);
+  tcase_add_test(tc, tuple_map_over_count_split);
+  tcase_add_test(tc, large_call_in_map_inlined);
   tcase_add_test(tc, pass_forward);
   tcase_add_test(tc, pass_letnorm);
   tcase_add_test(tc, pass_tuples);

@@ -65,6 +65,12 @@ const GcCase gc_corpus[] = {
      "def f (x: R) (y: R) : R = if (x < y || x == 2) && !(y >= 3) && x != y then x * y else x + y", NULL},
     {"iota and rand are constants", "def f (x: R) : R = sum (map2 (a, b. a * b * x) (iota 4) (rand 4 7))", NULL},
     {"variance", "def f (v: [R]) : R = if length v == 0 then 0 else variance v", NULL},
+    /* a read under an if: a masked gather in the kernels (the lanes that
+       do not take the branch would read past the end) */
+    {"read under if",
+     "def f (v: [R]) (s: R) : R = sum (map (i. if i + 1 < length v then v[i + 1] * v[i] * s else s * v[i]) "
+     "(iota (length v)))",
+     NULL, true},
     /* found by the random programs: a let whose value is not used */
     {"dead let of a parameter", "def f (v: R) : R = let x = (let w = v in 0.5) in x", NULL},
     {"constant array behind a dead let", "def f (p: R) : R = sum (map (x. x) (let w = p in [1.5]))", NULL},

@@ -4,10 +4,13 @@
 #ifndef UNA_TEST_CORPUS_H
 #define UNA_TEST_CORPUS_H
 
+#include <stdbool.h>
+
 typedef struct GcCase {
   const char *name;
   const char *src; /* defs; the function under test is f */
   const char *wrt; /* NULL: every non-B parameter */
+  bool unf_only;   /* a construct the direct path does not cover */
 } GcCase;
 
 extern const GcCase gc_corpus[];

@@ -31,6 +31,7 @@ static GcProgram *load(const char *file, const char *src, bool prelude, const ch
 START_TEST(test_corpus) {
   const GcCase *c = &gc_corpus[_i];
   GcOptions o = gc_default_options();
+  o.no_direct = c->unf_only;
   int wrt[8];
   if (c->wrt) {
     GcProgram *p = load("<corpus>", c->src, true, c->name);
