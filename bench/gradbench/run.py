@@ -64,8 +64,10 @@ def tool_commands(gb_dir):
                 f"env UNA_THREADS=1 {pin}{una} --gradbench={modules}"),
         "manual": (lambda ev: has("manual", ev),
                    f"{pin}{py} python/gradbench/gradbench/cpp.py manual"),
+        # GradBench's JAX tool, each timed call waiting for its result
+        # (jax_synced.py): JAX dispatches asynchronously
         "jax": (lambda ev: has("jax", ev),
-                f"{pin}{py} python/gradbench/gradbench/tools/jax/run.py"),
+                f"{pin}{py} {HERE}/jax_synced.py python/gradbench/gradbench/tools/jax/run.py"),
         "pytorch": (lambda ev: has("pytorch", ev),
                     f"env OMP_NUM_THREADS=1 {pin}{py} python/gradbench/gradbench/tools/pytorch/run.py"),
     }
