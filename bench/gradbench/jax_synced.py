@@ -13,6 +13,7 @@ tool's result, inside the timed region: the timings are then those of the
 computation, as JAX's documentation asks benchmarks to measure.
 """
 
+import os
 import runpy
 import sys
 
@@ -43,4 +44,5 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     path = sys.argv[1]
     sys.argv = [path] + sys.argv[2:]
+    sys.path[0] = os.path.dirname(os.path.abspath(path))  # as when run as a script: its modules import
     runpy.run_path(path, run_name="__main__")
