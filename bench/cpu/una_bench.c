@@ -865,6 +865,7 @@ static int split(char *s, char **out, int max) {
 
 int main(int argc, char **argv) {
   GC_INIT();
+  una_gc_reserve();
   GC_set_warn_proc(GC_ignore_warn_proc);
   const char *programs_arg = "all", *n_arg = "100000 1000000 10000000", *peers_path = NULL;
   int reps = 5;

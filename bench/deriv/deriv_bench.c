@@ -129,6 +129,7 @@ static void *run(void *arg) {
 
 int main(int argc, char **argv) {
   GC_INIT();
+  una_gc_reserve();
   if (argc > 1) reps = atoi(argv[1]);
   if (reps < 1 || reps > MAX_REPS) reps = 11;
   pthread_attr_t attr;

@@ -891,6 +891,7 @@ static int cmp_size(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   GC_INIT();
+  una_gc_reserve();
   GC_set_warn_proc(GC_ignore_warn_proc);
   const char *programs_arg = "all", *n_arg = "2^20 2^22 2^24 2^26 2^28", *peers_path = NULL;
   const char *results = "bench/gpu/RESULTS.md";

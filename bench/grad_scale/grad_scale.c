@@ -222,6 +222,7 @@ static void ratio(char *buf, size_t size, double a, double b) {
 
 int main(int argc, char **argv) {
   GC_INIT();
+  una_gc_reserve();
   GC_set_warn_proc(GC_ignore_warn_proc);
   int sizes[MAX_SIZES] = {1000, 2000, 4000, 8000, 16000}, nsizes = 5;
   if (argc > 1) {

@@ -21,6 +21,11 @@ static void *gc_alloc(size_t size, bool atomic) {
 
 void *una_alloc(size_t size) { return gc_alloc(size ? size : 1, false); }
 
+void una_gc_reserve(void) {
+  if (!getenv("GC_INITIAL_HEAP_SIZE") && GC_get_heap_size() < UNA_GC_INITIAL_HEAP)
+    GC_expand_hp(UNA_GC_INITIAL_HEAP - GC_get_heap_size());
+}
+
 char *una_strndup(const char *s, size_t n) {
   char *p = gc_alloc(n + 1, true);
   memcpy(p, s, n);

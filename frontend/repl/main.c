@@ -253,6 +253,7 @@ static size_t main_stack_size(void) {
 
 int main(int argc, char **argv) {
   GC_INIT();
+  una_gc_reserve();
   /* Allocation failures are reported as located Una errors; the collector's
      own warnings ("Out of Memory!", "Repeated allocation of very large
      block") would only add noise on stderr. */
