@@ -317,7 +317,8 @@ static bool show_command(Session *s, const Item *it, const char *file) {
   const char *fname = NULL;
   if (e->kind == T_NAME) fname = e->str;
   else if (e->kind == T_GRADREF && e->nkids == 0) fname = e->str;
-  else fe_error(e->span, "':show' expects a function name or (grad f wrt p ...), found '%s'", rest);
+  /* (grad of a lambda has no name) */
+  if (!fname) fe_error(e->span, "':show' expects a function name or (grad f wrt p ...), found '%s'", rest);
   Def *f = fe_env_find_def(s->env, fname);
   if (!f) fe_error(e->span, "unknown function '%s'", fname);
   Term *target = e;
