@@ -47,7 +47,7 @@ bool fe_tok_can_begin(FeTokKind k) {
 static char *sanitize(const char *text, size_t n, size_t max) {
   size_t shown = n < max ? n : max;
   char *out = GC_MALLOC_ATOMIC(shown * 4 + 8);
-  if (!out) una_internal_error(__FILE__, __LINE__, "out of memory for compiler data");
+  if (!out) una_out_of_memory("compiler data");
   size_t j = 0;
   for (size_t i = 0; i < shown; i++) {
     unsigned char c = (unsigned char)text[i];
@@ -113,7 +113,7 @@ static FeToken *push(Lexer *lx, FeTokKind kind, Span s, const char *text, bool b
   if (lx->ntoks == lx->cap) {
     int cap = lx->cap ? lx->cap * 2 : 256;
     FeToken *nt = GC_MALLOC(sizeof(FeToken) * (size_t)cap);
-    if (!nt) una_internal_error(__FILE__, __LINE__, "out of memory for tokens");
+    if (!nt) una_out_of_memory("tokens");
     if (lx->ntoks) memcpy(nt, lx->toks, sizeof(FeToken) * (size_t)lx->ntoks);
     lx->toks = nt;
     lx->cap = cap;
@@ -146,7 +146,7 @@ static void push_error(Lexer *lx, Span s, bool bol, const char *msg) {
   if (lx->nerrors == lx->errcap) {
     int cap = lx->errcap ? lx->errcap * 2 : 8;
     FeError *ne = GC_MALLOC(sizeof(FeError) * (size_t)cap);
-    if (!ne) una_internal_error(__FILE__, __LINE__, "out of memory for errors");
+    if (!ne) una_out_of_memory("errors");
     if (lx->nerrors) memcpy(ne, lx->errors, sizeof(FeError) * (size_t)lx->nerrors);
     lx->errors = ne;
     lx->errcap = cap;
@@ -256,7 +256,7 @@ static void lex_string(Lexer *lx, Span s, bool bol) {
       buf = nb;
       cap *= 2;
     }
-    if (!buf) una_internal_error(__FILE__, __LINE__, "out of memory for a string");
+    if (!buf) una_out_of_memory("a string");
     buf[n++] = (char)c;
   }
   buf[n] = '\0';

@@ -6,7 +6,7 @@ static void reserve(StrBuf *b, size_t more) {
   size_t cap = b->cap ? b->cap * 2 : 256;
   while (cap < b->n + more + 1) cap *= 2;
   char *ns = GC_MALLOC_ATOMIC(cap);
-  if (!ns) una_internal_error(__FILE__, __LINE__, "out of memory for a string");
+  if (!ns) una_out_of_memory("a string");
   if (b->n) memcpy(ns, b->s, b->n);
   b->s = ns;
   b->cap = cap;

@@ -105,7 +105,7 @@ static void put(char **buf, size_t *len, size_t *cap, const char *s) {
   if (*len + n + 1 > *cap) {
     size_t nc = (*cap + n + 1) * 2;
     char *nb = GC_MALLOC_ATOMIC(nc);
-    if (!nb) una_internal_error(__FILE__, __LINE__, "out of memory");
+    if (!nb) una_out_of_memory("a type's name");
     memcpy(nb, *buf, *len);
     *buf = nb;
     *cap = nc;
@@ -145,7 +145,7 @@ static void show(const Type *t, char **buf, size_t *len, size_t *cap) {
 char *fe_type_str(const Type *t) {
   size_t len = 0, cap = 32;
   char *buf = GC_MALLOC_ATOMIC(cap);
-  if (!buf) una_internal_error(__FILE__, __LINE__, "out of memory");
+  if (!buf) una_out_of_memory("a type's name");
   buf[0] = '\0';
   show(t, &buf, &len, &cap);
   return buf;

@@ -106,12 +106,12 @@ static char *read_file(const char *path, size_t *len) {
   if (!f) return NULL;
   size_t cap = 4096, n = 0;
   char *buf = GC_MALLOC_ATOMIC(cap);
-  if (!buf) una_internal_error(__FILE__, __LINE__, "out of memory reading a file");
+  if (!buf) una_out_of_memory("reading a file");
   for (;;) {
     if (n + 1 >= cap) {
       cap *= 2;
       buf = GC_REALLOC(buf, cap);
-      if (!buf) una_internal_error(__FILE__, __LINE__, "out of memory reading a file");
+      if (!buf) una_out_of_memory("reading a file");
     }
     size_t got = fread(buf + n, 1, cap - 1 - n, f);
     n += got;
