@@ -332,6 +332,43 @@ static Value reduce_generic(const Exec *ex, const Term *t, Value *frame, Value v
   return r;
 }
 
+/* reduce (u, v. map2 f u v) z A (or map2 f v u) over at most B rows of
+   reals, f a scalar kernel: the rows folded into one accumulator from the
+   left, f's kernel over each row block by block, two buffers in turn (the
+   generic path makes one array per row and applies the lambda through the
+   tree). With at most B rows the generic reduce folds from the left too
+   (one lane per row), so the results are the same bit for bit. False
+   when it does not apply. */
+static bool rows_fold(const Exec *ex, const Term *t, Value *frame, Value v, const Array *a, Value *r) {
+  const Term *lam = t->kids[0];
+  if (lam->kind != T_LAM || lam->nsyms != 2 || a->len > B || v.kind != V_ARRAY || v.u.a->boxed) return false;
+  const Term *m = lam->kids[0];
+  if (m->kind != T_PRIM || m->prim != PRIM_MAP2 || m->kids[1]->kind != T_VAR || m->kids[2]->kind != T_VAR) return false;
+  bool acc_first = m->kids[1]->sym == lam->syms[0] && m->kids[2]->sym == lam->syms[1];
+  if (!acc_first && !(m->kids[1]->sym == lam->syms[1] && m->kids[2]->sym == lam->syms[0])) return false;
+  for (size_t i = 0; i < a->len; i++)
+    if (a->v[i].kind != V_ARRAY || a->v[i].u.a->boxed) return false;
+  CpuKernelRun run;
+  if (!cpu_lam_kernel(ex, m->kids[0], frame, &run) || cpu_kernel_returns_bool(run.k)) return false;
+  size_t len = v.u.a->len;
+  Array *bufs[2] = {val_new_real_array(len, m->span), val_new_real_array(len, m->span)};
+  const double *acc = v.u.a->r;
+  for (size_t i = 0; i < a->len; i++) {
+    const Array *row = a->v[i].u.a;
+    val_host(row);
+    cpu_check_map2_lengths(m, acc_first ? len : row->len, acc_first ? row->len : len);
+    double *out = bufs[i & 1]->r;
+    for (size_t o = 0; o < len; o += B) {
+      size_t nb = len - o < B ? len - o : B;
+      cpu_kernel_block(&run, acc_first ? acc + o : row->r + o, acc_first ? row->r + o : acc + o, nb, out + o);
+    }
+    acc = out;
+    fe_poll_interrupt(t->span);
+  }
+  *r = val_array(bufs[(a->len - 1) & 1]);
+  return true;
+}
+
 static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = ex->eval(ex, t->kids[1], frame);
@@ -374,6 +411,8 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
     j.r = a->r;
     if (cpu_red_operator(ex, &j, lam, frame)) return val_real(red_run(&j, t->span));
   }
+  Value r;
+  if (a->boxed && rows_fold(ex, t, frame, v, a, &r)) return r;
   return reduce_generic(ex, t, frame, v, a);
 }
 
