@@ -350,6 +350,7 @@ static bool rows_fold(const Exec *ex, const Term *t, Value *frame, Value v, cons
     if (a->v[i].kind != V_ARRAY || a->v[i].u.a->boxed) return false;
   CpuKernelRun run;
   if (!cpu_lam_kernel(ex, m->kids[0], frame, &run) || cpu_kernel_returns_bool(run.k)) return false;
+  val_host(v.u.a); /* (on the GPU path, z may be on the device) */
   size_t len = v.u.a->len;
   Array *bufs[2] = {val_new_real_array(len, m->span), val_new_real_array(len, m->span)};
   const double *acc = v.u.a->r;
