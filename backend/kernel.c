@@ -483,10 +483,6 @@ static bool compile_loop(Compiler *c, Ctx *x, const Term *t, int *out) {
   return true;
 }
 
-/* a[i] with a an array of reals that does not depend on the parameters
-   (bound once, as a hoisted part) and i that does: a gather. */
-/* The element of the array a (of [R], not depending on the parameters) at
-   the index in vreg i; at is the term a fault is raised at. */
 /* The vreg of the lanes that take the branches p (1.0 or 0.0); -1 when an
    instruction could not be added. */
 static int path_mask(Compiler *c, const Path *p) {
@@ -496,6 +492,10 @@ static int path_mask(Compiler *c, const Path *p) {
   return o < 0 ? -1 : emit(c, PRIM_AND, o, k, -1);
 }
 
+/* a[i] with a an array of reals that does not depend on the parameters
+   (bound once, as a hoisted part) and i that does: a gather, the element
+   of a at the index in vreg i; at is the term a fault is raised at. In a
+   branch, the gather is masked by path_mask. */
 static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) {
   /* one array register per variable, so that equal reads are one value
      (value numbering) and so is all that is computed from them */

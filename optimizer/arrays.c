@@ -145,12 +145,6 @@ static const Term *chain_tail(const Term *t) {
   return t->kind == T_TUPLE ? t : NULL;
 }
 
-/* The let chain t with its tuple replaced by component k. */
-static Term *chain_pick(Term *t, int k) {
-  if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], chain_pick(t->kids[1], k));
-  if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], chain_pick(t->kids[1], k));
-  return t->kids[k];
-}
 
 /* Whether t is a tuple of reals. */
 static bool reals_tuple(const Type *t) {
@@ -181,7 +175,7 @@ static Term *project_array(OptRw *c, Term *w, int k) {
   for (int i = 1; i < r->nkids; i++)
     if (!inline_w && !cheap_array(r->kids[i])) return NULL;
   Term *nl = fe_copy(lam);
-  nl = relam(nl, chain_pick(nl->kids[0], k));
+  nl = relam(nl, opt_with_tail(nl->kids[0], chain_tail(nl->kids[0])->kids[k]));
   Term **as = NEW_ARRAY(Term *, r->nkids);
   for (int i = 1; i < r->nkids; i++) as[i] = inline_w ? r->kids[i] : fe_copy(r->kids[i]);
   if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, as[1]);
@@ -406,13 +400,6 @@ static Term *tail_of(Term *t) {
   return t;
 }
 
-/* The let chain t with its tail replaced by e (binders shared: copy the
-   result). */
-static Term *with_tail(Term *t, Term *e) {
-  if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], with_tail(t->kids[1], e));
-  if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], with_tail(t->kids[1], e));
-  return e;
-}
 
 /* An outer product u ⊗ v written mapK (ps. lets in map (b. y * b) V) As
    (y a scalar of the lets, V free of ps and of the lets): sets *u to
@@ -430,7 +417,7 @@ static bool outer_of(Term *t, Term **u, Term **v) {
   if (mentions_any(vv, lam->syms, lam->nsyms)) return false;
   for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
     if (l->kind == T_LET ? opt_mentions(vv, l->sym) : mentions_any(vv, l->syms, l->nsyms)) return false;
-  Term *nl = fe_copy(fe_mk_lam(lam->span, lam->nsyms, lam->syms, with_tail(chain, y)));
+  Term *nl = fe_copy(fe_mk_lam(lam->span, lam->nsyms, lam->syms, opt_with_tail(chain, y)));
   Term *k[4] = {nl, t->kids[1], t->nkids > 2 ? t->kids[2] : NULL, t->nkids > 3 ? t->kids[3] : NULL};
   *u = fe_mk_array_prim(t->span, t->prim, t->nkids, k);
   (*u)->b = t->b;
@@ -467,10 +454,10 @@ static Term *outer_sum(OptRw *c, Term *t) {
   Term *lam = a->kids[0], *chain = lam->kids[0], *u, *v;
   if (!outer_of(tail_of(chain), &u, &v)) return NULL;
   Span sp = t->span;
-  Term *us = fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, u))), a->kids[1]);
+  Term *us = fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, opt_with_tail(chain, u))), a->kids[1]);
   /* v the element itself: V is X (the lets' errors are U's, raised first) */
   Term *vs = is_var(v, lam->syms[0]) ? fe_copy(a->kids[1])
-                                     : fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, with_tail(chain, v))),
+                                     : fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, opt_with_tail(chain, v))),
                                                  fe_copy(a->kids[1]));
   return gram(sp, z, us, vs, fe_copy(a->kids[1]));
 }
@@ -715,7 +702,7 @@ static Term *invariant_if(OptRw *c, Term *t) {
     if (t->kids[i]->kind != T_VAR) return NULL;
   Term *side[2];
   for (int b = 0; b < 2; b++) {
-    Term *k[4] = {fe_copy(relam(lam, with_tail(chain, body->kids[1 + b]))), t->kids[1],
+    Term *k[4] = {fe_copy(relam(lam, opt_with_tail(chain, body->kids[1 + b]))), t->kids[1],
                   t->nkids > 2 ? t->kids[2] : NULL, t->nkids > 3 ? t->kids[3] : NULL};
     side[b] = opt_checked_as(fe_mk_array_prim(t->span, t->prim, t->nkids, k), t);
   }

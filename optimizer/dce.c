@@ -82,13 +82,6 @@ static bool checked_later(const Term **lets, long i, long n, const Term *tail) {
 
 /* ---- dead maps that may raise ---- */
 
-/* The let chain t with its value replaced by v. */
-static Term *with_value(const Term *t, Term *v) {
-  if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], with_value(t->kids[1], v));
-  if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], with_value(t->kids[1], v));
-  return v;
-}
-
 /* `let c = v in body` for the parts of the value v that may raise, in the
    order they are evaluated (a tuple's components, each that may raise),
    the uses in the others discounted. */
@@ -117,7 +110,7 @@ static Term *check_form(OptSymMap *uses, const Term *r) {
   Term *value = fe_mk_num(v->span, 0);
   if (opt_may_raise(v)) value = raising_parts(uses, v, value);
   else opt_count_uses(v, uses, -1);
-  Term *body = with_value(lam->kids[0], value);
+  Term *body = opt_with_tail(lam->kids[0], value);
   Term *nl = fe_mk_lam(lam->span, lam->nsyms, lam->syms, body);
   if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, r->kids[1]);
   if (r->prim == PRIM_MAP2) return opt_checked_as(fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]), r);

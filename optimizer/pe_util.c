@@ -323,3 +323,9 @@ Term *opt_freshen(const Term *t, int n, Sym **from, Sym **to) {
   for (int i = 0; i < n; i++) opt_map_set(m, from[i], fe_term_var(from[i]->span, to[i]));
   return freshen(m, t);
 }
+
+Term *opt_with_tail(const Term *t, Term *e) {
+  if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], opt_with_tail(t->kids[1], e));
+  if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], opt_with_tail(t->kids[1], e));
+  return e;
+}

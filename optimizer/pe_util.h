@@ -99,6 +99,11 @@ void opt_binds_node(OptBinds *b, const Term *t, Term *rhs);
    fe_mk_let/fe_mk_lettup (a loop, no recursion). */
 Term *opt_build_chain(const OptBinds *b, long from, Term *tail);
 
+/* The let chain t (lets and let-tuples) with the value at its end
+   replaced by e; the binders are shared (copy the result where it must
+   have fresh ones). */
+Term *opt_with_tail(const Term *t, Term *e);
+
 /* Moves the leading lets of t into b and returns the first non-let
    subterm (a loop). */
 Term *opt_peel_lets(Term *t, OptBinds *b);
