@@ -2,6 +2,7 @@
    views, deep equality. */
 #include "value.h"
 #include <unistd.h>
+#include <sys/mman.h>
 
 Value val_tuple(int n, const Value *items) {
   ASSERT(n >= 0);
@@ -49,6 +50,21 @@ static double physical_memory(void) {
   return cached;
 }
 
+/* Asks the kernel for transparent huge pages under a large array (where
+   they are given on request, as with Debian's default "madvise" setting):
+   the first writes of a fresh 1 GB array then take 512 page faults instead
+   of 262144, and the engine's loops fewer TLB misses. Advice only. */
+static void huge_pages(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  if (bytes < 4 * huge) return;
+  uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 /* Checks len * elem_size and allocates it (never NULL: at least one element,
    so that memcpy and pointer arithmetic on empty arrays stay defined). */
 static void *checked_alloc(size_t len, size_t elem_size, bool atomic, Span s) {
@@ -58,6 +74,7 @@ static void *checked_alloc(size_t len, size_t elem_size, bool atomic, Span s) {
   size_t bytes = (len ? len : 1) * elem_size;
   void *p = atomic ? GC_MALLOC_ATOMIC(bytes) : GC_MALLOC(bytes);
   if (!p) val_alloc_error((double)len, (double)elem_size, s);
+  huge_pages(p, bytes);
   return p;
 }
 
