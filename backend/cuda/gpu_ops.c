@@ -210,7 +210,7 @@ static Value launch_elements(const GpuLoaded *g, Launch *lp, size_t n, Span s) {
     if (n == 0) return val_real(l.v);
     DevBuf *res = scratch(1, s);
     l.out = res->ptr;
-    launch(&l, g->f[0], 1, 1, s);
+    launch(&l, g->f[0], 1, GPU_BLOCK, s);
     double r = download1(res->ptr, s);
     GC_reachable_here(res);
     return val_real(r);
@@ -218,7 +218,7 @@ static Value launch_elements(const GpuLoaded *g, Launch *lp, size_t n, Span s) {
   case PK_SCAN_SEQ: {
     Array *out = gpu_new_array(n + 1, s);
     l.out = gpu_array_ptr(out, s);
-    launch(&l, g->f[0], 1, 1, s);
+    launch(&l, g->f[0], 1, GPU_BLOCK, s);
     return val_array(out);
   }
   case PK_SCAN: {

