@@ -19,6 +19,17 @@
 /* The address space a fuzzed input may use (outside sanitizer builds,
    whose shadow memory needs far more): 8 GiB. */
 #define ADDRESS_SPACE ((rlim_t)8 << 30)
+/* The collector's heap stays below it, at 6 GiB: an input's array too big
+   for what is left is an "out of memory" error in its session, and the
+   rest of the address space stays for malloc, threads and stacks. With
+   the heap free to grow to the limit, mutants of a seed with a large
+   array (`iota 3000` -> `iota 300000000`) left no room for an allocation
+   between two inputs, outside any session, where it has no handler and
+   ends the run as an internal error. */
+#define HEAP_LIMIT ((size_t)6 << 30)
+/* Above this heap size, a collection before each input returns the last
+   one's arrays before the next session starts. */
+#define COLLECT_ABOVE ((size_t)1 << 30)
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -38,6 +49,7 @@ static void on_alarm(int sig) {
 void fuzz_session_init(char *base, size_t stack, bool private_dir) {
   GC_INIT();
   GC_set_warn_proc(GC_ignore_warn_proc);
+  GC_set_max_heap_size(HEAP_LIMIT);
   fe_stack_init(base, stack);
   char dir[] = "/tmp/una-fuzz-XXXXXX";
   if (private_dir && mkdtemp(dir) && chdir(dir) != 0) perror("una fuzz: chdir");
@@ -112,6 +124,7 @@ static const char *dump_stage(uint64_t k) {
 char *fuzz_session_input(const char *data, size_t n, double budget_s, uint64_t mode) {
   static FILE *null_out;
   if (!null_out) null_out = fopen("/dev/null", "w");
+  if (GC_get_heap_size() > COLLECT_ABOVE) GC_gcollect(); /* the last input's arrays */
   Session *s = fe_session_new();
   s->out = null_out;
   s->check_passes = true;
