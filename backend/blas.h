@@ -27,7 +27,7 @@ bool cpu_blas_available(void);
    the cost meter or with the kernels off (exec.h), without BLAS, when
    a dimension is 0, or when the lengths do not agree (the map as written
    then raises map2's located error). */
-bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, const Array *x, Value *out);
+bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *out);
 
 /* Before the map t, whose note is a matrix product, runs as written
    (cpu_blas_map returned false): the let of a transpose that the plan left

@@ -41,6 +41,12 @@ struct Array {
   Value *v;
   struct DevBuf *dev; /* unboxed only: the copy on the GPU (backend/cuda), or NULL */
   size_t dev_off;     /* the index of element 0 in dev's buffer */
+  /* boxed [[R]] only: its rows (all of row 0's length) in one row-major
+     buffer, their own memory when consecutive, else a copy; NULL until
+     the matrix products need it (backend/blas.c). Arrays never change, so
+     it stays true. Read and written atomically: threads may race to make
+     it, and either result is right. */
+  const double *rows_flat;
 };
 
 /* Makes a's payload present on the host, copying it from the GPU the first

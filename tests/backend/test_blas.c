@@ -133,6 +133,27 @@ START_TEST(rows_in_place_or_gathered) {
 }
 END_TEST
 
+/* A matrix's rows are found in one buffer, or gathered into one, once:
+   the array keeps the buffer (rows_flat), and the next product reads it. */
+START_TEST(rows_gathered_once) {
+  tl_run(data);
+  if (!cpu_blas_available()) return;
+  Value m = tl_ev("M"), mt = tl_ev("MT");
+  ck_assert_ptr_null(m.u.a->rows_flat);
+  Value first = tl_ev("matvec M X");
+  const double *flat = m.u.a->rows_flat;
+  ck_assert_ptr_nonnull(flat);
+  ck_assert_ptr_ne(flat, m.u.a->v[0].u.a->r); /* M's rows are separate arrays: a copy */
+  ck_assert(tl_same_bits(tl_ev("matvec M X"), first, true));
+  ck_assert_ptr_eq(m.u.a->rows_flat, flat);
+  tl_ev("matvec MT X");
+  ck_assert_ptr_eq(mt.u.a->rows_flat, mt.u.a->v[0].u.a->r); /* in place */
+  /* rows of another length than a product wants: the map as written raises */
+  TlRun r = tl_capture(tl_session, "matvec M V\n", false);
+  ck_assert(!r.ok);
+}
+END_TEST
+
 /* The cost meter, the kernels turned off and the GPU's context take the
    map as written. */
 START_TEST(only_with_the_fast_paths) {
@@ -203,6 +224,7 @@ Suite *suite_blas(void) {
   tcase_add_test(tc, result_rows_in_one_buffer);
   tcase_add_test(tc, same_bits_with_any_number_of_threads);
   tcase_add_test(tc, rows_in_place_or_gathered);
+  tcase_add_test(tc, rows_gathered_once);
   tcase_add_test(tc, only_with_the_fast_paths);
   tcase_add_test(tc, errors_and_empty_dimensions_as_written);
   suite_add_tcase(s, tc);
