@@ -169,17 +169,76 @@ static bool map_elements(const Exec *ex, const Term *t, Value *frame, const Arra
   return true;
 }
 
+/* The fresh array of n elements that the map t makes: its place in the
+   rows' buffer when t is the tail of a map's function computing a row of
+   that length (CpuRowSlot), else new memory. */
+static Array *map_result(const Exec *ex, const Term *t, size_t n) {
+  CpuRowSlot *row = ex->row;
+  if (row && row->term == t && !row->used && row->len == n && t->type->elem->kind == TY_REAL) {
+    row->used = true;
+    return val_view(row->whole, row->off, n);
+  }
+  return val_new_array_of(t->type->elem, n, t->span);
+}
+
+/* The builtin whose array lam's body returns (through its lets), when it
+   is a map that map_result can place; NULL otherwise. */
+static const Term *row_tail(const Term *lam) {
+  const Term *t = lam->kids[0];
+  while (t->kind == T_LET || t->kind == T_LETTUP) t = t->kids[1];
+  return t->kind == T_PRIM && (t->prim == PRIM_MAP || t->prim == PRIM_MAP2) ? t : NULL;
+}
+
+/* The map t over n elements whose function returns rows of reals, by the
+   tree evaluator, into out: row 0 as it comes; when it has L > 0
+   elements, a buffer of n L reals holds it and the function's map writes
+   every later row of L elements in its place there, so that the rows are
+   consecutive (a matrix product then reads them in place, blas.c). A row
+   of another length gets its own memory; so do the rows after one that
+   the function's map did not make (a matrix product's, say). */
+static void map_rows(const Exec *ex, const Term *t, Value *frame, const Array *a, const Array *b, Array *out) {
+  const Term *lam = t->kids[0];
+  size_t n = a->len;
+  CpuRowSlot slot = {row_tail(lam), NULL, 0, 0, false};
+  Exec inner = *ex;
+  for (size_t i = 0; i < n; i++) {
+    if ((i & 255) == 0) fe_poll_interrupt(t->span);
+    frame[lam->syms[0]->slot] = val_array_get(a, i);
+    if (b) frame[lam->syms[1]->slot] = val_array_get(b, i);
+    slot.used = false;
+    slot.off = i * slot.len;
+    inner.row = slot.whole ? &slot : NULL;
+    Value r = ex->eval(&inner, lam->kids[0], frame);
+    if (inner.row && !slot.used && r.kind == V_ARRAY && r.u.a->len == slot.len)
+      slot.whole = NULL; /* a row of L made elsewhere (a product, say): so will the rest be */
+    if (i == 0 && slot.term && r.kind == V_ARRAY && !r.u.a->boxed && r.u.a->len > 0 &&
+        r.u.a->len <= SIZE_MAX / sizeof(double) / n) {
+      slot.len = r.u.a->len;
+      slot.whole = val_new_real_array(n * slot.len, t->span);
+      val_host(r.u.a);
+      memcpy(slot.whole->r, r.u.a->r, sizeof(double) * slot.len);
+      r = val_array(val_view(slot.whole, 0, slot.len));
+    }
+    val_array_set(out, i, r);
+  }
+}
+
 static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, Array *b) {
   const Term *lam = t->kids[0];
   size_t n = a->len;
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
-  Array *out = val_new_array_of(t->type->elem, n, t->span);
+  Array *out = map_result(ex, t, n);
   CpuKernelRun run;
   if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
     kernel_map(cpu_exec_threads(ex), &run, t, a, b, n, out);
     return out;
   }
   if (n > 0 && map_elements(ex, t, frame, a, b, out)) return out;
+  const Type *rt = t->type->elem;
+  if (n > 1 && ex->kernel && !ex->meter && !ex->gpu && rt->kind == TY_ARRAY && rt->elem->kind == TY_REAL) {
+    map_rows(ex, t, frame, a, b, out);
+    return out;
+  }
   for (size_t i = 0; i < n; i++) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
     Value r;
@@ -252,7 +311,7 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   if (!pm && over_indices(ex, t, frame, &n)) {
     CpuKernelRun run;
     if (n > 0 && cpu_lam_kernel(ex, t->kids[0], frame, &run)) {
-      Array *out = val_new_array_of(t->type->elem, n, t->span);
+      Array *out = map_result(ex, t, n);
       kernel_map(cpu_exec_threads(ex), &run, t, NULL, NULL, n, out);
       return val_array(out);
     }

@@ -45,7 +45,20 @@ struct Exec {
      it ends with the chain of calls that led to it (the session's re-run
      of a failed item: tracebacks). */
   bool trace_calls;
+  /* Where the row a map's function is computing goes (array_ops.c's
+     map_arrays, which puts rows of one length in one buffer): the array
+     builtin row->term writes its [R] there when it has row->len elements.
+     NULL outside such a function. */
+  struct CpuRowSlot *row;
 };
+
+/* One row's place in a map's buffer of rows (Exec.row). */
+typedef struct CpuRowSlot {
+  const struct Term *term; /* the function's result: its tail builtin */
+  struct Array *whole;     /* the rows' buffer */
+  size_t off, len;         /* the row's elements in it */
+  bool used;               /* set when the builtin took the place */
+} CpuRowSlot;
 
 /* The threads ex's parallel loops use. */
 static inline int cpu_exec_threads(const Exec *ex) {

@@ -41,11 +41,11 @@ struct Array {
   Value *v;
   struct DevBuf *dev; /* unboxed only: the copy on the GPU (backend/cuda), or NULL */
   size_t dev_off;     /* the index of element 0 in dev's buffer */
-  /* boxed [[R]] only: its rows (all of row 0's length) in one row-major
-     buffer, their own memory when consecutive, else a copy; NULL until
-     the matrix products need it (backend/blas.c). Arrays never change, so
-     it stays true. Read and written atomically: threads may race to make
-     it, and either result is right. */
+  /* boxed [[R]] only: row 0's memory when the rows (all of its length)
+     are consecutive there, found by the matrix products (backend/blas.c);
+     NULL until then, or when they are not. A row replaced in place
+     (val_array_set) clears it. Read and written atomically: threads may
+     race to find it, and either finds the same. */
   const double *rows_flat;
 };
 
@@ -108,8 +108,12 @@ static inline Value val_array_get(const Array *a, size_t i) {
   return a->boxed ? a->v[i] : val_real(a->r[i]);
 }
 static inline void val_array_set(Array *a, size_t i, Value v) {
-  if (a->boxed) a->v[i] = v;
-  else a->r[i] = v.u.r; /* a new array: always on the host */
+  if (a->boxed) {
+    a->v[i] = v;
+    a->rows_flat = NULL; /* reduce_by_index in place may replace a row */
+  } else {
+    a->r[i] = v.u.r; /* a new array: always on the host */
+  }
 }
 
 /* Value printing as LANGUAGE.md section 7: reals shortest round-trip,

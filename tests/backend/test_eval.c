@@ -630,6 +630,42 @@ START_TEST(v2_properties) {
 }
 END_TEST
 
+/* Whether the rows of the [[R]] v are consecutive in one buffer, from row
+   lo on. */
+static bool consecutive_rows(Value v, size_t lo) {
+  const Array *a = v.u.a;
+  for (size_t i = lo + 1; i < a->len; i++)
+    if (a->v[i].u.a->r != a->v[i - 1].u.a->r + a->v[i - 1].u.a->len) return false;
+  return true;
+}
+
+/* A map whose function returns rows of reals puts them in one buffer
+   (map_rows in array_ops.c) when its function ends in a map; the values
+   are those of the rows made one by one. */
+START_TEST(rows_in_one_buffer) {
+  const char *texts[] = {
+      "map (i. map (j. i * 10 + j) (iota 4)) (iota 5)",
+      "map2 (a, b. let c = a + b in map (x. x * c) [1, 2, 3]) [1, 2] [10, 20]",
+      "map (i. map2 (x, y. x - y * i) [1, 2] [3, 4]) (iota 300)",
+  };
+  for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+    Value v = tl_ev(texts[k]);
+    ck_assert_msg(consecutive_rows(v, 0), "%s", texts[k]);
+    Exec written = tl_exec_paths(false, false); /* the tree path, row by row */
+    ck_assert_str_eq(val_to_string(v), val_to_string(tl_ev_with(&written, texts[k])));
+  }
+  EXPECT("map (i. map (j. i * 10 + j) (iota 4)) (iota 5)",
+         "[[0, 1, 2, 3], [10, 11, 12, 13], [20, 21, 22, 23], [30, 31, 32, 33], [40, 41, 42, 43]]");
+  /* a row of another length gets its own memory; the rest stay in place */
+  Value r = tl_ev("map (i. map (j. j) (iota (if i == 2 then 5 else 3))) (iota 5)");
+  ck_assert_str_eq(val_to_string(r), "[[0, 1, 2], [0, 1, 2], [0, 1, 2, 3, 4], [0, 1, 2], [0, 1, 2]]");
+  ck_assert_ptr_eq(r.u.a->v[1].u.a->r, r.u.a->v[0].u.a->r + 3);
+  ck_assert_ptr_eq(r.u.a->v[3].u.a->r, r.u.a->v[0].u.a->r + 9);
+  /* a function that does not end in a map: rows as they come */
+  EXPECT("map (i. if i > 0 then [i, i] else [0, 1]) (iota 3)", "[[0, 1], [1, 1], [2, 2]]");
+}
+END_TEST
+
 Suite *suite_eval(void) {
   Suite *s = suite_create("eval");
   TCase *tc = tcase_create("eval");
@@ -640,6 +676,7 @@ Suite *suite_eval(void) {
   tcase_add_test(tc, lets_tuples_calls);
   tcase_add_test(tc, array_builtins);
   tcase_add_test(tc, combinators);
+  tcase_add_test(tc, rows_in_one_buffer);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, load_and_save);
   tcase_add_test(tc, monoid_detection);
