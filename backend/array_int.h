@@ -70,6 +70,9 @@ bool cpu_kernels_enabled(const Exec *ex);
 
 /* Binds lam's kernel to frame when it has one and kernels are enabled. */
 bool cpu_lam_kernel(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun *run);
+/* Runs the bound kernel run over the indices 0 .. n - 1 into out (reals),
+   on all cores when large; t is the builtin (for its place). */
+void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n, Array *out);
 
 /* A state of type t (an R, or a tuple of reals or of such tuples) as its
    reals s[0..cpu_state_width(t)), and back (loop_ops.c): for the step

@@ -117,6 +117,13 @@ static void map_chunk(void *ctx, int thread, int c) {
 /* Runs a bound kernel over a (and b) into out (n elements; a NULL: over
    the indices 0 .. n - 1), on all cores when large. */
 static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
+                       Array *out);
+
+void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n, Array *out) {
+  kernel_map(cpu_exec_threads(ex), run, t, NULL, NULL, n, out);
+}
+
+static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
                        Array *out) {
   ASSERT((!a || !a->boxed) && (!b || !b->boxed));
   MapJob j;

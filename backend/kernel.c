@@ -769,9 +769,10 @@ static bool has_closure(const Term *t) {
 
 /* The kernel of the bodies of lams[0..n), parameter j of lams[i] being
    block params[i][j], or, where gathers[i][j] is not NULL, that array's
-   element at block 0 (an index); one body may be boolean when bool_ok. */
-static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int (*params)[2],
-                                       const Term *const (*gathers)[2], bool bool_ok) {
+   element at block 0 (an index); one body may be boolean when bool_ok. A
+   third parameter must be gathered (map3's). */
+static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int (*params)[3],
+                                       const Term *const (*gathers)[3], bool bool_ok) {
   Compiler c = {0};
   GROW(c.ctx_nslots, c.nctx, c.capctx, int);
   c.ctx_nslots[c.nctx++] = 0;
@@ -783,7 +784,8 @@ static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int
   bool result_bool = false;
   for (int i = 0; i < n; i++) {
     const Term *lam = lams[i];
-    if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 2 || lam->nkids < 1) return NULL;
+    if (lam->kind != T_LAM || lam->nsyms < 1 || lam->nsyms > 3 || lam->nkids < 1) return NULL;
+    if (lam->nsyms == 3 && !(gathers && gathers[i][2])) return NULL;
     const Type *rt = lam->kids[0]->type;
     /* the type first: a body of nested maps is refused without a walk */
     if (!scalar_type(rt) || (rt->kind == TY_BOOL && !bool_ok) || has_closure(lam->kids[0])) return NULL;
@@ -806,17 +808,27 @@ static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int
 }
 
 const CpuKernel *cpu_kernel_compile(const Term *lam) {
-  static const int in_order[1][2] = {{0, 1}};
+  static const int in_order[1][3] = {{0, 1, 0}};
   return compile_bodies(1, &lam, in_order, NULL, true);
 }
 
 const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]) {
-  return compile_bodies(n, lams, params, NULL, false);
+  int(*p3)[3] = una_alloc(sizeof(int[3]) * (size_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; i++) p3[i][0] = params[i][0], p3[i][1] = params[i][1];
+  return compile_bodies(n, lams, (const int(*)[3])p3, NULL, false);
 }
 
 const CpuKernel *cpu_kernel_compile_indexed(int n, const Term *const *lams, const Term *const (*arrays)[2]) {
-  int(*params)[2] = una_alloc(sizeof(int[2]) * (size_t)(n > 0 ? n : 1)); /* zeroed: all block 0 */
-  return compile_bodies(n, lams, (const int(*)[2])params, arrays, false);
+  int(*params)[3] = una_alloc(sizeof(int[3]) * (size_t)(n > 0 ? n : 1)); /* zeroed: all block 0 */
+  const Term *(*g3)[3] = una_alloc(sizeof(const Term *[3]) * (size_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; i++) g3[i][0] = arrays[i][0], g3[i][1] = arrays[i][1];
+  return compile_bodies(n, lams, (const int(*)[3])params, (const Term *const(*)[3])g3, false);
+}
+
+const CpuKernel *cpu_kernel_compile_map3(const Term *lam, const Term *const arrays[3]) {
+  static const int at_index[1][3] = {{0, 0, 0}};
+  const Term *g[1][3] = {{arrays[0], arrays[1], arrays[2]}};
+  return compile_bodies(1, &lam, at_index, (const Term *const(*)[3])g, false);
 }
 
 /* ---- loop steps ---- */

@@ -195,6 +195,10 @@ const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const 
    become one kernel this way. The caller checks the arrays' lengths
    (a gather out of bounds faults at the array term). */
 const CpuKernel *cpu_kernel_compile_indexed(int n, const Term *const *lams, const Term *const (*arrays)[2]);
+/* The same for map3's lambda lam over the arrays arrays[0..3) (variables
+   of type [R]): parameter j is arrays[j]'s element at the index. NULL when
+   lam does not qualify. */
+const CpuKernel *cpu_kernel_compile_map3(const Term *lam, const Term *const arrays[3]);
 int cpu_kernel_nresults(const CpuKernel *k);
 
 /* Arrays of at most this many elements are run one element at a time

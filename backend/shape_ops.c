@@ -13,6 +13,7 @@
 #include "array_int.h"
 #include "cost_meter.h"
 #include "kernel.h"
+#include "plan/note.h"
 
 enum { TILE = 32 };
 
@@ -134,6 +135,12 @@ static Value op_map3(const Exec *ex, const Term *t, Value *frame) {
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);
   CpuKernelRun run;
+  const CpuKernel *ik = lam->note ? lam->note->indexed : NULL;
+  if (ik && n > 0 && ex->kernel && !ex->meter && !ex->gpu && !a[0]->boxed && !a[1]->boxed && !a[2]->boxed &&
+      cpu_kernel_bind(ex, ik, frame, &run)) { /* by blocks: the index, and the arrays read there */
+    cpu_map_indices(ex, &run, t, n, out);
+    return val_array(out);
+  }
   const CpuKernel *k = ex->kernel && !ex->meter && !out->boxed && !a[0]->boxed && !a[1]->boxed && !a[2]->boxed
                            ? cpu_step_kernel_for(lam)
                            : NULL;

@@ -376,9 +376,16 @@ static void plan_builtin(Lowering *lw, Term *t) {
     return;
   }
   case PRIM_REDUCE_BY_INDEX: note_of(t)->in_place = owns(lw, t, t->kids[1]); return;
-  case PRIM_MAP3: { /* one element at a time, by a program over its three reals */
+  case PRIM_MAP3: { /* by blocks of indices, reading its arrays (variables), or one element at a time */
     const CpuKernel *k = cpu_step_kernel_for(t->kids[0]);
     note_of(t->kids[0])->step = k;
+    const Term *arrays[3];
+    bool vars = t->type->elem->kind == TY_REAL;
+    for (int i = 0; i < 3; i++) {
+      arrays[i] = t->kids[1 + i];
+      vars = vars && arrays[i]->kind == T_VAR && fe_type_is_real_array(arrays[i]->type);
+    }
+    if (vars) note_of(t->kids[0])->indexed = cpu_kernel_compile_map3(t->kids[0], arrays);
     return;
   }
   case PRIM_IOTA: add_kernel(lw, PK_IOTA, t); return;

@@ -64,6 +64,10 @@ typedef struct PlanNote {
                                          its program over the state's reals
                                          (kernel.h: cpu_kernel_compile_step),
                                          or NULL */
+  const struct CpuKernel *indexed;    /* T_LAM of a map3 over three array
+                                         variables: its program over the
+                                         index, reading them (kernel.h:
+                                         cpu_kernel_compile_map3), or NULL */
   const struct PlanKernel *kernel;    /* array T_PRIM: its kernel, or NULL */
   bool fused;                         /* map/map2 T_PRIM: computed inside
                                          the kernel that reads it */

@@ -71,6 +71,41 @@ START_TEST(map_fused_into_reduce) {
 }
 END_TEST
 
+/* The first map3 in t, or NULL. */
+static const Term *find_map3(const Term *t) {
+  if (t->kind == T_PRIM && t->prim == PRIM_MAP3) return t;
+  for (int i = 0; i < t->nkids; i++) {
+    const Term *m = find_map3(t->kids[i]);
+    if (m) return m;
+  }
+  return NULL;
+}
+
+/* A map3 over three array variables runs by blocks of indices, its
+   lambda's program reading them there (note.h: indexed); over other
+   arrays, element by element. */
+START_TEST(map3_over_variables_indexed) {
+  tl_run("def f (a: [R]) (b: [R]) (c: [R]) (y: [R]) : [R] = map3 (x, i, z. x * y[i] + z) a b c\n"
+         "def g (a: [R]) (b: [R]) : [R] = map3 (x, u, z. x * u + z) a (map (v. v + 1) b) b\n");
+  const Term *m = find_map3(plan_of_def(opt_def("f"))->def->body);
+  ck_assert_ptr_nonnull(m);
+  ck_assert(m->kids[0]->note && m->kids[0]->note->indexed && m->kids[0]->note->step);
+  m = find_map3(plan_of_def(opt_def("g"))->def->body);
+  ck_assert_ptr_nonnull(m);
+  ck_assert(m->kids[0]->note && !m->kids[0]->note->indexed);
+  /* the same values as the tree evaluator's, and its errors */
+  TlRun r = tl_capture(tl_session, "f [1, 2, 3] [2, 0, 1] [0.5, 0, -1] [10, 20, 30]\n", true);
+  ck_assert_str_eq(r.out, "[30.5, 20, 59]\n");
+  r = tl_capture(tl_session, "f [1, 2] [0, 3] [0, 0] [10, 20, 30]\n", false);
+  ck_assert_ptr_nonnull(strstr(r.err, "error: index 3 out of bounds for an array of length 3"));
+  r = tl_capture(tl_session, "f [1, 2] [0] [0, 0] [10]\n", false);
+  ck_assert_ptr_nonnull(strstr(r.err, "error: map3: lengths 2, 1 and 2 differ"));
+  Exec written = tl_exec_paths(false, false);
+  const char *big = "f (map (k. sin k) (iota 5000)) (map (k. k - 3 * floor (k / 3)) (iota 5000)) (iota 5000) [1, 2, 3]";
+  ck_assert(tl_same_bits(tl_ev(big), tl_ev_with(&written, big), true));
+}
+END_TEST
+
 START_TEST(lowering_is_pure_and_once) {
   tl_run(defs);
   Def *d = opt_def("two");
@@ -288,6 +323,7 @@ Suite *suite_plan(void) {
   tcase_add_test(tc, grad_prod_printed);
   tcase_add_test(tc, matrix_products_recognized);
   tcase_add_test(tc, matrix_product_adjoints);
+  tcase_add_test(tc, map3_over_variables_indexed);
   suite_add_tcase(s, tc);
   return s;
 }
