@@ -129,6 +129,13 @@ enum { SCAN_POLL = 16384 };
       o[j] = OP(OP(o[j], c1), OP(c2, acc));                                     \
     }                                                                           \
     return acc;                                                                 \
+  }                                                                             \
+  static void scatter_##NAME(double *d, const double *idx, const double *v,    \
+                             size_t k) {                                       \
+    for (size_t j = 0; j < k; j++) {                                            \
+      size_t i = (size_t)idx[j];                                                \
+      d[i] = OP(d[i], v[j]);                                                    \
+    }                                                                           \
   }
 
 DEFINE_MONOID(add, OP_ADD)
@@ -142,7 +149,7 @@ DEFINE_MONOID(minsw, OP_MINSW)
   {                                                                                                        \
     foldl_##NAME, lanes_##NAME, op_##NAME, lscan_##NAME, rscan_##NAME, lscanc_##NAME, rscanc_##NAME,       \
         combl_##NAME, combr_##NAME, zipr_##NAME, lscanf_##NAME, rscanf_##NAME, lzscan_##NAME, rzscan_##NAME,   \
-        COMMUTES, UNIT                                                                                     \
+        scatter_##NAME, COMMUTES, UNIT                                                                     \
   }
 
 /* + and * commute bit for bit and have an exact unit (x + -0 and x * 1

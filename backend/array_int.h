@@ -54,6 +54,9 @@ typedef struct MonoidFns {
      OP(OP(o[j], c1), OP(c2, r)) (for a monoid that commutes) */
   double (*lzscan)(double acc, const double *x, size_t k, double *o, double c1, double c2);
   double (*rzscan)(double acc, const double *x, size_t k, double *o, double c1, double c2);
+  /* d[idx[j]] = OP(d[idx[j]], v[j]) for j = 0 .. k - 1 in order, the
+     indices checked (reduce_by_index) */
+  void (*scatter)(double *d, const double *idx, const double *v, size_t k);
   bool commutes; /* OP(x, y) and OP(y, x) have the same bits, and unit is exact: OP(x, unit) is x */
   double unit;
 } MonoidFns;

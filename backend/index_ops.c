@@ -52,6 +52,15 @@ static Value op_slice(const Exec *ex, const Term *t, Value *frame) {
   return val_array(val_view(a, (size_t)i, (size_t)(j - i)));
 }
 
+enum { SCATTER_BLOCK = 2048 };
+
+/* Whether every x[0..k) is an index of an array of len elements. */
+CPU_VECTOR_LOOP static bool indices_hold(const double *x, size_t k, double len) {
+  int bad = 0;
+  for (size_t j = 0; j < k; j++) bad |= !(x[j] >= 0) | !(x[j] < len) | (x[j] != floor(x[j]));
+  return !bad;
+}
+
 /* reduce_by_index D f v I V (kids f D v I V): D with each V[k] combined
    into position I[k], in order of k: D itself when the plan found it fresh
    (plan/note.h: in_place; O(length I)), else a copy. A fresh D from the
@@ -73,7 +82,15 @@ static Value op_reduce_by_index(const Exec *ex, const Term *t, Value *frame) {
     else if (d->len) memcpy(out->r, d->r, sizeof(double) * d->len);
   }
   const MonoidFns *m = d->boxed ? NULL : cpu_monoid_loops(ex, lam);
-  for (size_t k = 0; k < is->len; k++) {
+  size_t k = 0;
+  if (m) /* blocks whose indices all hold, in one loop each; a block with a bad one goes on below */
+    for (; k < is->len; k += SCATTER_BLOCK) {
+      fe_poll_interrupt(t->span);
+      size_t c = is->len - k < SCATTER_BLOCK ? is->len - k : SCATTER_BLOCK;
+      if (!indices_hold(is->r + k, c, (double)d->len)) break;
+      m->scatter(out->r, is->r + k, vs->r + k, c);
+    }
+  for (; k < is->len; k++) {
     if ((k & 4095) == 0) fe_poll_interrupt(t->span);
     size_t i = cpu_index_arg(t->span, is->r[k], d->len);
     if (m) {

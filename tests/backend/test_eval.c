@@ -666,6 +666,25 @@ START_TEST(rows_in_one_buffer) {
 }
 END_TEST
 
+/* reduce_by_index with a monoid checks a block of indices in one loop and
+   scatters it in another (index_ops.c); the values are the element-by-
+   element path's, and a bad index anywhere raises its own error. */
+START_TEST(reduce_by_index_blocks) {
+  const char *text = "reduce_by_index (replicate 7 0) (+) 0 (map (i. i - 7 * floor (i / 7)) (iota 10000)) "
+                     "(map (i. sin i) (iota 10000))";
+  Exec written = tl_exec_paths(false, false);
+  ck_assert(tl_same_bits(tl_ev(text), tl_ev_with(&written, text), true));
+  EXPECT("reduce_by_index (replicate 3 1) (*) 1 [0, 2, 2, 1] [5, 2, 3, 4]", "[5, 4, 6]");
+  EXPECT("reduce_by_index (replicate 3 0) (min) 0 [0, 2, 2, 1] [-1, 2, -3, 4]", "[-1, 0, -3]");
+  ck_assert_str_eq(err("reduce_by_index (replicate 3 0) (+) 0 (concat (map (i. 1) (iota 5000)) [3]) (iota 5001)"),
+                   "t.una:1:1: error: index 3 out of bounds for an array of length 3");
+  ck_assert_str_eq(err("reduce_by_index (replicate 3 0) (+) 0 (concat (map (i. 1) (iota 4100)) [-1, 0.5]) (iota 4102)"),
+                   "t.una:1:1: error: index -1 out of bounds for an array of length 3");
+  ck_assert_str_eq(err("reduce_by_index (replicate 3 0) (+) 0 (concat (map (i. 1) (iota 4100)) [0.5, -1]) (iota 4102)"),
+                   "t.una:1:1: error: index 0.5 is not an integer");
+}
+END_TEST
+
 Suite *suite_eval(void) {
   Suite *s = suite_create("eval");
   TCase *tc = tcase_create("eval");
@@ -677,6 +696,7 @@ Suite *suite_eval(void) {
   tcase_add_test(tc, array_builtins);
   tcase_add_test(tc, combinators);
   tcase_add_test(tc, rows_in_one_buffer);
+  tcase_add_test(tc, reduce_by_index_blocks);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, load_and_save);
   tcase_add_test(tc, monoid_detection);
