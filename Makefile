@@ -170,6 +170,7 @@ check: deps
 	UNA_BIN=$(UNA) UNA_ROOT=$(CURDIR) UNA_FAKE_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) $(CHECK_BIN)
 	$(FUZZ) --count $(FUZZ_SMOKE)
 	$(FUZZ) --bytes --count $(FUZZ_BYTES_SMOKE)
+	timeout 60 $(FUZZ) --replay tests/fuzz/regress/budget_every_item.una --budget 0.2
 	@$(MAKE) --no-print-directory check-gpu-host
 
 # The fuzzer's run in `make check`: the first FUZZ_SMOKE inputs (a fixed
