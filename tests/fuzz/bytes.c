@@ -108,6 +108,10 @@ static int run_mutants(const FzBytes *a) {
     fz_keep("current.una", text, n);
     char *rep = fuzz_session_input(text, n, a->budget, s);
     inputs++;
+    if (inputs % 100000 == 0) { /* a long run cut short still says how far it got */
+      fprintf(stderr, "fuzz: %ld inputs clean so far\n", inputs);
+      fflush(stderr);
+    }
     if (rep) {
       printf("fuzz: input %llu (a mutant of %s) fails (reproduce: fuzz --bytes --seed %llu --count 1, or "
              "fuzz --replay %s/current.una --seed %llu)\n%.*s\n%s\n",
