@@ -40,7 +40,11 @@
        -> if length M == 0 then ZerosLike(X) else
           let t = transpose M in map (col. reduce (+) 0 (map2 (*) col V)) t
        (the sum of scaled rows is a transposed matrix-vector product, which
-       the plan gives to BLAS; a gradient of matvec has this shape)
+       the plan gives to BLAS; a gradient of matvec has this shape); with M
+       let-bound to transpose X, X a variable:
+       -> if length X == 0 || length X[0] == 0 then ZerosLike(X) else
+          map (col. reduce (+) 0 (map2 (*) col V)) X
+       (no transposition: where M has rows, transpose M is X)
      mapK (ps. lets in if c then e1 else e2) As, c small, safe, free of ps and
        the lets, As variables
        -> if c then mapK (ps. lets in e1) As else mapK (ps. lets in e2) As
@@ -367,13 +371,27 @@ static Term *vecmat(OptRw *c, Term *t) {
   Term *mat = a->kids[1 + j], *vec = a->kids[2 - j];
   if (mat->kind != T_VAR || vec->kind != T_VAR || !a->b) return NULL;
   Span sp = t->span;
-  Term *tr = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &mat);
-  Sym *tt = fe_mk_sym("t", tr->type, sp);
-  Sym *col = fe_mk_sym("col", tr->type->elem, sp);
+  Sym *col = fe_mk_sym("col", mat->type->elem, sp);
   Term *prods = fe_mk_map2(sp, fe_mk_oplam(sp, PRIM_MUL), fe_mk_var(sp, col), fe_copy(vec));
   prods->b = true; /* the columns have the rows' count, the length of vec (a->b) */
   Term *dot = fe_mk_reduce(sp, fe_mk_oplam(sp, PRIM_ADD), fe_mk_num(sp, 0), prods);
-  Term *prod = fe_mk_let(sp, tt, tr, fe_mk_map(sp, fe_mk_lam(sp, 1, &col, dot), fe_mk_var(sp, tt)));
+  Term *dots = fe_mk_lam(sp, 1, &col, dot);
+  Term *mr = opt_rw_resolve(c, mat);
+  if (is_prim(mr, PRIM_TRANSPOSE) && mr->kids[0]->kind == T_VAR) {
+    /* M = transpose X (a gradient's matrix read transposed): where M has
+       rows, X is rectangular (M's let raised otherwise) with rows of
+       M's length, and transpose M is X itself: no transposition at all */
+    Term *x = mr->kids[0];
+    Term *ix[2] = {fe_copy(x), fe_mk_num(sp, 0)};
+    Term *row0 = fe_mk_array_prim(sp, PRIM_INDEX, 2, ix);
+    row0->b = true; /* read only where X has rows */
+    Term *none = fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, fe_copy(x)), fe_mk_num(sp, 0));
+    Term *empty = fe_mk_op2(sp, PRIM_OR, none, fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, row0), fe_mk_num(sp, 0)));
+    return fe_mk_if(sp, empty, z, fe_mk_map(sp, dots, fe_copy(x)));
+  }
+  Term *tr = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &mat);
+  Sym *tt = fe_mk_sym("t", tr->type, sp);
+  Term *prod = fe_mk_let(sp, tt, tr, fe_mk_map(sp, dots, fe_mk_var(sp, tt)));
   Term *empty = fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, fe_copy(mat)), fe_mk_num(sp, 0));
   return fe_mk_if(sp, empty, z, prod);
 }
@@ -463,13 +481,14 @@ static Term *outer_sum(OptRw *c, Term *t) {
 }
 
 /* reduce (+) over matrices of map2 (u, v. map (x. map (y. x * y) v) u) U V
-   (u, v in either role, the product either way round), U and V variables
-   of rows checked equal in number: the sum of the outer products of
-   paired rows, U^T V, one matrix product (the weight gradient of a
-   matrix product). */
+   (u, v in either role, the product either way round, the outer product
+   transposed or not: transpose (u ⊗ v) is v ⊗ u), U and V variables:
+   the sum of the outer products of paired rows, U^T V, one matrix
+   product (the weight gradient of a matrix product), after the map2's
+   length check unless it is checked by construction. */
 static Term *outer_rows(OptRw *c, Term *t) {
   Term *z = t->kids[1], *a = opt_rw_resolve(c, t->kids[2]);
-  if (!is_matrix_plus(t->kids[0]) || !is_prim(a, PRIM_MAP2) || !a->b) return NULL;
+  if (!is_matrix_plus(t->kids[0]) || !is_prim(a, PRIM_MAP2)) return NULL;
   if (a->kids[1]->kind != T_VAR || a->kids[2]->kind != T_VAR) return NULL;
   Term *ce = opt_rw_const_elem(c, z);
   Term *zr = opt_rw_resolve(c, z);
@@ -477,6 +496,16 @@ static Term *outer_rows(OptRw *c, Term *t) {
   const Term *zl = zr->kids[0]->kids[0];
   if (!is_prim(zl, PRIM_MAP) || !opt_is_num(zl->kids[0]->kids[0], 0)) return NULL;
   const Term *lam = a->kids[0], *outer = lam->kids[0];
+  /* transpose (u ⊗ v) = v ⊗ u: the roles swap */
+  bool swap = false;
+  if (is_prim(outer, PRIM_TRANSPOSE)) {
+    swap = true;
+    outer = outer->kids[0];
+  } else if (outer->kind == T_LET && is_prim(outer->kids[1], PRIM_TRANSPOSE) &&
+             is_var(outer->kids[1]->kids[0], outer->sym)) { /* let o = u ⊗ v in transpose o */
+    swap = true;
+    outer = outer->kids[0];
+  }
   if (!is_prim(outer, PRIM_MAP) || outer->kids[1]->kind != T_VAR) return NULL;
   int i = outer->kids[1]->sym == lam->syms[0] ? 0 : outer->kids[1]->sym == lam->syms[1] ? 1 : -1;
   if (i < 0) return NULL;
@@ -488,7 +517,14 @@ static Term *outer_rows(OptRw *c, Term *t) {
                                  (is_var(m->kids[0], y) && is_var(m->kids[1], x))))
     return NULL;
   Span sp = t->span;
-  return gram(sp, z, fe_copy(a->kids[1 + i]), fe_copy(a->kids[2 - i]), fe_copy(a->kids[1]));
+  if (swap) i = 1 - i;
+  Term *g = gram(sp, z, fe_copy(a->kids[1 + i]), fe_copy(a->kids[2 - i]), fe_copy(a->kids[1]));
+  if (a->b) return g;
+  /* the map2's own error when the numbers of rows differ: its length
+     check (a map2 of 0 over the same arrays, at the same place) first */
+  Sym *ps[2] = {fe_mk_sym("u", a->kids[1]->type->elem, sp), fe_mk_sym("v", a->kids[2]->type->elem, sp)};
+  Term *chk = fe_mk_map2(a->span, fe_mk_lam(sp, 2, ps, fe_mk_num(sp, 0)), fe_copy(a->kids[1]), fe_copy(a->kids[2]));
+  return fe_mk_let(sp, fe_mk_sym("chk", chk->type, sp), chk, g);
 }
 
 static Term *rule_reduce(OptRw *c, Term *t) {

@@ -153,7 +153,21 @@ static Term *walk(States *st, const Term *t) {
   return opt_with_kids(t, k);
 }
 
+/* Whether t holds a loop or a foldl, whose states a scan might read again. */
+static bool has_loop(const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (is_prim(t, PRIM_LOOP_FOR) || is_prim(t, PRIM_FOLDL) || is_prim(t, PRIM_LOOP_WHILE)) return true;
+    if (t->nkids == 0) return false;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      if (has_loop(t->kids[i])) return true;
+    t = t->kids[t->nkids - 1]; /* a let chain's body: no recursion */
+  }
+  return false;
+}
+
 Term *opt_loop_states(const Term *t) {
+  if (!has_loop(t)) return (Term *)t; /* unchanged: nothing rebuilt */
   States st = {opt_map_new()};
   return walk(&st, t);
 }

@@ -147,7 +147,15 @@ static const char *const programs =
     "def p_ixmap (a: [R]) (b: [R]) = let c = map2 (x, y. x - y) a b in map (i. a[i] * c[i] + b[i]) (iota (length c))\n"
     "def p_ixmap_len (a: [R]) (b: [R]) = map (i. a[i] * b[i]) (iota (length a))\n"
     "def p_ixmap_i (a: [R]) = map (i. a[i] * i) (iota (length a))\n"
-    "def p_sign (x: R) (y: R) = (x + -1 * y, -1 * x * y + y * -x / x, x - -y / 2, -x + y)\n";
+    "def p_sign (x: R) (y: R) = (x + -1 * y, -1 * x * y + y * -x / x, x - -y / 2, -x + y)\n"
+    /* a sum of transposed outer products of paired rows (gmm's features'
+       cotangent): one matrix product, after the rows' count check */
+    "def p_outer_t (g: [[R]]) (c: [[R]]) (z: [[R]]) =\n"
+    "  reduce (u, v. map2 (x, y. map2 (+) x y) u v) (map (r. map (e. 0) r) z)\n"
+    "    (map2 (gk, ck. let o = map (x. map (y. x * y) gk) ck in transpose o) g c)\n"
+    /* the gradient of a product with a transposed matrix: the transposed
+       matrix-vector product reads x itself, not transpose (transpose x) */
+    "def p_vecmat_t (x: [[R]]) (w: [R]) (c: [R]) = dot c (map (r. dot r w) (transpose x))\n";
 
 START_TEST(rules_fire) {
   tl_run(programs);
@@ -175,6 +183,30 @@ START_TEST(rules_fire) {
   ck_assert_msg(inv->body->kind == T_IF && tl_count_kind(inv->body, T_PRIM, PRIM_MAP) == 2, "%s", body_text(inv));
   /* a map over indices reading arrays of its length at its index: a map
      over the arrays (optimizer/index_map.c) */
+  Def *ot = passed("p_outer_t", NULL);
+  ck_assert_msg(tl_count_kind(ot->body, T_PRIM, PRIM_REDUCE) == 1 && tl_count_kind(ot->body, T_PRIM, PRIM_TRANSPOSE) == 2,
+                "%s", body_text(ot)); /* U^T V: a map of dot products of the transposes */
+  ck_assert_int_eq(tl_count_kind(opt_grad("p_vecmat_t")->body, T_PRIM, PRIM_TRANSPOSE), 2); /* was 3 */
+  /* their values, their errors (rows in different numbers), empty shapes */
+  const char *ot_args[][3] = {{"[[1, 2], [3, 4], [5, 6]]", "[[1, 0, 2, 1], [2, 1, 0, 3], [1, 1, 1, 1]]", "[[0, 0, 0, 0], [0, 0, 0, 0]]"},
+                              {"[[1, 2], [3, 4], [5, 6]]", "[[1, 0, 2, 1], [2, 1, 0, 3]]", "[[0, 0, 0, 0], [0, 0, 0, 0]]"},
+                              {"[[1.5], [-2]]", "[[0.25, 3], [1, -1]]", "[[0, 0]]"}};
+  for (int i = 0; i < 3; i++) {
+    Value args[3] = {tl_ev(ot_args[i][0]), tl_ev(ot_args[i][1]), tl_ev(ot_args[i][2])};
+    same_on(tl_def(tl_session, "p_outer_t"), ot, args);
+  }
+  ck_assert_ptr_nonnull(strstr(error_of(ot, (Value[]){tl_ev(ot_args[1][0]), tl_ev(ot_args[1][1]), tl_ev(ot_args[1][2])}),
+                               "lengths 3 and 2 differ"));
+  Def *vf = tl_def(tl_session, "p_vecmat_t");
+  int wrt[3] = {0, 1, 2};
+  Def *vg0 = rev_grad(vf, wrt, 3, REV_UNF), *vg1 = opt_grad("p_vecmat_t");
+  const char *vm_args[][3] = {{"[[1, 2, 3], [4, 5, 6]]", "[0.5, -1]", "[1, 2, 3]"},
+                              {"[[1], [2]]", "[0.5, -1]", "[3]"},
+                              {"[[1, 2, 3]]", "[2]", "[1, 2, 3]"}};
+  for (int i = 0; i < 3; i++) {
+    Value args[3] = {tl_ev(vm_args[i][0]), tl_ev(vm_args[i][1]), tl_ev(vm_args[i][2])};
+    same_on(vg0, vg1, args);
+  }
   Def *ix = passed("p_ixmap", opt_arrays);
   ck_assert_msg(tl_count_kind(ix->body, T_PRIM, PRIM_INDEX) == 0 && tl_count_kind(ix->body, T_PRIM, PRIM_IOTA) == 0,
                 "%s", body_text(ix));
