@@ -124,43 +124,9 @@ static void plan_chunks(Job *j) {
 
 static bool fits_int(size_t n) { return n <= (size_t)INT_MAX; }
 
-/* The rows of a as one buffer (rows_of below), found or copied (then
-   *copied). */
-static const double *flat_rows(const Array *a, size_t k, bool *copied) {
-  bool consecutive = true;
-  *copied = false;
-  const double *r0 = NULL;
-  for (size_t i = 0; i < a->len; i++) {
-    const Array *r = a->v[i].u.a;
-    if (r->boxed || r->len != k) return NULL;
-    val_host(r);
-    if (i == 0) r0 = r->r;
-    else if ((uintptr_t)r->r != (uintptr_t)r0 + i * k * sizeof(double)) consecutive = false;
-  }
-  if (consecutive) return r0;
-  if (a->len > SIZE_MAX / sizeof(double) / k) return NULL;
-  double *flat = GC_MALLOC_ATOMIC(a->len * k * sizeof(double));
-  if (!flat) return NULL;
-  *copied = true;
-  for (size_t i = 0; i < a->len; i++) memcpy(flat + i * k, a->v[i].u.a->r, k * sizeof(double));
-  return flat;
-}
-
-/* The rows of the [[R]] a as one row-major buffer of a->len rows of k
-   elements: row 0's buffer when the rows are consecutive there, else a
-   copy; NULL when a row's length is not k or the copy cannot be made.
-   Rows found consecutive are remembered (a->rows_flat): kmeans' Newton
-   step reads its 10^4 points 200 times a call. A copy is not: its
-   elements would go stale if the rows' were written (a test's finite
-   differences perturb its inputs in place). */
-static const double *rows_of(Array *a, size_t k) {
-  const double *memo = __atomic_load_n(&a->rows_flat, __ATOMIC_ACQUIRE);
-  if (memo) return a->v[0].u.a->len == k ? memo : NULL;
-  bool copied;
-  const double *flat = flat_rows(a, k, &copied);
-  if (flat && !copied) __atomic_store_n(&a->rows_flat, flat, __ATOMIC_RELEASE);
-  return flat;
-}
+/* The rows of the [[R]] a as one row-major buffer of k elements a row
+   (value.h: val_rows_flat, remembered when found consecutive). */
+static const double *rows_of(Array *a, size_t k) { return val_rows_flat(a, k); }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void one_thread(void) { openblas_set_num_threads(1); }

@@ -116,6 +116,7 @@ typedef struct Ctx {
   PMap memo;   /* Term* -> 1 independent, 2 dependent */
   PMap inputs; /* Sym* -> vreg: variables read from the frame */
   PMap arrays; /* Sym* -> vreg: array variables gathered from (VK_ARRAY) */
+  PMap matrices; /* Sym* or Global* -> vreg: [[R]] variables read as m[i][j] (B_MATRIX's three) */
   PtrMap tuples; /* Sym* -> int[]: a loop state's tuple, one vreg per component */
 } Ctx;
 
@@ -509,8 +510,44 @@ static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) 
   int m = c->path ? path_mask(c, c->path) : -1;
   if (c->path && m < 0) return -1;
   int d = emit(c, K_GATHER, av, i, m);
-  if (!c->vterm[d]) c->vterm[d] = at;
+  if (d >= 0 && !c->vterm[d]) c->vterm[d] = at;
   return d;
+}
+
+/* A gather from the VK_ARRAY a at the index in vreg i, masked in a
+   branch, whose fault is raised at the term at. */
+static int gather_reg(Compiler *c, int a, int i, const Term *at) {
+  int m = c->path ? path_mask(c, c->path) : -1;
+  if (c->path && m < 0) return -1;
+  int d = emit(c, K_GATHER, a, i, m);
+  if (d >= 0 && !c->vterm[d]) c->vterm[d] = at;
+  return d;
+}
+
+/* t = m[i][j], m a [[R]] variable (or global) that does not depend on the parameters
+   and i, j that do: three gathers from the arrays the binding makes of m
+   (B_MATRIX, kernel_int.h): its row offsets at i (i checked against the
+   number of rows, a fault raised at m[i]), its column numbers at j (j
+   checked against the rows' length, at m[i][j]) and its rows' one
+   buffer at their sum. A ragged m fails the binding, and the tree
+   evaluator runs the builtin. */
+static int gather2(Compiler *c, Ctx *x, const Term *t) {
+  const Term *row = t->kids[0], *m = row->kids[0];
+  const void *key = m->kind == T_VAR ? (const void *)m->sym : (const void *)m->global;
+  int base = pmap_get(&x->matrices, key, -1);
+  if (base < 0) {
+    base = new_vreg(c, VK_ARRAY, 0); /* the rows' buffer, then the offsets, then the columns */
+    new_vreg(c, VK_ARRAY, 0);
+    new_vreg(c, VK_ARRAY, 0);
+    add_step(c, step(B_MATRIX, x->id, base, -1, m));
+    pmap_put(&x->matrices, key, base);
+  }
+  int i = compile(c, x, row->kids[1]);
+  int off = i < 0 ? -1 : gather_reg(c, base + 1, i, row);
+  int j = off < 0 ? -1 : compile(c, x, t->kids[1]);
+  int col = j < 0 ? -1 : gather_reg(c, base + 2, j, t);
+  int at = col < 0 ? -1 : emit(c, PRIM_ADD, off, col, -1);
+  return at < 0 ? -1 : gather_reg(c, base, at, t);
 }
 
 static int compile_gather(Compiler *c, Ctx *x, const Term *t) {
@@ -519,7 +556,11 @@ static int compile_gather(Compiler *c, Ctx *x, const Term *t) {
      is masked (the lanes that do not take it read nothing and cannot
      fault); in a while loop, whose lanes run on after their condition
      failed, it is not compiled */
-  if (c->branch > 0 || !fe_type_is_real_array(a->type) || depends(x, a)) return -1;
+  if (c->branch > 0 || !fe_type_is_real_array(a->type)) return -1;
+  if (a->kind == T_PRIM && a->prim == PRIM_INDEX && (a->kids[0]->kind == T_VAR || a->kids[0]->kind == T_GLOBAL) &&
+      fe_type_is_real_array(a->kids[0]->type->elem) && !depends(x, a->kids[0]) && depends(x, a))
+    return gather2(c, x, t);
+  if (depends(x, a)) return -1;
   int i = compile(c, x, t->kids[1]);
   return i < 0 ? -1 : gather_at(c, x, a, i, t);
 }

@@ -18,8 +18,13 @@ typedef CpuKInstr KInstr;
    B_EXPR    vals[vreg] = eval(term)            (a hoisted subterm)
    B_LET     frame[slot] = eval(term); vals[vreg] = it when vreg >= 0
    B_LETTUP  term is a LETTUP: frame[sym_i->slot] = component i of eval(rhs)
-   B_ARRAY   arr[vreg] = eval(term), an array of reals (on the host) */
-typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP, B_ARRAY } BindKind;
+   B_ARRAY   arr[vreg] = eval(term), an array of reals (on the host)
+   B_MATRIX  m = eval(term), a [[R]] of rows of one length L (else the
+             binding fails): arr[vreg] = its rows in one buffer,
+             arr[vreg + 1] = the offsets 0, L, 2 L, ... of its rows,
+             arr[vreg + 2] = the column numbers 0, 1, ..., L - 1 (the
+             gathers of m[i][j], kernel.c: gather2) */
+typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP, B_ARRAY, B_MATRIX } BindKind;
 
 typedef struct BindStep {
   BindKind kind;

@@ -13,6 +13,29 @@
 
 static double scalar_of(Value v) { return v.kind == V_BOOL ? (v.u.b ? 1.0 : 0.0) : v.u.r; }
 
+/* B_MATRIX (kernel_int.h): m's rows in one buffer, their offsets and
+   their column numbers, as arr[vreg], arr[vreg + 1] and arr[vreg + 2];
+   raises (the binding fails) when m's rows differ in length. */
+static void bind_matrix(Array *m, const BindStep *s, const Array **arr) {
+  size_t rows = m->len, cols = rows > 0 ? m->v[0].u.a->len : 0;
+  Array *flat = NEW(Array), *offs = val_new_real_array(rows, s->term->span);
+  Array *colnum = val_new_real_array(cols, s->term->span);
+  if (rows > 0 && cols > 0) {
+    flat->r = (double *)val_rows_flat(m, cols);
+    if (!flat->r) fe_error(s->term->span, "the rows differ in length"); /* not a kernel's */
+    flat->len = rows * cols;
+  } else {
+    for (size_t i = 0; i < rows; i++)
+      if (m->v[i].u.a->len != 0) fe_error(s->term->span, "the rows differ in length");
+    flat->r = offs->r; /* no element is read: the column numbers are empty */
+  }
+  for (size_t i = 0; i < rows; i++) offs->r[i] = (double)(i * cols);
+  for (size_t j = 0; j < cols; j++) colnum->r[j] = (double)j;
+  arr[s->vreg] = flat;
+  arr[s->vreg + 1] = offs;
+  arr[s->vreg + 2] = colnum;
+}
+
 static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double *vals, const Array **arr) {
   for (int i = 0; i < k->nsteps; i++) {
     const BindStep *s = &k->steps[i];
@@ -41,6 +64,7 @@ static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double
       arr[s->vreg] = v.u.a;
       break;
     }
+    case B_MATRIX: bind_matrix(ex->eval(ex, s->term, f).u.a, s, arr); break;
     }
   }
 }

@@ -94,6 +94,12 @@ Array *val_view(const Array *a, size_t offset, size_t len);
 /* An array of len elements of type elem, following the INVARIANT: unboxed
    (uninitialised doubles) when elem is R, else boxed (zeroed Values). */
 Array *val_new_array_of(const Type *elem, size_t len, Span s);
+/* The rows of the [[R]] a as one row-major buffer of a->len rows of k
+   reals: row 0's memory when the rows are consecutive there (remembered
+   in a->rows_flat), else a copy; NULL when a row is not k reals long or
+   the copy cannot be made. */
+const double *val_rows_flat(Array *a, size_t k);
+
 /* An array of len elements with no payload: the value of a dead let's
    map that the plan runs as a check only (never read). */
 Array *val_hollow_array(size_t len);

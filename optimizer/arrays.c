@@ -34,7 +34,8 @@
      map (t. t.k) W, W = map/map2 (ps. (e1, ..., en)) As -> map/map2 (ps. ek) As
      (map/map2/map3 (xs. e) As)[i]  -> let xs = As[i] in e   (one element, not all;
        a let-bound map read elsewhere too only when its lambda is small
-       and reads no other map: recomputing goes one map deep)
+       and reads no other map: recomputing goes one map deep; not a map
+       whose element calls an array builtin, read inside a function)
      [e0, ..., en][k], k a count literal < n+1, the others safe -> ek
      reduce (g, h. map2 (+) g h) ZerosLike(X) (map2 (r, c. map (a. c * a) r) M V)
        -> if length M == 0 then ZerosLike(X) else
@@ -657,6 +658,17 @@ static bool reads_map(OptRw *c, const Term *r) {
   return false;
 }
 
+/* Whether t calls an array builtin (work that grows with an array). */
+static bool array_work(const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_PRIM && fe_prims[t->prim].cls == P_ARRAY && t->prim != PRIM_INDEX && t->prim != PRIM_LENGTH)
+    return true;
+  if (t->kind == T_CALL) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (array_work(t->kids[i])) return true;
+  return false;
+}
+
 static Term *rule_index(OptRw *c, Term *t) {
   Term *r = opt_rw_resolve(c, t->kids[0]), *i = t->kids[1];
   if (!opt_is_atom(i)) return t;
@@ -670,6 +682,12 @@ static Term *rule_index(OptRw *c, Term *t) {
         if (!cheap_array(r->kids[k])) return t;
       if (t->kids[0]->kind == T_VAR && opt_rw_uses(c, t->kids[0]->sym) != 1 &&
           (opt_size_upto(r->kids[0], 33) > 32 || reads_map(c, r)))
+        return t;
+      /* nor when its element is a whole builtin's work (a row of a
+         matrix product, a dot product) and the read is in a function
+         (run per element or step: m[a][b] in a map would compute row a
+         again for every element) */
+      if (t->kids[0]->kind == T_VAR && !opt_rw_same_depth(c, t->kids[0]->sym) && array_work(r->kids[0]->kids[0]))
         return t;
     }
     Term *lam = fe_copy(r->kids[0]);

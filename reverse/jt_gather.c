@@ -1,12 +1,14 @@
 /* jt_gather.c: the gathers of a lambda body from its free arrays (see
-   jt_prim.h). A map whose body reads a free array a only as a[e], at
-   indices e computed from the lambda's parameters and free variables, at
-   most once per element each (not under an if, a loop or an inner
-   lambda), gets the cotangent of a as reduce_by_index updates of one
-   array: the body is differentiated with respect to the values read (one
-   scalar per read), and those cotangents go to their indices, O(length of
-   the map) in all. Any other use of a makes its cotangent the sum over
-   the elements of whole-array cotangents (the map's general rule). */
+   jt_prim.h). A map whose body reads a free array a only as a[e] (or a
+   free matrix m only as m[e][e2]), at indices computed from the lambda's
+   parameters and free variables, at most once per element each (not
+   under an if, a loop or an inner lambda), gets the cotangent of a as
+   reduce_by_index updates of one array (of m: of its rows laid end to
+   end, jt_map_any.c): the body is differentiated with respect to the
+   values read (one scalar per read), and those cotangents go to their
+   indices, O(length of the map) in all. Any other use of a makes its
+   cotangent the sum over the elements of whole-array cotangents (the
+   map's general rule). */
 #include "jt_prim.h"
 #include "jt_util.h"
 #include "../frontend/ir/build.h"
@@ -22,6 +24,7 @@ typedef struct {
   PtrMap lets;      /* ... those bound by a let: their right-hand sides */
   const Term **reads;
   const Term **index; /* per read: its index, the body's lets expanded */
+  const Term **index2; /* per read of a matrix m[e][e2]: e2, else NULL */
   int *read_fv;
   int nreads, cap;
 } Scan;
@@ -70,36 +73,62 @@ static void bind_syms(Scan *sc, const Term *t) {
     for (int i = 0; i < t->nsyms; i++) ptrmap_put(&sc->bound, t->syms[i], &mark);
 }
 
+/* Records the read t of the free array fv[k] at ix (and ix2: a matrix's
+   element). */
+static void add_read(Scan *sc, const Term *t, int k, const Term *ix, const Term *ix2) {
+  if (sc->nreads == sc->cap) {
+    sc->cap = sc->cap ? 2 * sc->cap : 8;
+    const Term **r = NEW_ARRAY(const Term *, sc->cap);
+    int *f = NEW_ARRAY(int, sc->cap);
+    const Term **x = NEW_ARRAY(const Term *, sc->cap), **x2 = NEW_ARRAY(const Term *, sc->cap);
+    if (sc->nreads) {
+      memcpy(r, sc->reads, sizeof(Term *) * (size_t)sc->nreads);
+      memcpy(f, sc->read_fv, sizeof(int) * (size_t)sc->nreads);
+      memcpy(x, sc->index, sizeof(Term *) * (size_t)sc->nreads);
+      memcpy(x2, sc->index2, sizeof(Term *) * (size_t)sc->nreads);
+    }
+    sc->reads = r;
+    sc->read_fv = f;
+    sc->index = x;
+    sc->index2 = x2;
+  }
+  sc->index[sc->nreads] = ix;
+  sc->index2[sc->nreads] = ix2;
+  sc->reads[sc->nreads] = t;
+  sc->read_fv[sc->nreads++] = k;
+}
+
+/* An index of a read, over the parameters and free variables (the body's
+   lets expanded), or NULL. */
+static const Term *index_of(const Scan *sc, const Term *e) {
+  return mentions_bound(sc, e) ? expand_bound(sc, e) : e;
+}
+
 static void scan(Scan *sc, const Term *t, bool guarded) {
   fe_stack_check(t->span);
   bind_syms(sc, t);
+  /* m[e][e2], m a free [[R]]: an element of the matrix read */
+  if (t->kind == T_PRIM && t->prim == PRIM_INDEX && t->type->kind == TY_REAL && t->kids[0]->kind == T_PRIM &&
+      t->kids[0]->prim == PRIM_INDEX) {
+    const Term *row = t->kids[0];
+    int k = fv_of(sc, row->kids[0]);
+    if (k >= 0) {
+      const Term *ix = guarded ? NULL : index_of(sc, row->kids[1]);
+      const Term *ix2 = ix ? index_of(sc, t->kids[1]) : NULL;
+      if (ix2) add_read(sc, t, k, ix, ix2);
+      else sc->bad[k] = true;
+      scan(sc, row->kids[1], guarded);
+      scan(sc, t->kids[1], guarded);
+      return;
+    }
+  }
   if (t->kind == T_PRIM && t->prim == PRIM_INDEX) {
     int k = fv_of(sc, t->kids[0]);
     const Term *ix = NULL;
-    if (k >= 0 && !guarded && t->kids[0]->type->elem->kind == TY_REAL)
-      ix = mentions_bound(sc, t->kids[1]) ? expand_bound(sc, t->kids[1]) : t->kids[1];
+    if (k >= 0 && !guarded && t->kids[0]->type->elem->kind == TY_REAL) ix = index_of(sc, t->kids[1]);
     if (k >= 0) {
-      if (!ix) {
-        sc->bad[k] = true;
-      } else {
-        if (sc->nreads == sc->cap) {
-          sc->cap = sc->cap ? 2 * sc->cap : 8;
-          const Term **r = NEW_ARRAY(const Term *, sc->cap);
-          int *f = NEW_ARRAY(int, sc->cap);
-          const Term **x = NEW_ARRAY(const Term *, sc->cap);
-          if (sc->nreads) {
-            memcpy(r, sc->reads, sizeof(Term *) * (size_t)sc->nreads);
-            memcpy(f, sc->read_fv, sizeof(int) * (size_t)sc->nreads);
-            memcpy(x, sc->index, sizeof(Term *) * (size_t)sc->nreads);
-          }
-          sc->reads = r;
-          sc->read_fv = f;
-          sc->index = x;
-        }
-        sc->index[sc->nreads] = ix;
-        sc->reads[sc->nreads] = t;
-        sc->read_fv[sc->nreads++] = k;
-      }
+      if (!ix) sc->bad[k] = true;
+      else add_read(sc, t, k, ix, NULL);
       scan(sc, t->kids[1], guarded);
       return;
     }
@@ -138,6 +167,7 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
   g->r = NEW_ARRAY(Sym *, sc.nreads > 0 ? sc.nreads : 1);
   g->read_fv = NEW_ARRAY(int, sc.nreads > 0 ? sc.nreads : 1);
   g->index = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
+  g->index2 = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
   for (int i = 0; i < sc.nreads; i++) {
     int k = sc.read_fv[i];
     if (sc.bad[k]) continue;
@@ -146,6 +176,7 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
     ptrmap_put(&to, sc.reads[i], r);
     g->r[g->nreads] = r;
     g->read_fv[g->nreads] = k;
+    g->index2[g->nreads] = sc.index2[i];
     g->index[g->nreads++] = sc.index[i];
   }
   if (g->nreads == 0) return false;

@@ -78,6 +78,33 @@ static Term *matrix_cot(const RevJtPrim *p, const Term *lam, Sym *fv) {
   return rev_jt_gsum(s, over_elements(p, params, c, vjp), fe_mk_zero_like(s, fe_mk_var(s, fv)));
 }
 
+/* offs[r], the start of row r of a matrix among its rows laid end to end
+   (r in range: a row the primal read, or the number of rows). */
+static Term *row_start(Span s, Sym *offs, Term *r) {
+  Term *ix[2] = {fe_mk_var(s, offs), r};
+  Term *t = fe_mk_array_prim(s, PRIM_INDEX, 2, ix);
+  t->b = true;
+  return t;
+}
+
+/* The matrix m's cotangent from flat, its rows laid end to end, with
+   offs = scanl (+) 0 (map (r. length r) m) (ragged rows too):
+     let offs = ... in let flat = ... in
+     map (r. flat[offs[r]:offs[r + 1]]) (iota (length m)) */
+static Term *matrix_of_rows(Span s, Sym *m, Sym *offs, Term *flat) {
+  Sym *row = fe_mk_sym("row", m->type->elem, s), *r = fe_mk_sym("r", fe_ty_real(), s);
+  Sym *fl = fe_mk_sym("flat", flat->type, s);
+  Term *lens = fe_mk_map(s, fe_mk_lam(s, 1, &row, fe_mk_length(s, fe_mk_var(s, row))), fe_mk_var(s, m));
+  Term *starts = fe_mk_scanl(s, fe_mk_oplam(s, PRIM_ADD), fe_mk_num(s, 0), lens);
+  Term *next = fe_mk_add(s, fe_mk_var(s, r), fe_mk_num(s, 1));
+  Term *sk[3] = {fe_mk_var(s, fl), row_start(s, offs, fe_mk_var(s, r)), row_start(s, offs, next)};
+  Term *slice = fe_mk_array_prim(s, PRIM_SLICE, 3, sk);
+  slice->b = true;
+  Term *n = fe_mk_length(s, fe_mk_var(s, m));
+  Term *rows = fe_mk_map(s, fe_mk_lam(s, 1, &r, slice), fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
+  return fe_mk_let(s, offs, starts, fe_mk_let(s, fl, flat, rows));
+}
+
 Term *rev_jt_map_any(const RevJtPrim *p) {
   Span s = p->j.span;
   const Term *lam0 = p->t->kids[0];
@@ -126,6 +153,11 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     Term *ix[2] = {fe_mk_var(s, p->j.fv[ga.read_fv[i]]), rev_jt_paste(s, ga.index[i], k, lam0->syms, params)};
     Term *read = fe_mk_array_prim(s, PRIM_INDEX, 2, ix);
     read->b = true; /* the primal read there: in range */
+    if (ga.index2[i]) {
+      Term *ix2[2] = {read, rev_jt_paste(s, ga.index2[i], k, lam0->syms, params)};
+      read = fe_mk_array_prim(s, PRIM_INDEX, 2, ix2);
+      read->b = true;
+    }
     vjp = fe_mk_let(s, params[k + i], read, vjp);
   }
   Term *w_rhs = over_elements(p, params, c, vjp);
@@ -133,14 +165,25 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   int at = 0;
   for (int i = 0; i < k; i++)
     if (want[i]) opc[i] = rev_jt_column(s, w, ncomp, at++);
-  /* the gathered arrays: the read cotangents added at their indices */
+  /* the gathered arrays: the read cotangents added at their indices (a
+     matrix's into its rows laid end to end, offs[e] + e2) */
+  Sym **offs = NEW_ARRAY(Sym *, p->j.nfv > 0 ? p->j.nfv : 1);
   for (int i = 0; i < nr; i++) {
     int m = ga.read_fv[i];
-    Term *d = fvc[m] ? fvc[m] : fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m]));
-    Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), d, fe_mk_num(s, 0), map_over(p, lam0, ga.index[i]),
+    Term *fv = fe_mk_var(s, p->j.fv[m]), *at_ix = (Term *)ga.index[i], *d = fvc[m];
+    if (ga.index2[i]) {
+      if (!offs[m]) offs[m] = fe_mk_sym("offs", fe_ty_array(fe_ty_real()), s);
+      if (!d) d = fe_mk_replicate(s, row_start(s, offs[m], fe_mk_length(s, fv)), fe_mk_num(s, 0));
+      at_ix = fe_mk_add(s, row_start(s, offs[m], at_ix), (Term *)ga.index2[i]);
+    } else if (!d) {
+      d = fe_mk_zero_like(s, fv);
+    }
+    Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), d, fe_mk_num(s, 0), map_over(p, lam0, at_ix),
                    rev_jt_column(s, w, ncomp, at + i)};
     fvc[m] = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
   }
+  for (int m = 0; m < p->j.nfv; m++)
+    if (offs[m]) fvc[m] = matrix_of_rows(s, p->j.fv[m], offs[m], fvc[m]);
   /* the other free variables: sums over the elements */
   Term **rest = NEW_ARRAY(Term *, j.nfv + 1);
   RevJtPrim pj = *p;

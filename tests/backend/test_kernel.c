@@ -525,6 +525,61 @@ START_TEST(masked_gathers) {
 }
 END_TEST
 
+/* The error raised by the next poll (a recorded fault), or NULL. */
+static const char *polled_error(void) {
+  FeTry t;
+  if (fe_try(&t)) {
+    fe_poll_interrupt(sp);
+    fe_untry(&t);
+    return NULL;
+  }
+  return t.err.msg;
+}
+
+/* m[y][z] with m a free [[R]]: gathers from its rows' one buffer, the
+   row checked against the rows (a fault at m[y]) and the column against
+   their length (at m[y][z]); a ragged m fails the binding (the tree
+   evaluator then runs the builtin). */
+START_TEST(matrix_gathers) {
+  const Type *R = fe_ty_real(), *RA = fe_ty_array(R), *RAA = fe_ty_array(RA);
+  Sym *y = sym("y", 0), *z = sym("z", 1), *m = sym_t("m", RAA, 2);
+  Term *row = fe_term_prim(sp, RA, PRIM_INDEX, 2, (Term *[]){var(m), var(y)});
+  Term *at = fe_term_prim(sp, R, PRIM_INDEX, 2, (Term *[]){row, var(z)});
+  const CpuKernel *k = cpu_kernel_compile(lam(2, y, z, p2(PRIM_ADD, at, num(0.5))));
+  ck_assert_ptr_nonnull(k);
+  ck_assert(cpu_kernel_gathers(k));
+  Array *mat = val_new_boxed_array(3, sp);
+  for (int i = 0; i < 3; i++) {
+    Array *r = val_new_real_array(4, sp); /* rows of their own: copied into one buffer */
+    for (int j = 0; j < 4; j++) r->r[j] = 10 * i + j;
+    mat->v[i] = val_array(r);
+  }
+  Value frame[4];
+  memset(frame, 0, sizeof frame);
+  frame[2] = val_array(mat);
+  fe_fault_clear();
+  fe_interrupted = 0;
+  double ys[6] = {0, 2, 1, 2, 0, 1}, zs[6] = {0, 3, 2, 0, 1, 3};
+  double *out = run_both(k, frame, ys, zs, 6);
+  for (int i = 0; i < 6; i++) ck_assert_msg(out[i] == 10 * ys[i] + zs[i] + 0.5, "%d: %g", i, out[i]);
+  ck_assert_ptr_null(polled_error());
+  CpuKernelRun run;
+  ck_assert(cpu_kernel_bind(&cpu_exec_default, k, frame, &run));
+  zs[2] = 4; /* past the rows' length */
+  cpu_kernel_block(&run, ys, zs, 6, out);
+  ck_assert_str_eq(polled_error(), "index 4 out of bounds for an array of length 4");
+  zs[2] = 2, ys[4] = 3; /* past the rows */
+  cpu_kernel_block(&run, ys, zs, 6, out);
+  ck_assert_str_eq(polled_error(), "index 3 out of bounds for an array of length 3");
+  ck_assert(isnan(cpu_kernel_call1(&run, 0.5, 1)));
+  ck_assert_str_eq(polled_error(), "index 0.5 is not an integer");
+  /* ragged: no binding */
+  mat->v[1] = val_array(val_new_real_array(3, sp));
+  ck_assert(!cpu_kernel_bind(&cpu_exec_default, k, frame, &run));
+  fe_fault_clear();
+}
+END_TEST
+
 Suite *suite_kernel(void) {
   Suite *s = suite_create("kernel");
   TCase *tc = tcase_create("kernel");
@@ -541,6 +596,7 @@ Suite *suite_kernel(void) {
   tcase_add_test(tc, commutes);
   tcase_add_test(tc, gathers);
   tcase_add_test(tc, masked_gathers);
+  tcase_add_test(tc, matrix_gathers);
   suite_add_tcase(s, tc);
   return s;
 }

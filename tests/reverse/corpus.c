@@ -71,6 +71,12 @@ const GcCase gc_corpus[] = {
      "def f (v: [R]) (s: R) : R = sum (map (i. if i + 1 < length v then v[i + 1] * v[i] * s else s * v[i]) "
      "(iota (length v)))",
      NULL, true},
+    /* a read m[i][j] of a matrix in a map: gathers from its rows' buffer
+       in the kernels */
+    {"matrix read in a map",
+     "def f (v: [R]) (s: R) : R = let m = map (a. map (j. a * (j + 1) + s) (iota 3)) v in "
+     "sum (map (i. m[i, i - 3 * floor (i / 3)] * v[i]) (iota (length v)))",
+     NULL, true},
     /* found by the random programs: a let whose value is not used */
     {"dead let of a parameter", "def f (v: R) : R = let x = (let w = v in 0.5) in x", NULL},
     {"constant array behind a dead let", "def f (p: R) : R = sum (map (x. x) (let w = p in [1.5]))", NULL},

@@ -719,7 +719,7 @@ static char *gen_real_v2(Gen *G, int form, int d) {
     G->nvars = mark;
     return una_sprintf("(let (%s, %s) = unzip %s in %s)", u, w, src, body);
   }
-  default: { /* the rows of a transposed matrix */
+  default: { /* the rows of a transposed matrix, or the elements of a matrix */
     int c = pick_cls(G), k = 1 + gen_below(&G->r, 3);
     char *a = gen(G, ty_arr(c), d - 1);
     const char *x = fresh(G, "x"), *r = fresh(G, "r");
@@ -729,6 +729,17 @@ static char *gen_real_v2(Gen *G, int form, int d) {
     char *row = "[";
     for (int j = 0; j < k; j++) row = una_sprintf("%s%s%s", row, j ? ", " : "", gen(G, &ty_r, d - 2));
     G->nvars = mark;
+    if (chance(G, 0.5)) { /* or its elements m[i][j], at a column in range */
+      const char *m = fresh(G, "m"), *i = fresh(G, "i");
+      char *col = chance(G, 0.5) ? una_sprintf("%d", gen_below(&G->r, k))
+                                 : una_sprintf("(%s - %d * floor (%s / %d))", i, k, i, k);
+      push_idx(G, i, c);
+      char *body = gen(G, &ty_r, d - 1);
+      G->lam--;
+      G->nvars = mark;
+      return una_sprintf("(let %s = map (%s. %s]) %s in reduce (+) 0 (map (%s. %s[%s][%s] * %s) (iota (length %s))))",
+                         m, x, row, a, i, m, i, col, body, m);
+    }
     push(G, r, ty_arr(c));
     char *body = gen(G, &ty_r, d - 1);
     G->lam--;
