@@ -459,13 +459,25 @@ static Term *gram(Span sp, Term *z, Term *us, Term *vs, Term *count) {
   return fe_mk_if(sp, empty, z, prod);
 }
 
-/* reduce (+) over matrices of map (e. lets in u_e ⊗ v_e) X, the weight
-   gradient of a layer over a batch: U^T V with U = map (e. lets in u_e) X
-   and V = map (e. lets in v_e) X, one matrix product (BLAS), instead of
-   one matrix per element summed. */
+/* reduce (+) over matrices of mapK (es. lets in u_e ⊗ v_e) Xs, the
+   weight gradient of a layer over a batch: U^T V with U = mapK (es. lets
+   in u_e) Xs and V = mapK (es. lets in v_e) Xs, one matrix product
+   (BLAS), instead of one matrix per element summed. */
+/* mapK (xs. body) over a's arrays (copies), a's builtin and check. */
+static Term *map_like(const Term *a, const Term *lam, Term *body) {
+  Term *k[4] = {fe_copy(fe_mk_lam(lam->span, lam->nsyms, lam->syms, body))};
+  for (int i = 1; i < a->nkids; i++) k[i] = fe_copy(a->kids[i]);
+  Term *m = fe_mk_array_prim(a->span, a->prim, a->nkids, k);
+  m->b = a->b;
+  return m;
+}
+
 static Term *outer_sum(OptRw *c, Term *t) {
   Term *z = t->kids[1], *a = t->kids[2];
-  if (!is_matrix_plus(t->kids[0]) || !is_prim(a, PRIM_MAP) || a->kids[1]->kind != T_VAR) return NULL;
+  if (!is_matrix_plus(t->kids[0]) || !(is_prim(a, PRIM_MAP) || is_prim(a, PRIM_MAP2) || is_prim(a, PRIM_MAP3)))
+    return NULL;
+  for (int i = 1; i < a->nkids; i++)
+    if (a->kids[i]->kind != T_VAR) return NULL;
   Term *zr = opt_rw_resolve(c, z);
   if (!is_prim(zr, PRIM_MAP) || !is_prim(zr->kids[0]->kids[0], PRIM_MAP) || zr->kids[1]->kind != T_VAR) return NULL;
   const Term *zl = zr->kids[0]->kids[0]->kids[0];
@@ -473,11 +485,13 @@ static Term *outer_sum(OptRw *c, Term *t) {
   Term *lam = a->kids[0], *chain = lam->kids[0], *u, *v;
   if (!outer_of(tail_of(chain), &u, &v)) return NULL;
   Span sp = t->span;
-  Term *us = fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, opt_with_tail(chain, u))), a->kids[1]);
-  /* v the element itself: V is X (the lets' errors are U's, raised first) */
-  Term *vs = is_var(v, lam->syms[0]) ? fe_copy(a->kids[1])
-                                     : fe_mk_map(sp, fe_copy(fe_mk_lam(lam->span, 1, lam->syms, opt_with_tail(chain, v))),
-                                                 fe_copy(a->kids[1]));
+  Term *us = map_like(a, lam, opt_with_tail(chain, u));
+  /* v an element itself: V is that array (the lets' errors are U's,
+     raised first) */
+  Term *vs = NULL;
+  for (int i = 0; i < lam->nsyms && !vs; i++)
+    if (is_var(v, lam->syms[i])) vs = fe_copy(a->kids[1 + i]);
+  if (!vs) vs = map_like(a, lam, opt_with_tail(chain, v));
   return gram(sp, z, us, vs, fe_copy(a->kids[1]));
 }
 

@@ -29,6 +29,7 @@
 #include "../frontend/ir/subst.h"
 #include "pe_util.h"
 #include "rw.h"
+#include "fission.h"
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
@@ -39,38 +40,16 @@ static bool of_tuples(const Term *a) {
   return a->type && a->type->kind == TY_ARRAY && a->type->elem->kind == TY_TUPLE;
 }
 
-/* Whether r is map (p. dot p v) A (dot p v being reduce (+) 0 (map2 (*)
-   p v), the operands either way, v not reading p): a matrix-vector
-   product, which the plan gives to BLAS; fused into its consumer it would
-   be one dot product per element instead. */
-static bool row_product(const Term *r) {
+/* Whether r is map (x. lets in map (r. dot r x) M): rows of a matrix
+   product, which the plan gives to BLAS (fission.c makes them); fused
+   into a consumer or fed by a fused map, each would be a matrix-vector
+   product per element. */
+static bool gemm_rows(const Term *r) {
   if (!is_prim(r, PRIM_MAP)) return false;
   const Term *lam = r->kids[0], *b = lam->kids[0];
-  const Sym *p = lam->syms[0];
-  /* an inlined dot binds its parameters and its map2 first:
-     let a = p in let b = v in let t = map2 (*) a b in reduce (+) 0 t */
-  const Sym *bound[8];
-  const Term *rhs[8];
-  int nb = 0;
-  while (b->kind == T_LET && nb < 8) {
-    bound[nb] = b->sym;
-    rhs[nb++] = b->kids[0];
-    b = b->kids[1];
-  }
-  if (!is_prim(b, PRIM_REDUCE) || !opt_is_oplam(b->kids[0], PRIM_ADD) || !opt_is_num(b->kids[1], 0)) return false;
-  const Term *m = b->kids[2];
-  for (int k = nb - 1; k >= 0; k--)
-    if (m->kind == T_VAR && m->sym == bound[k]) m = rhs[k];
-  if (!is_prim(m, PRIM_MAP2) || !opt_is_oplam(m->kids[0], PRIM_MUL)) return false;
-  for (int i = 0; i < 2; i++) {
-    const Term *x = m->kids[1 + i], *v = m->kids[2 - i];
-    for (int k = nb - 1; k >= 0; k--) {
-      if (x->kind == T_VAR && x->sym == bound[k]) x = rhs[k];
-      if (v->kind == T_VAR && v->sym == bound[k]) v = rhs[k];
-    }
-    if (x->kind == T_VAR && x->sym == p && !opt_mentions(v, p)) return true;
-  }
-  return false;
+  while (b->kind == T_LET) b = b->kids[1];
+  const Term *v = opt_row_product(b);
+  return v && v->kind == T_VAR && v->sym == lam->syms[0];
 }
 
 /* A map of tuples used several times is fused into each consumer only
@@ -92,7 +71,7 @@ static Term *fusable(OptRw *c, Term *a, bool map_only) {
       return NULL;
   }
   if (!(is_prim(r, PRIM_MAP) || (!map_only && is_prim(r, PRIM_MAP2)))) return NULL;
-  if (row_product(r)) return NULL;
+  if (opt_row_product(r) || gemm_rows(r)) return NULL;
   if (a->kind == T_VAR) {
     /* the let stays until dead-code elimination drops it: its arrays are
        shared, not copied, and it must be droppable (no duplicated work) */
@@ -191,6 +170,8 @@ static Term *fusion_rule(OptRw *c, Term *t) {
   Sym **ps;
   switch (t->prim) {
   case PRIM_MAP: {
+    /* a matrix product's rows: what it reads stays an array */
+    if (gemm_rows(t) || opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[0])) return t;
     Term *in = fusable(c, t->kids[1], false);
     if (!in) return t;
     Term *body = compose(in->kids[0], t->kids[0], 0, &np, &ps);
@@ -202,6 +183,8 @@ static Term *fusion_rule(OptRw *c, Term *t) {
     Term *n = narrow(c, t);
     if (n) return n;
     for (int i = 0; i < 2; i++) {
+      /* the rows a matrix product of the function reads (fission.c) */
+      if (opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[i])) continue;
       Term *in = fusable(c, t->kids[1 + i], true);
       if (!in) continue;
       Term *body = compose(in->kids[0], t->kids[0], i, &np, &ps);

@@ -30,6 +30,9 @@ Term *opt_sink(const Term *t);
 /* After the fixpoint, once: a for loop whose states a scanl computes again
    is read from the scan (optimizer/loop_states.c). */
 Term *opt_loop_states(const Term *t);
+/* After the fixpoint: matrix-vector products out of maps' functions, as
+   matrix products (optimizer/fission.c); the fixpoint runs again after. */
+Term *opt_fission_pass(const Term *t);
 /* (passes are declared above this line) */
 
 #endif

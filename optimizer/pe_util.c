@@ -1,5 +1,6 @@
 /* pe_util.c: helpers shared by the partial-evaluation passes. */
 #include "pe_util.h"
+#include "rw.h"
 
 #include <string.h>
 
@@ -328,4 +329,36 @@ Term *opt_with_tail(const Term *t, Term *e) {
   if (t->kind == T_LET) return fe_mk_let(t->span, t->sym, t->kids[0], opt_with_tail(t->kids[1], e));
   if (t->kind == T_LETTUP) return fe_mk_lettup(t->span, t->nsyms, t->syms, t->kids[0], opt_with_tail(t->kids[1], e));
   return e;
+}
+
+static bool rp_is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
+
+const Term *opt_row_product(const Term *r) {
+  if (!rp_is_prim(r, PRIM_MAP)) return NULL;
+  const Term *lam = r->kids[0], *b = lam->kids[0];
+  const Sym *p = lam->syms[0];
+  /* an inlined dot binds its parameters and its map2 first:
+     let a = p in let b = v in let t = map2 (*) a b in reduce (+) 0 t */
+  const Sym *bound[8];
+  const Term *rhs[8];
+  int nb = 0;
+  while (b->kind == T_LET && nb < 8) {
+    bound[nb] = b->sym;
+    rhs[nb++] = b->kids[0];
+    b = b->kids[1];
+  }
+  if (!rp_is_prim(b, PRIM_REDUCE) || !opt_is_oplam(b->kids[0], PRIM_ADD) || !opt_is_num(b->kids[1], 0)) return NULL;
+  const Term *m = b->kids[2];
+  for (int k = nb - 1; k >= 0; k--)
+    if (m->kind == T_VAR && m->sym == bound[k]) m = rhs[k];
+  if (!rp_is_prim(m, PRIM_MAP2) || !opt_is_oplam(m->kids[0], PRIM_MUL)) return NULL;
+  for (int i = 0; i < 2; i++) {
+    const Term *x = m->kids[1 + i], *v = m->kids[2 - i];
+    for (int k = nb - 1; k >= 0; k--) {
+      if (x->kind == T_VAR && x->sym == bound[k]) x = rhs[k];
+      if (v->kind == T_VAR && v->sym == bound[k]) v = rhs[k];
+    }
+    if (x->kind == T_VAR && x->sym == p && !opt_mentions(v, p)) return v;
+  }
+  return NULL;
 }

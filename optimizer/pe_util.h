@@ -104,6 +104,13 @@ Term *opt_build_chain(const OptBinds *b, long from, Term *tail);
    have fresh ones). */
 Term *opt_with_tail(const Term *t, Term *e);
 
+/* When r is map (p. dot p v) A (dot p v being reduce (+) 0 (map2 (*) p
+   v), the operands either way, an inlined dot's lets seen through, v not
+   reading p): a matrix-vector product, which the plan gives to BLAS, and
+   fused into its consumer would be one dot product per element instead.
+   Returns v, else NULL. */
+const Term *opt_row_product(const Term *r);
+
 /* Moves the leading lets of t into b and returns the first non-let
    subterm (a loop). */
 Term *opt_peel_lets(Term *t, OptBinds *b);

@@ -36,6 +36,9 @@ const OptPass opt_passes[] = {
 };
 const int opt_npasses = (int)(sizeof opt_passes / sizeof opt_passes[0]);
 
+/* Run after the fixpoint, which then runs again if it changed the program. */
+static const OptPass fission = {"fission", opt_fission_pass, OPT_HAS_ARRAYS};
+
 /* Run once after the fixpoint, in order. */
 const OptPass opt_final_passes[] = {
     {"states", opt_loop_states, 0}, /* a loop's value read from the scan of its states */
@@ -44,12 +47,14 @@ const OptPass opt_final_passes[] = {
 const int opt_nfinal_passes = (int)(sizeof opt_final_passes / sizeof opt_final_passes[0]);
 
 #define DEFAULT_ROUNDS 20
+#define FISSION_STAGES 4
 
 const OptPass *opt_find_pass(const char *name) {
   for (int i = 0; i < opt_npasses; i++)
     if (strcmp(opt_passes[i].name, name) == 0) return &opt_passes[i];
   for (int i = 0; i < opt_nfinal_passes; i++)
     if (strcmp(opt_final_passes[i].name, name) == 0) return &opt_final_passes[i];
+  if (strcmp(fission.name, name) == 0) return &fission;
   return NULL;
 }
 
@@ -154,26 +159,43 @@ static Term *run(Run *r, const Term *t, bool *any) {
     const Term **done = NEW_ARRAY(const Term *, npasses);
     const Term *featured = NULL; /* the term whose features have */
     unsigned have = 0;
-    for (int round = 0; round < rounds; round++) {
-      bool changed = false;
-      for (int i = 0; i < npasses; i++) {
-        if (done[i] == cur) continue;
-        if (passes[i].needs && !dumps(o, passes[i].name)) {
-          if (featured != cur) {
-            have = opt_features(cur);
-            featured = cur;
-          }
-          if (!(have & passes[i].needs)) {
-            done[i] = cur; /* nothing for it to do */
-            continue;
-          }
+    /* the fixpoint, then fission and the fixpoint again while it changes
+       the program (fission.c: it wants the bodies simplified first; each
+       stage takes one more product out of each map) */
+    for (int stage = 0; stage <= FISSION_STAGES; stage++) {
+      if (stage > 0) {
+        if (o->passes) break; /* a test's own pass list */
+        if (featured != cur) {
+          have = opt_features(cur);
+          featured = cur;
         }
-        Term *next = run_pass(r, &passes[i], cur, round == 0);
-        if (next != cur) changed = *any = true;
-        else done[i] = cur;
+        if (!(have & OPT_HAS_ARRAYS)) break;
+        Term *next = run_pass(r, &fission, cur, true);
+        if (next == cur) break;
+        *any = true;
         cur = next;
       }
-      if (!changed) break;
+      for (int round = 0; round < rounds; round++) {
+        bool changed = false;
+        for (int i = 0; i < npasses; i++) {
+          if (done[i] == cur) continue;
+          if (passes[i].needs && !dumps(o, passes[i].name)) {
+            if (featured != cur) {
+              have = opt_features(cur);
+              featured = cur;
+            }
+            if (!(have & passes[i].needs)) {
+              done[i] = cur; /* nothing for it to do */
+              continue;
+            }
+          }
+          Term *next = run_pass(r, &passes[i], cur, round == 0);
+          if (next != cur) changed = *any = true;
+          else done[i] = cur;
+          cur = next;
+        }
+        if (!changed) break;
+      }
     }
     for (int i = 0; i < opt_nfinal_passes; i++) {
       Term *next = run_pass(r, &opt_final_passes[i], cur, true);

@@ -311,6 +311,34 @@ START_TEST(matrix_product_adjoints) {
 }
 END_TEST
 
+/* A layer applied per example, a map of matrix-vector products: in its
+   gradient the replays of the products are one matrix product each
+   (optimizer/fission.c), and so are the weight gradients, sums of outer
+   products over the maps made; the values are the derived gradient's
+   (unoptimized) to rounding. */
+START_TEST(per_example_layers_batched) {
+  tl_run("def mlp (w1: [[R]]) (b1: [R]) (w2: [[R]]) (b2: [R]) (x: [[R]]) : R =\n"
+         "  sum (map (xi. let hid = map2 (z, b. tanh (z + b)) (matvec w1 xi) b1 in\n"
+         "               sum (map2 (z, b. (z + b) * (z + b)) (matvec w2 hid) b2)) x)\n");
+  const char *args = "[[0.1, -0.2, 0.3], [0.5, 0.1, -0.4]] [0.1, -0.1] [[1, -1], [0.5, 2]] [0.2, 0.3] "
+                     "[[1, 2, 3], [0.5, -1, 2], [2, 0, -1], [1, 1, 1]]";
+  Plan *p = plan_of_def(optimized(una_sprintf("(grad mlp wrt w1 b1 w2 b2) %s", args)));
+  int gemv, gemm;
+  count_matrices(p, &gemv, &gemm);
+  ck_assert_msg(gemm >= 4, "%d gemv, %d gemm\n%s", gemv, gemm, plan_str(p));
+  Value got = tl_ev(una_sprintf("(grad mlp wrt w1 b1 w2 b2) %s", args));
+  Def *f = tl_def(tl_session, "mlp");
+  int wrt[4] = {0, 1, 2, 3};
+  Value in = tl_ev(una_sprintf("(%s)", "([[0.1, -0.2, 0.3], [0.5, 0.1, -0.4]], [0.1, -0.1], [[1, -1], [0.5, 2]], "
+                                      "[0.2, 0.3], [[1, 2, 3], [0.5, -1, 2], [2, 0, -1], [1, 1, 1]])"));
+  Value want = cpu_call(rev_grad(f, wrt, 4, REV_UNF), in.u.t->items);
+  ck_assert_int_eq(tl_nreals(got), tl_nreals(want));
+  for (int k = 0; k < tl_nreals(want); k++)
+    ck_assert_msg(tl_near(*tl_real_at(&got, k), *tl_real_at(&want, k), 1e-12), "component %d: %.17g, %.17g", k,
+                  *tl_real_at(&got, k), *tl_real_at(&want, k));
+}
+END_TEST
+
 Suite *suite_plan(void) {
   Suite *s = suite_create("plan");
   TCase *tc = tcase_create("plan");
@@ -324,6 +352,7 @@ Suite *suite_plan(void) {
   tcase_add_test(tc, matrix_products_recognized);
   tcase_add_test(tc, matrix_product_adjoints);
   tcase_add_test(tc, map3_over_variables_indexed);
+  tcase_add_test(tc, per_example_layers_batched);
   suite_add_tcase(s, tc);
   return s;
 }

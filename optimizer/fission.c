@@ -1,0 +1,163 @@
+/* fission.c: the matrix-vector products of a map's function taken out of
+   the map, so that those of all its elements are one matrix product
+   (BLAS level 3), as a batch of examples through a layer is:
+
+     mapK (ps. let y = map (r. dot r p) M in B) As        (p among ps, M
+                                                           free of ps)
+       -> let Y = map (p. map (r. dot r p) M) A_p in mapK+1 (ps, y. B) As Y
+     mapK (ps. let h = E in B) As     (E an elementwise map over ps and
+                                       free arrays, h the vector of a
+                                       matrix-vector product in B)
+       -> let H = mapK (ps. E) As in mapK+1 (ps, h. B) As H
+
+   so that `map (x. let t = matvec w1 x in let h = map tanh t in matvec w2
+   h) xs` becomes two matrix products with an elementwise map between
+   (the plan gives `map (p. map (r. dot r p) M) A` to BLAS's dgemm). A
+   map of up to two arrays takes one more (map3 at most); the arrays must
+   be variables (read twice), and the let's right-hand side must not
+   raise (computed for every element before the rest of the body, it
+   would otherwise raise before an error of an earlier element's body).
+   fusion.c leaves the matrix products alone (opt_row_product). The
+   pipeline runs it once the other passes are done (the dead lets gone,
+   the bodies simplified), then the passes again (optimizer/pipeline.c). */
+#include "fission.h"
+
+#include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
+#include "pe_util.h"
+
+static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
+
+static bool mentions_params(const Term *t, const Term *lam) {
+  for (int i = 0; i < lam->nsyms; i++)
+    if (opt_mentions(t, lam->syms[i])) return true;
+  return false;
+}
+
+/* Whether t mentions a variable bound by the lets of chain before stop. */
+static bool mentions_lets(const Term *t, const Term *chain, const Term *stop) {
+  for (const Term *l = chain; l != stop && (l->kind == T_LET || l->kind == T_LETTUP); l = l->kids[1]) {
+    if (l->kind == T_LET && opt_mentions(t, l->sym)) return true;
+    if (l->kind == T_LETTUP)
+      for (int i = 0; i < l->nsyms; i++)
+        if (opt_mentions(t, l->syms[i])) return true;
+  }
+  return false;
+}
+
+/* An elementwise map over arrays that are parameters or free of them:
+   map/map2 of a scalar function of at most ELEMENTWISE_MAX nodes. */
+enum { ELEMENTWISE_MAX = 64 };
+static bool elementwise(const Term *r) {
+  if (!(is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2)) || r->type->elem->kind != TY_REAL) return false;
+  for (int i = 1; i < r->nkids; i++)
+    if (r->kids[i]->kind != T_VAR) return false;
+  const Term *f = r->kids[0];
+  for (int i = 0; i < f->nsyms; i++)
+    if (f->syms[i]->type->kind != TY_REAL) return false;
+  return opt_size_upto(f, ELEMENTWISE_MAX + 1) <= ELEMENTWISE_MAX;
+}
+
+/* The matrix-vector product of the variable y that the let right-hand
+   side r is, or takes as an array (map/map2 f (matvec M y) ...); NULL. */
+static const Term *product_in(const Term *r, const Sym *y) {
+  for (int i = 0; i < (is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2) ? r->nkids : 1); i++) {
+    const Term *m = i == 0 ? r : r->kids[i];
+    const Term *v = opt_row_product(m);
+    if (v && v->kind == T_VAR && v->sym == y) return m;
+  }
+  return NULL;
+}
+
+bool opt_feeds_product(const Term *t, const Sym *y) {
+  for (; t->kind == T_LET || t->kind == T_LETTUP; t = t->kids[1])
+    if (t->kind == T_LET && product_in(t->kids[0], y)) return true;
+  return product_in(t, y) != NULL;
+}
+
+/* chain with the let node `at` (one of its lets) dropped (to NULL) or
+   its right-hand side's array kid `from` replaced by the variable to. */
+static Term *with_var(const Term *r, const Term *from, Sym *to) {
+  Term **k = NEW_ARRAY(Term *, r->nkids);
+  for (int i = 0; i < r->nkids; i++) k[i] = r->kids[i] == from ? fe_mk_var(from->span, to) : r->kids[i];
+  return opt_with_kids(r, k);
+}
+
+static Term *edit(const Term *chain, const Term *at, const Term *from, Sym *to) {
+  if (chain == at) {
+    if (at->kind != T_LET) return with_var(at, from, to); /* the chain's tail */
+    if (!to) return chain->kids[1];
+    Term *nk[2] = {with_var(chain->kids[0], from, to), chain->kids[1]};
+    return opt_with_kids(chain, nk);
+  }
+  Term *k[2] = {chain->kids[0], edit(chain->kids[1], at, from, to)};
+  return opt_with_kids(chain, k);
+}
+
+Term *opt_fission(OptRw *c, Term *t) {
+  if (!(is_prim(t, PRIM_MAP) || is_prim(t, PRIM_MAP2))) return NULL;
+  int k = t->nkids - 1;
+  for (int i = 1; i <= k; i++)
+    if (t->kids[i]->kind != T_VAR) return NULL;
+  /* map2's arrays of lengths known equal: the map3 made checks them again,
+     with its own word (map3) in the error */
+  if (k == 2 && !t->b && !opt_rw_same_length(c, t->kids[1], t->kids[2])) return NULL;
+  const Term *lam = t->kids[0], *chain = lam->kids[0];
+  for (const Term *l = chain;; l = l->kids[1]) {
+    /* each let, then the chain's tail (an inline product in it) */
+    bool tail = l->kind != T_LET && l->kind != T_LETTUP;
+    if (!tail && (l->kind != T_LET || l->kids[0]->type->kind != TY_ARRAY)) continue;
+    const Term *r = tail ? l : l->kids[0];
+    /* (a dead let is dead-code elimination's) */
+    if (mentions_lets(r, chain, l) || !mentions_params(r, lam) || (!tail && !opt_mentions(l->kids[1], l->sym))) {
+      if (tail) break;
+      continue;
+    }
+    Term *over = NULL; /* the builtin Y's map, and its arrays */
+    Sym *ps[3];
+    /* r a matrix-vector product of a parameter, or an elementwise map
+       taking one as an array */
+    const Term *m = NULL;
+    int p = -1;
+    for (int i = 0; i < k && !m; i++)
+      if ((m = product_in(r, lam->syms[i])) && !mentions_params(m->kids[1], lam) && !(tail && m == r)) p = i;
+      else m = NULL;
+    if (tail && !m) break;
+    if (m) {
+      /* Y = map (p. map (r. dot r p) M) A_p */
+      Term *f = fe_copy(fe_mk_lam(lam->span, 1, &lam->syms[p], (Term *)m));
+      over = fe_mk_map(t->span, f, t->kids[1 + p]);
+    } else if (elementwise(r) && opt_feeds_product(l->kids[1], l->sym)) {
+      for (int i = 0; i < lam->nsyms; i++) ps[i] = lam->syms[i];
+      Term *f = fe_copy(fe_mk_lam(lam->span, lam->nsyms, ps, (Term *)r));
+      over = k == 1 ? fe_mk_map(t->span, f, t->kids[1]) : fe_mk_map2(t->span, f, t->kids[1], t->kids[2]);
+      over->b = true; /* the lengths are checked (or known equal) above */
+    } else {
+      continue;
+    }
+    if (!opt_rw_safe(c, m ? m : r)) {
+      if (tail) break;
+      continue;
+    }
+    Span sp = t->span;
+    Sym *Y = fe_mk_sym(tail ? "y" : l->sym->name, over->type, sp);
+    for (int i = 0; i < k; i++) ps[i] = lam->syms[i];
+    /* the let's variable becomes the new parameter, or (an inline
+       product) a fresh one stands where the product was */
+    bool whole = !m || m == r;
+    ps[k] = whole ? l->sym : fe_mk_sym("y", m->type, m->span);
+    Term *nl = fe_mk_lam(lam->span, k + 1, ps, edit(chain, l, m, whole ? NULL : ps[k]));
+    Term *args[4] = {nl, t->kids[1], k == 2 ? t->kids[2] : fe_mk_var(sp, Y), fe_mk_var(sp, Y)};
+    Term *mk = k == 1 ? fe_mk_map2(sp, nl, args[1], args[2]) : fe_mk_array_prim(sp, PRIM_MAP3, 4, args);
+    mk->b = true; /* Y has the length of the arrays */
+    return fe_mk_let(sp, Y, over, mk);
+  }
+  return NULL;
+}
+
+static Term *fission_rule(OptRw *c, Term *t) {
+  Term *f = opt_fission(c, t);
+  return f ? f : t;
+}
+
+Term *opt_fission_pass(const Term *t) { return opt_rw_run(t, fission_rule); }
