@@ -46,6 +46,8 @@
        -> if length X == 0 || length X[0] == 0 then ZerosLike(X) else
           map (col. reduce (+) 0 (map2 (*) col V)) X
        (no transposition: where M has rows, transpose M is X)
+     reduce f z (lets in if c then A else B), c small and safe
+       -> lets in if c then reduce f z A else reduce f z B
      mapK (ps. lets in if c then e1 else e2) As, c small, safe, free of ps and
        the lets, As variables
        -> if c then mapK (ps. lets in e1) As else mapK (ps. lets in e2) As
@@ -542,9 +544,29 @@ static Term *outer_rows(OptRw *c, Term *t) {
   return fe_mk_let(sp, fe_mk_sym("chk", chk->type, sp), chk, g);
 }
 
+/* reduce f z (lets in if c then A else B), z and c unable to raise, c
+   small -> lets in if c then reduce f z A else reduce f z B (z computed in
+   the branch taken):
+   the rules above see each branch's array (a gradient's sum of outer
+   products behind its empty-matrix test, which arrays.c's invariant_if
+   lifted out of the map). */
+static Term *reduce_over_if(Term *t) {
+  Term *a = t->kids[2], *tail = tail_of(a);
+  if (tail->kind != T_IF || opt_size_upto(tail->kids[0], 16) >= 16 || opt_may_raise(tail->kids[0])) return NULL;
+  if (opt_may_raise(t->kids[1])) return NULL; /* z is evaluated after the lets now */
+  Term *side[2];
+  for (int b = 0; b < 2; b++) {
+    Term *k[3] = {fe_copy(t->kids[0]), b ? fe_copy(t->kids[1]) : t->kids[1], tail->kids[1 + b]};
+    side[b] = fe_mk_array_prim(t->span, PRIM_REDUCE, 3, k);
+  }
+  return opt_with_tail(a, fe_mk_if(tail->span, tail->kids[0], side[0], side[1]));
+}
+
 static Term *rule_reduce(OptRw *c, Term *t) {
   Term *vm = vecmat(c, t);
   if (vm) return vm;
+  Term *ri = reduce_over_if(t);
+  if (ri) return ri;
   Term *os = outer_sum(c, t);
   if (os) return os;
   Term *orow = outer_rows(c, t);

@@ -1,6 +1,7 @@
 /* jt_shape.c: the transpose Jacobians of the builtins that move elements
    without computing (see jt_prim.h):
-     transpose M   cot M += transpose z
+     transpose M   cot M += transpose z (M's zeros when z is empty: M's
+                   rows may be empty)
      concat A B    cot A += z[:length A], cot B += z[length A:]
      zip A B       (cot A, cot B) += unzip z
      unzip P       cot P += zip z.0 z.1
@@ -23,7 +24,17 @@ static Term *prim(Span s, Prim p, int n, Term *a, Term *b, Term *c) {
 static Term *inf(Span s) { return fe_mk_num(s, INFINITY); }
 
 Term *rev_jt_transpose(const RevJtPrim *p) {
-  Term *opc[1] = {prim(p->j.span, PRIM_TRANSPOSE, 1, use(p->z), NULL, NULL)};
+  /* transpose z, or M's zeros when z has no rows: transpose M has none
+     when M's rows are empty, and transpose z could not give them back */
+  Span s = p->j.span;
+  Term *tz = prim(s, PRIM_TRANSPOSE, 1, use(p->z), NULL, NULL);
+  /* M has no rows, or rows of none: length M == 0 || length M[0] == 0
+     (M is rectangular: its transpose did not raise) */
+  Term *row0 = prim(s, PRIM_INDEX, 2, use(p->ops[0]), fe_mk_num(s, 0), NULL);
+  row0->b = true; /* read only where M has rows */
+  Term *none = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, use(p->ops[0])), fe_mk_num(s, 0));
+  Term *empty = fe_mk_op2(s, PRIM_OR, none, fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, row0), fe_mk_num(s, 0)));
+  Term *opc[1] = {fe_mk_if(s, empty, fe_mk_zero_like(s, use(p->ops[0])), tz)};
   return rev_jt_prim_result(p, NULL, opc);
 }
 
