@@ -110,9 +110,28 @@ static Term *visit(void *ctx, const Term *t) {
   }
 }
 
+/* Whether t has something for the pass: an application, or a lambda
+   bound by a let (or in a let-tuple's tuple). A walk without a map or an
+   allocation, so that the rounds that confirm the fixpoint are cheap (a
+   gradient's continuations are all gone after the first round). */
+static bool has_redex(const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_APP) return true;
+    if (t->kind == T_LET && t->kids[0]->kind == T_LAM) return true;
+    if (t->kind == T_LETTUP && t->kids[0]->kind == T_TUPLE && holds_lambda(t->kids[0])) return true;
+    if (t->nkids == 0) return false;
+    for (int i = 0; i + 1 < t->nkids; i++)
+      if (has_redex(t->kids[i])) return true;
+    t = t->kids[t->nkids - 1]; /* a let chain's body: no recursion */
+  }
+  return false;
+}
+
 /* β-reduction of continuations: let-bound lambdas used once are inlined
    and applications of lambdas become lets. */
 Term *opt_beta(const Term *t) {
+  if (!has_redex(t)) return (Term *)t;
   Ctx c = {opt_map_new(), opt_map_new()};
   opt_count_uses(t, c.uses, 1);
   return visit(&c, t);
