@@ -191,7 +191,9 @@ static Term *run(Run *r, const Term *t, bool *any) {
           }
           Term *next = run_pass(r, &passes[i], cur, round == 0);
           if (next != cur) changed = *any = true;
-          else done[i] = cur;
+          else
+            for (int j = 0; j < npasses; j++) /* forward is in the list twice: both are done */
+              if (passes[j].run == passes[i].run) done[j] = cur;
           cur = next;
         }
         if (!changed) break;
