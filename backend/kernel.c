@@ -493,6 +493,16 @@ static int path_mask(Compiler *c, const Path *p) {
   return o < 0 ? -1 : emit(c, PRIM_AND, o, k, -1);
 }
 
+/* A gather from the VK_ARRAY a at the index in vreg i, masked in a
+   branch, whose fault is raised at the term at. */
+static int gather_reg(Compiler *c, int a, int i, const Term *at) {
+  int m = c->path ? path_mask(c, c->path) : -1;
+  if (c->path && m < 0) return -1;
+  int d = emit(c, K_GATHER, a, i, m);
+  if (d >= 0 && !c->vterm[d]) c->vterm[d] = at;
+  return d;
+}
+
 /* a[i] with a an array of reals that does not depend on the parameters
    (bound once, as a hoisted part) and i that does: a gather, the element
    of a at the index in vreg i; at is the term a fault is raised at. In a
@@ -507,21 +517,7 @@ static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) 
     add_step(c, step(B_ARRAY, x->id, av, -1, a));
     if (var) pmap_put(&x->arrays, a->sym, av);
   }
-  int m = c->path ? path_mask(c, c->path) : -1;
-  if (c->path && m < 0) return -1;
-  int d = emit(c, K_GATHER, av, i, m);
-  if (d >= 0 && !c->vterm[d]) c->vterm[d] = at;
-  return d;
-}
-
-/* A gather from the VK_ARRAY a at the index in vreg i, masked in a
-   branch, whose fault is raised at the term at. */
-static int gather_reg(Compiler *c, int a, int i, const Term *at) {
-  int m = c->path ? path_mask(c, c->path) : -1;
-  if (c->path && m < 0) return -1;
-  int d = emit(c, K_GATHER, a, i, m);
-  if (d >= 0 && !c->vterm[d]) c->vterm[d] = at;
-  return d;
+  return gather_reg(c, av, i, at);
 }
 
 /* t = m[i][j], m a [[R]] variable (or global) that does not depend on the parameters

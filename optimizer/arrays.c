@@ -408,12 +408,6 @@ static bool is_matrix_plus(const Term *lam) {
          (is_var(b->kids[1], lam->syms[1]) && is_var(b->kids[2], lam->syms[0]));
 }
 
-/* Whether t mentions one of the variables xs[0..n). */
-static bool mentions_any(const Term *t, Sym *const *xs, int n) {
-  for (int i = 0; i < n; i++)
-    if (opt_mentions(t, xs[i])) return true;
-  return false;
-}
 
 /* The tail of the let chain t. */
 static Term *tail_of(Term *t) {
@@ -435,9 +429,9 @@ static bool outer_of(Term *t, Term **u, Term **v) {
   Term *y = is_var(mul->kids[1], b) ? mul->kids[0] : is_var(mul->kids[0], b) ? mul->kids[1] : NULL;
   if (!y || opt_mentions(y, b) || y->kind != T_VAR) return false;
   Term *vv = m->kids[1];
-  if (mentions_any(vv, lam->syms, lam->nsyms)) return false;
+  if (opt_mentions_any(vv, lam->syms, lam->nsyms)) return false;
   for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
-    if (l->kind == T_LET ? opt_mentions(vv, l->sym) : mentions_any(vv, l->syms, l->nsyms)) return false;
+    if (l->kind == T_LET ? opt_mentions(vv, l->sym) : opt_mentions_any(vv, l->syms, l->nsyms)) return false;
   Term *nl = fe_copy(fe_mk_lam(lam->span, lam->nsyms, lam->syms, opt_with_tail(chain, y)));
   Term *k[4] = {nl, t->kids[1], t->nkids > 2 ? t->kids[2] : NULL, t->nkids > 3 ? t->kids[3] : NULL};
   *u = fe_mk_array_prim(t->span, t->prim, t->nkids, k);
@@ -461,10 +455,6 @@ static Term *gram(Span sp, Term *z, Term *us, Term *vs, Term *count) {
   return fe_mk_if(sp, empty, z, prod);
 }
 
-/* reduce (+) over matrices of mapK (es. lets in u_e ⊗ v_e) Xs, the
-   weight gradient of a layer over a batch: U^T V with U = mapK (es. lets
-   in u_e) Xs and V = mapK (es. lets in v_e) Xs, one matrix product
-   (BLAS), instead of one matrix per element summed. */
 /* mapK (xs. body) over a's arrays (copies), a's builtin and check. */
 static Term *map_like(const Term *a, const Term *lam, Term *body) {
   Term *k[4] = {fe_copy(fe_mk_lam(lam->span, lam->nsyms, lam->syms, body))};
@@ -474,6 +464,10 @@ static Term *map_like(const Term *a, const Term *lam, Term *body) {
   return m;
 }
 
+/* reduce (+) over matrices of mapK (es. lets in u_e ⊗ v_e) Xs, the
+   weight gradient of a layer over a batch: U^T V with U = mapK (es. lets
+   in u_e) Xs and V = mapK (es. lets in v_e) Xs, one matrix product
+   (BLAS), instead of one matrix per element summed. */
 static Term *outer_sum(OptRw *c, Term *t) {
   Term *z = t->kids[1], *a = t->kids[2];
   if (!is_matrix_plus(t->kids[0]) || !(is_prim(a, PRIM_MAP) || is_prim(a, PRIM_MAP2) || is_prim(a, PRIM_MAP3)))
@@ -784,10 +778,10 @@ static Term *invariant_if(OptRw *c, Term *t) {
   Term *lam = t->kids[0], *chain = lam->kids[0], *body = tail_of(chain);
   if (body->kind != T_IF) return NULL;
   Term *cond = body->kids[0];
-  if (mentions_any(cond, lam->syms, lam->nsyms) || opt_size_upto(cond, 16) >= 16 || !opt_rw_safe(c, cond))
+  if (opt_mentions_any(cond, lam->syms, lam->nsyms) || opt_size_upto(cond, 16) >= 16 || !opt_rw_safe(c, cond))
     return NULL;
   for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
-    if (l->kind == T_LET ? opt_mentions(cond, l->sym) : mentions_any(cond, l->syms, l->nsyms)) return NULL;
+    if (l->kind == T_LET ? opt_mentions(cond, l->sym) : opt_mentions_any(cond, l->syms, l->nsyms)) return NULL;
   for (int i = 1; i < t->nkids; i++)
     if (t->kids[i]->kind != T_VAR) return NULL;
   Term *side[2];

@@ -21,6 +21,7 @@
    pipeline runs it once the other passes are done (the dead lets gone,
    the bodies simplified), then the passes again (optimizer/pipeline.c). */
 #include "fission.h"
+#include "passes.h"
 
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/subst.h"
@@ -28,19 +29,10 @@
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
-static bool mentions_params(const Term *t, const Term *lam) {
-  for (int i = 0; i < lam->nsyms; i++)
-    if (opt_mentions(t, lam->syms[i])) return true;
-  return false;
-}
-
 /* Whether t mentions a variable bound by the lets of chain before stop. */
 static bool mentions_lets(const Term *t, const Term *chain, const Term *stop) {
   for (const Term *l = chain; l != stop && (l->kind == T_LET || l->kind == T_LETTUP); l = l->kids[1]) {
-    if (l->kind == T_LET && opt_mentions(t, l->sym)) return true;
-    if (l->kind == T_LETTUP)
-      for (int i = 0; i < l->nsyms; i++)
-        if (opt_mentions(t, l->syms[i])) return true;
+    if (l->kind == T_LET ? opt_mentions(t, l->sym) : opt_mentions_any(t, l->syms, l->nsyms)) return true;
   }
   return false;
 }
@@ -109,7 +101,7 @@ Term *opt_fission(OptRw *c, Term *t) {
     if (!tail && (l->kind != T_LET || l->kids[0]->type->kind != TY_ARRAY)) continue;
     const Term *r = tail ? l : l->kids[0];
     /* (a dead let is dead-code elimination's) */
-    if (mentions_lets(r, chain, l) || !mentions_params(r, lam) || (!tail && !opt_mentions(l->kids[1], l->sym))) {
+    if (mentions_lets(r, chain, l) || !opt_mentions_any(r, lam->syms, lam->nsyms) || (!tail && !opt_mentions(l->kids[1], l->sym))) {
       if (tail) break;
       continue;
     }
@@ -120,7 +112,7 @@ Term *opt_fission(OptRw *c, Term *t) {
     const Term *m = NULL;
     int p = -1;
     for (int i = 0; i < k && !m; i++)
-      if ((m = product_in(r, lam->syms[i])) && !mentions_params(m->kids[1], lam) && !(tail && m == r)) p = i;
+      if ((m = product_in(r, lam->syms[i])) && !opt_mentions_any(m->kids[1], lam->syms, lam->nsyms) && !(tail && m == r)) p = i;
       else m = NULL;
     if (tail && !m) break;
     if (m) {

@@ -331,10 +331,10 @@ Term *opt_with_tail(const Term *t, Term *e) {
   return e;
 }
 
-static bool rp_is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
+static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
 const Term *opt_row_product(const Term *r) {
-  if (!rp_is_prim(r, PRIM_MAP)) return NULL;
+  if (!is_prim(r, PRIM_MAP)) return NULL;
   const Term *lam = r->kids[0], *b = lam->kids[0];
   const Sym *p = lam->syms[0];
   /* an inlined dot binds its parameters and its map2 first:
@@ -347,11 +347,11 @@ const Term *opt_row_product(const Term *r) {
     rhs[nb++] = b->kids[0];
     b = b->kids[1];
   }
-  if (!rp_is_prim(b, PRIM_REDUCE) || !opt_is_oplam(b->kids[0], PRIM_ADD) || !opt_is_num(b->kids[1], 0)) return NULL;
+  if (!is_prim(b, PRIM_REDUCE) || !opt_is_oplam(b->kids[0], PRIM_ADD) || !opt_is_num(b->kids[1], 0)) return NULL;
   const Term *m = b->kids[2];
   for (int k = nb - 1; k >= 0; k--)
     if (m->kind == T_VAR && m->sym == bound[k]) m = rhs[k];
-  if (!rp_is_prim(m, PRIM_MAP2) || !opt_is_oplam(m->kids[0], PRIM_MUL)) return NULL;
+  if (!is_prim(m, PRIM_MAP2) || !opt_is_oplam(m->kids[0], PRIM_MUL)) return NULL;
   for (int i = 0; i < 2; i++) {
     const Term *x = m->kids[1 + i], *v = m->kids[2 - i];
     for (int k = nb - 1; k >= 0; k--) {

@@ -352,6 +352,12 @@ bool opt_mentions(const Term *t, const Sym *x) {
   }
 }
 
+bool opt_mentions_any(const Term *t, Sym *const *xs, int n) {
+  for (int i = 0; i < n; i++)
+    if (opt_mentions(t, xs[i])) return true;
+  return false;
+}
+
 bool opt_is_oplam(const Term *lam, Prim p) {
   if (lam->kind != T_LAM || lam->nsyms != 2) return false;
   const Term *b = lam->kids[0];

@@ -63,6 +63,8 @@ bool opt_is_num(const Term *t, double v);
 
 /* True when t mentions the variable x. */
 bool opt_mentions(const Term *t, const Sym *x);
+/* Whether t mentions one of the variables xs[0..n). */
+bool opt_mentions_any(const Term *t, Sym *const *xs, int n);
 
 /* True when the lambda lam is (x, y. x OP y) for the scalar operator p. */
 bool opt_is_oplam(const Term *lam, Prim p);
