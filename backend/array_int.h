@@ -77,6 +77,34 @@ bool cpu_lam_kernel(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun 
    on all cores when large; t is the builtin (for its place). */
 void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n, Array *out);
 
+/* A map or map2 that the plan fused into the builtin reading it
+   (plan/note.h: fused) and that builtin's view of its elements: its arrays
+   x and y (x NULL: a map over iota n, never materialised), n elements, and
+   its kernel g when bound. */
+typedef struct CpuFusedMap {
+  Array *x, *y;
+  bool indices;
+  size_t n;
+  CpuKernelRun g;
+} CpuFusedMap;
+
+/* Evaluates the arrays of the fused map arg (map2's lengths checked) and
+   binds its kernel; true when it has more than min elements and its
+   elements are reals computed by the kernel (cpu_fused_map_block), false
+   when they must be materialised (cpu_fused_map_array). */
+bool cpu_fused_map_bind(const Exec *ex, const Term *arg, Value *frame, size_t min, CpuFusedMap *f);
+
+/* The elements of the fused map arg as an array, from the arrays that
+   cpu_fused_map_bind evaluated. */
+Array *cpu_fused_map_array(const Exec *ex, const Term *arg, Value *frame, const CpuFusedMap *f);
+
+/* Elements i .. i + n - 1 (n <= CPU_BLOCK) of a bound fused map into out,
+   by g (f's run, or a clone of it for another thread). */
+void cpu_fused_map_block(const CpuFusedMap *f, CpuKernelRun *g, size_t i, size_t n, double *out);
+
+/* reduce_by_index on the CPU (scatter.c). */
+Value cpu_reduce_by_index(const Exec *ex, const Term *t, Value *frame);
+
 /* A state of type t (an R, or a tuple of reals or of such tuples) as its
    reals s[0..cpu_state_width(t)), and back (loop_ops.c): for the step
    programs of loops and folds. */

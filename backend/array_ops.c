@@ -106,16 +106,17 @@ static void map_chunk(void *ctx, int thread, int c) {
   /* Ctrl-C, or a kernel's fault, ends the chunk at the next block */
   for (size_t i = lo; i < hi && !fe_stopping(); i += B) {
     size_t m = min_size(B, hi - i);
-    double *out = j->boolean ? tmp : j->out->r + i;
+    double *out = j->boolean || !j->out ? tmp : j->out->r + i;
     if (x) cpu_kernel_block(run, x + i, y ? y + i : NULL, m, out);
     else cpu_kernel_block_indices(run, i, m, &out);
-    if (j->boolean)
+    if (j->boolean && j->out)
       for (size_t q = 0; q < m; q++) j->out->v[i + q] = val_bool(tmp[q] != 0);
   }
 }
 
 /* Runs a bound kernel over a (and b) into out (n elements; a NULL: over
-   the indices 0 .. n - 1), on all cores when large. */
+   the indices 0 .. n - 1; out NULL: for the faults only, the elements
+   dropped), on all cores when large. */
 static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
                        Array *out);
 
@@ -133,10 +134,11 @@ static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Arr
   j.out = out;
   j.nchunks = cpu_chunks_for(n);
   j.boolean = cpu_kernel_returns_bool(run->k);
-  ASSERT(j.boolean == out->boxed);
+  ASSERT(!out || j.boolean == out->boxed);
   if (n <= CPU_SMALL_ARRAY) { /* element by element: no blocks to set up */
     for (size_t i = 0; i < n; i++) {
       double r = cpu_kernel_call1(run, a ? a->r[i] : (double)i, b ? b->r[i] : 0);
+      if (!out) continue;
       if (j.boolean) out->v[i] = val_bool(r != 0);
       else out->r[i] = r;
     }
@@ -288,19 +290,24 @@ static void map_args(const Exec *ex, const Term *t, Value *frame, Array **a, Arr
   }
 }
 
-/* A dead let's map or map2 (the plan's PK_CHECK) whose kernel cannot stop
-   once bound: what it may raise (its arrays, map2's lengths, binding its
-   kernel) without computing its elements. Its value, never read, is an
-   array of its length with no elements, as on the GPU. */
+/* A dead let's map or map2 (the plan's PK_CHECK) with a kernel: what it
+   may raise (its arrays, map2's lengths, binding its kernel, and, when its
+   kernel gathers or loops, its elements' faults or Ctrl-C in a loop that
+   does not end: the elements are then computed into scratch) without
+   storing its elements. Its value, never read, is an array of its length
+   with no elements, as on the GPU. */
 static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
   const PlanKernel *pk = t->note ? t->note->kernel : NULL;
   if (!pk || pk->kind != PK_CHECK || !ex->kernel || ex->meter) return false;
   const CpuKernel *k = cpu_kernel_for(t->kids[0]);
-  if (!k || cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0) return false; /* may fault, or not end */
+  if (!k) return false;
   Array *a, *b;
   map_args(ex, t, frame, &a, &b);
+  if (a->boxed || (b && b->boxed)) return false;
   CpuKernelRun run;
   if (a->len > 0 && !cpu_lam_kernel(ex, t->kids[0], frame, &run)) return false;
+  if (a->len > 0 && (cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0))
+    kernel_map(cpu_exec_threads(ex), &run, t, a, b, a->len, NULL);
   *r = val_array(val_hollow_array(a->len));
   return true;
 }
@@ -436,6 +443,26 @@ static bool rows_fold(const Exec *ex, const Term *t, Value *frame, Value v, cons
   return true;
 }
 
+bool cpu_fused_map_bind(const Exec *ex, const Term *arg, Value *frame, size_t min, CpuFusedMap *f) {
+  f->x = f->y = NULL;
+  f->indices = over_indices(ex, arg, frame, &f->n);
+  if (!f->indices) {
+    map_args(ex, arg, frame, &f->x, &f->y);
+    f->n = f->x->len;
+  }
+  return f->n > min && (f->x ? map_kernel(ex, arg, frame, f->x, f->y, &f->g)
+                             : cpu_lam_kernel(ex, arg->kids[0], frame, &f->g) && !cpu_kernel_returns_bool(f->g.k));
+}
+
+Array *cpu_fused_map_array(const Exec *ex, const Term *arg, Value *frame, const CpuFusedMap *f) {
+  return map_arrays(ex, arg, frame, f->indices ? iota_array(arg->kids[1], f->n) : f->x, f->y);
+}
+
+void cpu_fused_map_block(const CpuFusedMap *f, CpuKernelRun *g, size_t i, size_t n, double *out) {
+  if (f->x) cpu_kernel_block(g, f->x->r + i, f->y ? f->y->r + i : NULL, n, out);
+  else cpu_kernel_block_indices(g, i, n, &out);
+}
+
 static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = ex->eval(ex, t->kids[1], frame);
@@ -445,27 +472,18 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   Array *a;
   if (fusable_map(ex, arg, v)) {
     /* fusion: the mapped elements go straight into the lanes */
-    Array *x = NULL, *y = NULL; /* x NULL: a map over the indices 0 .. n - 1 */
-    size_t n;
-    bool indices = over_indices(ex, arg, frame, &n);
-    if (!indices) {
-      map_args(ex, arg, frame, &x, &y);
-      n = x->len;
-    }
-    CpuKernelRun g;
-    if (n > CPU_SMALL_ARRAY && (x ? map_kernel(ex, arg, frame, x, y, &g)
-                                  : cpu_lam_kernel(ex, arg->kids[0], frame, &g) && !cpu_kernel_returns_bool(g.k))) {
-      j.n = n;
-      j.nchunks = cpu_chunks_for(n);
+    CpuFusedMap f;
+    if (cpu_fused_map_bind(ex, arg, frame, CPU_SMALL_ARRAY, &f)) {
+      j.n = f.n;
+      j.nchunks = cpu_chunks_for(f.n);
       if (cpu_red_operator(ex, &j, lam, frame)) {
-        j.x = x ? x->r : NULL;
-        j.y = y ? y->r : NULL;
-        cpu_kernel_runs(j.nthreads, j.g, &g, j.nchunks);
+        j.x = f.x ? f.x->r : NULL;
+        j.y = f.y ? f.y->r : NULL;
+        cpu_kernel_runs(j.nthreads, j.g, &f.g, j.nchunks);
         return val_real(red_run(&j, t->span));
       }
     }
-    if (indices) x = iota_array(arg->kids[1], n);
-    a = map_arrays(ex, arg, frame, x, y);
+    a = cpu_fused_map_array(ex, arg, frame, &f);
   } else {
     a = cpu_eval_array(ex, arg, frame);
   }

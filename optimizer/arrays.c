@@ -10,6 +10,8 @@
      map2 (x, y. e) Const(c, B) C      -> map2 (x, y. e[c/x]) ... (either side)
      map2 (x, y. e) A B, x not in e, A ~ B, A safe -> map (y. e) B (either side)
      map3 (x, y, z. e) A B C checked, x not in e, A safe -> map2 (y, z. e) B C (any side)
+     map2 (x, y. e) A A -> map (x. e[x/y]) A,  map3 (x, y, z. e) A A C -> map2 (x, z. e[x/y]) A C
+       (A a variable, in any places)
    so that, with optimizer/algebra.c, map2 (*) A OnesLike(B) -> A,
    map2 (+) A ZerosLike(B) -> A, map2 (a, b. b) A B -> B (A ~ B),
    map2 (*) Const(c, A) ZerosLike(B) -> a constant for a finite literal c
@@ -290,11 +292,21 @@ static Term *add_sparse(OptRw *c, Term *t) {
   return NULL;
 }
 
+/* The lambda body of lam with parameter j read as parameter i (both
+   over one array). */
+static Term *merge_params(const Term *lam, int i, int j) {
+  Sym *x = lam->syms[j];
+  Term *v = fe_mk_var(lam->span, lam->syms[i]);
+  return fe_subst(lam->kids[0], 1, &x, &v);
+}
+
 static Term *rule_map2(OptRw *c, Term *t) {
   Term *sparse = add_sparse(c, t);
   if (sparse) return sparse;
   Term *lam = t->kids[0];
   Term *body = lam->kids[0];
+  if (t->kids[1]->kind == T_VAR && t->kids[2]->kind == T_VAR && t->kids[1]->sym == t->kids[2]->sym)
+    return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &lam->syms[0], merge_params(lam, 0, 1)), t->kids[1]);
   for (int i = 0; i < 2; i++) {
     Sym *x = lam->syms[i];
     if (!mentions(c, body, x)) continue;
@@ -327,6 +339,17 @@ static Term *rule_map2(OptRw *c, Term *t) {
 static Term *rule_map3(OptRw *c, Term *t) {
   Term *lam = t->kids[0];
   Term *body = lam->kids[0];
+  for (int i = 0; i < 3; i++) /* an array read twice: map2 over the other two */
+    for (int j = i + 1; j < 3; j++) {
+      const Term *a = t->kids[1 + i], *b = t->kids[1 + j];
+      if (a->kind != T_VAR || b->kind != T_VAR || a->sym != b->sym) continue;
+      int o = 3 - i - j;
+      Sym *ps[2] = {lam->syms[i], lam->syms[o]};
+      Term *lam2 = fe_mk_lam(lam->span, 2, ps, merge_params(lam, i, j));
+      Term *r = fe_mk_map2(t->span, lam2, t->kids[1 + i], t->kids[1 + o]);
+      r->b = t->b;
+      return r;
+    }
   if (!t->b) return t;
   for (int i = 0; i < 3; i++) {
     if (mentions(c, body, lam->syms[i]) || !opt_rw_safe(c, t->kids[1 + i])) continue;

@@ -375,7 +375,11 @@ static void plan_builtin(Lowering *lw, Term *t) {
     own_state(lw, t);
     return;
   }
-  case PRIM_REDUCE_BY_INDEX: note_of(t)->in_place = owns(lw, t, t->kids[1]); return;
+  case PRIM_REDUCE_BY_INDEX:
+    note_of(t)->in_place = owns(lw, t, t->kids[1]);
+    /* values written as a map: computed into the scatter, never stored */
+    if (real_array(t->type) && fusable(lw, t->kids[4])) note_of(t->kids[4])->fused = true;
+    return;
   case PRIM_MAP3: { /* by blocks of indices, reading its arrays (variables), or one element at a time */
     const CpuKernel *k = cpu_step_kernel_for(t->kids[0]);
     note_of(t->kids[0])->step = k;
