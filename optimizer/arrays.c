@@ -11,7 +11,7 @@
      map2 (x, y. e) A B, x not in e, A ~ B, A safe -> map (y. e) B (either side)
      map3 (x, y, z. e) A B C checked, x not in e, A safe -> map2 (y, z. e) B C (any side)
      map2 (x, y. e) A A -> map (x. e[x/y]) A,  map3 (x, y, z. e) A A C -> map2 (x, z. e[x/y]) A C
-       (A a variable, in any places)
+       (A a variable, in any places; map3 checked or A ~ C)
    so that, with optimizer/algebra.c, map2 (*) A OnesLike(B) -> A,
    map2 (+) A ZerosLike(B) -> A, map2 (a, b. b) A B -> B (A ~ B),
    map2 (*) Const(c, A) ZerosLike(B) -> a constant for a finite literal c
@@ -341,9 +341,11 @@ static Term *rule_map3(OptRw *c, Term *t) {
   Term *body = lam->kids[0];
   for (int i = 0; i < 3; i++) /* an array read twice: map2 over the other two */
     for (int j = i + 1; j < 3; j++) {
-      const Term *a = t->kids[1 + i], *b = t->kids[1 + j];
+      Term *a = t->kids[1 + i], *b = t->kids[1 + j];
       if (a->kind != T_VAR || b->kind != T_VAR || a->sym != b->sym) continue;
       int o = 3 - i - j;
+      /* its check may fail: the error would name map2, not map3 */
+      if (!t->b && !opt_rw_same_length(c, a, t->kids[1 + o])) continue;
       Sym *ps[2] = {lam->syms[i], lam->syms[o]};
       Term *lam2 = fe_mk_lam(lam->span, 2, ps, merge_params(lam, i, j));
       Term *r = fe_mk_map2(t->span, lam2, t->kids[1 + i], t->kids[1 + o]);

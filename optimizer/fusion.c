@@ -59,18 +59,31 @@ static bool gemm_rows(const Term *r) {
    state twice) would otherwise grow exponentially. */
 enum { TUPLE_FUSE_MAX = 120 };
 
+/* A map over one array whose every use is as an array of a map, map2 or
+   map3 (at most SHARED_FUSE_USES of them, at its lambda depth) is fused
+   into each of them while its lambda is at most SHARED_FUSE_MAX nodes:
+   each consumer computes the element again instead of reading it, and
+   the array is never stored. A chain of such maps over one array (the
+   stages of a Runge-Kutta step) becomes one map, whose body CSE then
+   computes each stage of once. */
+enum { SHARED_FUSE_USES = 8, SHARED_FUSE_MAX = 200 };
+
 static Term *fusable(OptRw *c, Term *a, bool map_only) {
   Term *r = a;
   if (a->kind == T_VAR) {
-    bool once = opt_rw_uses(c, a->sym) == 1;
-    if ((!once && !of_tuples(a)) || !opt_rw_same_depth(c, a->sym)) return NULL;
+    long uses = opt_rw_uses(c, a->sym);
+    bool once = uses == 1;
     r = opt_rw_rhs(c, a->sym);
-    if (!r) return NULL;
-    if (!once && r->kind == T_PRIM && r->nkids > 0 && r->kids[0]->kind == T_LAM &&
+    if (!r || !opt_rw_same_depth(c, a->sym)) return NULL;
+    bool shared = !once && !of_tuples(a) && uses <= SHARED_FUSE_USES && opt_rw_elem_uses(c, a->sym) == uses &&
+                  (is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2)) &&
+                  opt_size_upto(r->kids[0], SHARED_FUSE_MAX) <= SHARED_FUSE_MAX;
+    if (!once && !of_tuples(a) && !shared) return NULL;
+    if (!once && !shared && r->kind == T_PRIM && r->nkids > 0 && r->kids[0]->kind == T_LAM &&
         opt_size_upto(r->kids[0], TUPLE_FUSE_MAX) > TUPLE_FUSE_MAX)
       return NULL;
   }
-  if (!(is_prim(r, PRIM_MAP) || (!map_only && is_prim(r, PRIM_MAP2)))) return NULL;
+  if (!(is_prim(r, PRIM_MAP) || (!map_only && (is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3))))) return NULL;
   if (opt_row_product(r) || gemm_rows(r)) return NULL;
   if (a->kind == T_VAR) {
     /* the let stays until dead-code elimination drops it: its arrays are
@@ -104,6 +117,59 @@ static Term *compose(const Term *inner_lam, const Term *outer_lam, int i, int *n
   *nparams = n;
   *params = ps;
   return body;
+}
+
+/* Whether the arrays of the mapK t are known to have one length (its
+   check cannot fail). */
+static bool one_length(OptRw *c, const Term *t) {
+  if (t->prim == PRIM_MAP || t->b) return true;
+  for (int i = 2; i < t->nkids; i++)
+    if (!opt_rw_same_length(c, t->kids[1], t->kids[i])) return false;
+  return true;
+}
+
+/* The mapK consumer t with the producer in (a map, or a map2/map3 whose
+   check cannot fail, else NULL) fused into its array i: in's arrays in its place, an
+   array variable read twice given one parameter. NULL when more than max
+   arrays remain, or when t's check may fail and its arrays
+   would change in number or kind (its error would read otherwise). */
+static Term *fuse_slot(OptRw *c, Term *t, int i, Term *in, int max) {
+  if (in->prim != PRIM_MAP && !in->b && !opt_rw_safe(c, in)) return NULL;
+  int np;
+  Sym **ps;
+  Term *body = compose(in->kids[0], t->kids[0], i, &np, &ps);
+  Term *arrs[6];
+  int na = 0;
+  for (int j = 1; j < t->nkids; j++)
+    if (j == 1 + i)
+      for (int q = 1; q < in->nkids; q++) arrs[na++] = in->kids[q];
+    else
+      arrs[na++] = t->kids[j];
+  ASSERT(na == np);
+  for (int a = 0; a < na; a++)
+    for (int b = a + 1; b < na;) {
+      if (arrs[a]->kind != T_VAR || arrs[b]->kind != T_VAR || arrs[a]->sym != arrs[b]->sym) {
+        b++;
+        continue;
+      }
+      Sym *from = ps[b];
+      Term *to = fe_mk_var(t->span, ps[a]);
+      body = fe_subst(body, 1, &from, &to);
+      for (int q = b; q + 1 < na; q++) {
+        arrs[q] = arrs[q + 1];
+        ps[q] = ps[q + 1];
+      }
+      na--;
+    }
+  int arity = t->nkids - 1;
+  if (na > max) return NULL;
+  bool checked = one_length(c, t);
+  if (!checked && (na != arity || in->prim != PRIM_MAP)) return NULL;
+  Term *k[4] = {fe_mk_lam(t->kids[0]->span, na, ps, body)};
+  for (int q = 0; q < na; q++) k[1 + q] = arrs[q];
+  Term *r = fe_mk_array_prim(t->span, na == 1 ? PRIM_MAP : na == 2 ? PRIM_MAP2 : PRIM_MAP3, na + 1, k);
+  r->b = na > 1 && checked;
+  return r;
 }
 
 /* True when every occurrence of x in t is a projection x.k with one and
@@ -164,6 +230,18 @@ static Term *narrow(OptRw *c, Term *t) {
   return NULL;
 }
 
+/* map2 f X Y whose producers X and Y read the same arrays (the sum of two
+   cotangents over one pair of arrays): both fused at once, when neither
+   alone leaves at most two arrays; t itself otherwise. */
+static Term *both_slots(OptRw *c, Term *t) {
+  for (int i = 0; i < 2; i++)
+    if (opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[i])) return t;
+  Term *in0 = fusable(c, t->kids[1], false), *in1 = in0 ? fusable(c, t->kids[2], false) : NULL;
+  Term *r3 = in1 ? fuse_slot(c, t, 0, in0, 3) : NULL;
+  Term *r = r3 && r3->prim == PRIM_MAP3 ? fuse_slot(c, r3, 2, in1, 2) : NULL;
+  return r ? r : t;
+}
+
 static Term *fusion_rule(OptRw *c, Term *t) {
   if (t->kind != T_PRIM) return t;
   int np;
@@ -174,6 +252,10 @@ static Term *fusion_rule(OptRw *c, Term *t) {
     if (gemm_rows(t) || opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[0])) return t;
     Term *in = fusable(c, t->kids[1], false);
     if (!in) return t;
+    if (is_prim(in, PRIM_MAP3)) {
+      Term *r = fuse_slot(c, t, 0, in, 3);
+      return r ? r : t;
+    }
     Term *body = compose(in->kids[0], t->kids[0], 0, &np, &ps);
     Term *lam = fe_mk_lam(t->kids[0]->span, np, ps, body);
     if (in->prim == PRIM_MAP) return fe_mk_map(t->span, lam, in->kids[1]);
@@ -185,16 +267,20 @@ static Term *fusion_rule(OptRw *c, Term *t) {
     for (int i = 0; i < 2; i++) {
       /* the rows a matrix product of the function reads (fission.c) */
       if (opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[i])) continue;
-      Term *in = fusable(c, t->kids[1 + i], true);
-      if (!in) continue;
-      Term *body = compose(in->kids[0], t->kids[0], i, &np, &ps);
-      Term *lam = fe_mk_lam(t->kids[0]->span, np, ps, body);
-      return opt_checked_as(i == 0 ? fe_mk_map2(t->span, lam, in->kids[1], t->kids[2])
-                                   : fe_mk_map2(t->span, lam, t->kids[1], in->kids[1]),
-                            t);
+      Term *in = fusable(c, t->kids[1 + i], false);
+      Term *r = in ? fuse_slot(c, t, i, in, 2) : NULL;
+      if (r) return r;
+    }
+    return both_slots(c, t);
+  }
+  case PRIM_MAP3:
+    for (int i = 0; i < 3; i++) {
+      if (opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[i])) continue;
+      Term *in = fusable(c, t->kids[1 + i], false);
+      Term *r = in ? fuse_slot(c, t, i, in, 3) : NULL;
+      if (r) return r;
     }
     return t;
-  }
   case PRIM_FOLDL: {
     Term *in = fusable(c, t->kids[2], true);
     if (!in) return t;

@@ -39,6 +39,7 @@ struct OptRw {
   OptSymMap *uses;  /* occurrences in the input */
   OptSymMap *bind;  /* binder lambda depth + 1 */
   OptSymMap *away;  /* occurrences at another lambda depth */
+  OptSymMap *elem;  /* occurrences as an array of a map, map2 or map3 */
   OptSymMap *rhs;   /* let x = rhs, rewritten */
   OptSymMap *alias; /* let x = a, a a variable or constant: x -> a */
   Facts facts;
@@ -69,6 +70,9 @@ static void census(OptRw *c, const Term *t, long depth) {
       if (opt_map_count(c->bind, t->sym) != depth + 1) opt_map_add(c->away, t->sym, 1);
       return;
     default:
+      if (t->kind == T_PRIM && (t->prim == PRIM_MAP || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3))
+        for (int i = 1; i < t->nkids; i++)
+          if (t->kids[i]->kind == T_VAR) opt_map_add(c->elem, t->kids[i]->sym, 1);
       for (int i = 0; i < t->nkids; i++) census(c, t->kids[i], depth);
       return;
     }
@@ -76,6 +80,8 @@ static void census(OptRw *c, const Term *t, long depth) {
 }
 
 long opt_rw_uses(OptRw *c, const Sym *x) { return opt_map_count(c->uses, x); }
+
+long opt_rw_elem_uses(OptRw *c, const Sym *x) { return opt_map_count(c->elem, x); }
 
 bool opt_rw_unused(OptRw *c, const Sym *x) { return opt_map_count(c->bind, x) > 0 && opt_map_count(c->uses, x) == 0; }
 
@@ -418,6 +424,7 @@ static void alias(OptRw *c, Sym *x, Term *a) {
      counted, an over-count that only makes the rules more careful */
   opt_map_add(c->uses, y, ux);
   opt_map_add(c->away, y, ax + (other ? ux - ax : 0));
+  opt_map_add(c->elem, y, opt_map_count(c->elem, x));
 }
 
 static Term *rw_chain(OptRw *c, const Term *t) {
@@ -491,6 +498,7 @@ Term *opt_rw_run(const Term *t, OptRule rule) {
   c->uses = opt_map_new();
   c->bind = opt_map_new();
   c->away = opt_map_new();
+  c->elem = opt_map_new();
   c->rhs = opt_map_new();
   c->alias = opt_map_new();
   census(c, t, 0);

@@ -33,6 +33,10 @@ Term *opt_rw_resolve(OptRw *c, Term *t);
 /* The number of occurrences of x in the input term. */
 long opt_rw_uses(OptRw *c, const Sym *x);
 
+/* The number of occurrences of x in the input term as an array of a map,
+   map2 or map3 (elementwise reads). */
+long opt_rw_elem_uses(OptRw *c, const Sym *x);
+
 /* True when x is bound in the input term and occurs nowhere in it: no
    rewrite of the term can mention it (a Sym made by a rule is not bound
    in the input: false). */

@@ -685,6 +685,51 @@ START_TEST(reduce_by_index_blocks) {
 }
 END_TEST
 
+/* Values written as a map go into the scatter block by block (scatter.c):
+   the same bits as stored values; many values into few places are cut into
+   chunks by their count, with the same bits on 1, 2 or 5 threads and within
+   rounding of the in-order fold; the values' own errors come before a bad
+   index, and the first bad index in order is the one raised. */
+START_TEST(reduce_by_index_fused) {
+  size_t n = 2 * CPU_PAR_MIN + 5;
+  tl_run(una_sprintf("let I = map (i. i - 7 * floor (i / 7)) (iota %zu)\n"
+                     "let A = map (i. sin i) (iota 7)\n",
+                     n));
+  const char *fused = "reduce_by_index (replicate 7 0) (+) 0 I (map (i. 2 * A[i] + i) I)";
+  const char *stored = "let V = map (i. 2 * A[i] + i) I in reduce_by_index (replicate 7 0) (+) 0 I V";
+  Value got[3];
+  static const int threads[3] = {1, 2, 5};
+  for (int q = 0; q < 3; q++) {
+    Exec ex = cpu_exec_default;
+    ex.threads = threads[q];
+    got[q] = tl_ev_with(&ex, fused);
+  }
+  ck_assert(tl_same_bits(got[0], got[1], true) && tl_same_bits(got[0], got[2], true));
+  ck_assert(tl_same_bits(got[0], tl_ev(stored), true));
+  Exec written = tl_exec_paths(false, false);
+  Value in_order = tl_ev_with(&written, fused);
+  for (int i = 0; i < 7; i++) ck_assert(tl_near(got[0].u.a->r[i], in_order.u.a->r[i], 1e-12));
+  /* chunked or not, with few values or many */
+  EXPECT("reduce_by_index (replicate 3 0) (+) 0 [0, 2, 2, 1] (map (i. A[i] * 0 + i) [0, 2, 2, 1])", "[0, 1, 4]");
+  ck_assert_str_eq(err("reduce_by_index (replicate 7 0) (+) 0 (concat I [7, 9]) (map (i. A[i]) (concat I [3, 8]))"),
+                   "t.una:1:67: error: index 8 out of bounds for an array of length 7");
+  ck_assert_str_eq(err("reduce_by_index (replicate 7 0) (+) 0 (concat I [7, 9]) (map (i. A[i]) (concat I [3, 4]))"),
+                   "t.una:1:1: error: index 7 out of bounds for an array of length 7");
+  ck_assert_str_eq(err("reduce_by_index (replicate 7 0) (+) 0 (concat [0.5] I) (map (i. A[i]) (concat [3] I))"),
+                   "t.una:1:1: error: index 0.5 is not an integer");
+}
+END_TEST
+
+/* A dead map kept for its errors computes its elements into scratch when
+   they may raise (a gather), and raises as the map would. */
+START_TEST(dead_check_map_gathers) {
+  tl_run("def chk (a: [R]) (is: [R]) : R = let u = map (i. a[i]) is in length a\n");
+  EXPECT("chk [1, 2, 3] (map (i. i - 3 * floor (i / 3)) (iota 300000))", "3");
+  ck_assert_str_eq(err("chk [1, 2, 3] (concat (iota 3) [3])"),
+                   "t.una:1:51: error: index 3 out of bounds for an array of length 3");
+}
+END_TEST
+
 Suite *suite_eval(void) {
   Suite *s = suite_create("eval");
   TCase *tc = tcase_create("eval");
@@ -697,6 +742,8 @@ Suite *suite_eval(void) {
   tcase_add_test(tc, combinators);
   tcase_add_test(tc, rows_in_one_buffer);
   tcase_add_test(tc, reduce_by_index_blocks);
+  tcase_add_test(tc, reduce_by_index_fused);
+  tcase_add_test(tc, dead_check_map_gathers);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, load_and_save);
   tcase_add_test(tc, monoid_detection);
