@@ -292,12 +292,20 @@ static Term *add_sparse(OptRw *c, Term *t) {
   return NULL;
 }
 
-/* The lambda body of lam with parameter j read as parameter i (both
-   over one array). */
+/* The lambda lam (over arrays, its parameters i and j over one array)
+   with one parameter for both, fresh, in place i, dropping j: a rewrite
+   must not add occurrences of an input's variable, which the walker
+   knows as unused when the input never reads it (rw.h). */
 static Term *merge_params(const Term *lam, int i, int j) {
-  Sym *x = lam->syms[j];
-  Term *v = fe_mk_var(lam->span, lam->syms[i]);
-  return fe_subst(lam->kids[0], 1, &x, &v);
+  Sym *m = fe_mk_sym(lam->syms[i]->name, lam->syms[i]->type, lam->span);
+  Term *v = fe_mk_var(lam->span, m);
+  Sym *from[2] = {lam->syms[i], lam->syms[j]};
+  Term *to[2] = {v, v};
+  Term *body = fe_subst(lam->kids[0], 2, from, to);
+  Sym **ps = NEW_ARRAY(Sym *, lam->nsyms - 1);
+  for (int k = 0, n = 0; k < lam->nsyms; k++)
+    if (k != j) ps[n++] = k == i ? m : lam->syms[k];
+  return fe_mk_lam(lam->span, lam->nsyms - 1, ps, body);
 }
 
 static Term *rule_map2(OptRw *c, Term *t) {
@@ -306,7 +314,7 @@ static Term *rule_map2(OptRw *c, Term *t) {
   Term *lam = t->kids[0];
   Term *body = lam->kids[0];
   if (t->kids[1]->kind == T_VAR && t->kids[2]->kind == T_VAR && t->kids[1]->sym == t->kids[2]->sym)
-    return fe_mk_map(t->span, fe_mk_lam(lam->span, 1, &lam->syms[0], merge_params(lam, 0, 1)), t->kids[1]);
+    return fe_mk_map(t->span, merge_params(lam, 0, 1), t->kids[1]);
   for (int i = 0; i < 2; i++) {
     Sym *x = lam->syms[i];
     if (!mentions(c, body, x)) continue;
@@ -346,9 +354,9 @@ static Term *rule_map3(OptRw *c, Term *t) {
       int o = 3 - i - j;
       /* its check may fail: the error would name map2, not map3 */
       if (!t->b && !opt_rw_same_length(c, a, t->kids[1 + o])) continue;
-      Sym *ps[2] = {lam->syms[i], lam->syms[o]};
-      Term *lam2 = fe_mk_lam(lam->span, 2, ps, merge_params(lam, i, j));
-      Term *r = fe_mk_map2(t->span, lam2, t->kids[1 + i], t->kids[1 + o]);
+      Term *lam2 = merge_params(lam, i, j); /* parameters in their order */
+      Term *r = i < o ? fe_mk_map2(t->span, lam2, t->kids[1 + i], t->kids[1 + o])
+                      : fe_mk_map2(t->span, lam2, t->kids[1 + o], t->kids[1 + i]);
       r->b = t->b;
       return r;
     }

@@ -152,9 +152,13 @@ static Term *fuse_slot(OptRw *c, Term *t, int i, Term *in, int max) {
         b++;
         continue;
       }
-      Sym *from = ps[b];
-      Term *to = fe_mk_var(t->span, ps[a]);
-      body = fe_subst(body, 1, &from, &to);
+      /* a fresh parameter for both: no input variable gains an occurrence
+         (rw.h: opt_rw_unused) */
+      Sym *m = fe_mk_sym(ps[a]->name, ps[a]->type, t->span);
+      Sym *from[2] = {ps[a], ps[b]};
+      Term *v = fe_mk_var(t->span, m), *to[2] = {v, v};
+      body = fe_subst(body, 2, from, to);
+      ps[a] = m;
       for (int q = b; q + 1 < na; q++) {
         arrs[q] = arrs[q + 1];
         ps[q] = ps[q + 1];

@@ -139,6 +139,9 @@ static const char *const programs =
     "def p_dup2 (a: [R]) = map2 (x, y. x * y + x) a a\n"
     "def p_dup3 (a: [R]) = let b = map (x. x + 1) a in map3 (x, y, z. x * y - z) a b a\n"
     "def p_dup3_miss (a: [R]) (b: [R]) = map3 (x, y, z. x * y - z) a b a\n"
+    /* the parameter kept is one the input never reads: a fresh one (the
+       walker took x for unused and dropped it) */
+    "def p_dup_unused (a: [R]) = let b = map (z. z + 1) a in map2 (p, q. p + q) (map2 (x, y. y * 2) a a) b\n"
     /* the stages of a Runge-Kutta step, each read by maps only: one map */
     "def p_rk (y: [R]) (h: R) =\n"
     "  let k1 = map (v. v * (1 - v)) y in\n"
@@ -267,7 +270,7 @@ START_TEST(values_preserved) {
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
                          "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i",
-                         "p_sign", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_rk"};
+                         "p_sign", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_dup_unused", "p_rk"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);
