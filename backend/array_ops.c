@@ -205,13 +205,31 @@ static const Term *row_tail(const Term *lam) {
    consecutive (a matrix product then reads them in place, blas.c). A row
    of another length gets its own memory; so do the rows after one that
    the function's map did not make (a matrix product's, say). */
-static void map_rows(const Exec *ex, const Term *t, Value *frame, const Array *a, const Array *b, Array *out) {
+/* Sets inner's batch (exec.h) for the map t over the rows a when its plan
+   found a matrix-vector product M p of its function to compute for all
+   rows at once (plan/note.h: batch) and no element's product can raise:
+   a's rows and M's are all of one length (blas.c lays both out flat). M is
+   a variable, so evaluating it here raises nothing the map would not. */
+static void batch_bind(const Exec *ex, const Term *t, Value *frame, Array *a, CpuBatch *b, Exec *inner) {
+  const Term *m = t->note ? t->note->batch : NULL;
+  if (!m || !ex->kernel || ex->meter || ex->gpu || !a->boxed || a->len < 2) return;
+  Array *mm = cpu_eval_array(ex, m->kids[1], frame);
+  Array *whole = cpu_blas_rows_times(ex, a, mm, m->span);
+  if (!whole) return;
+  *b = (CpuBatch){m, whole, 0, mm->len};
+  inner->batch = b;
+}
+
+static void map_rows(const Exec *ex, const Term *t, Value *frame, Array *a, const Array *b, Array *out) {
   const Term *lam = t->kids[0];
   size_t n = a->len;
   CpuRowSlot slot = {row_tail(lam), NULL, 0, 0, false};
   Exec inner = *ex;
+  CpuBatch batch;
+  if (!b) batch_bind(ex, t, frame, a, &batch, &inner);
   for (size_t i = 0; i < n; i++) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
+    batch.i = i;
     frame[lam->syms[0]->slot] = val_array_get(a, i);
     if (b) frame[lam->syms[1]->slot] = val_array_get(b, i);
     slot.used = false;
@@ -248,14 +266,18 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
     map_rows(ex, t, frame, a, b, out);
     return out;
   }
+  Exec inner = *ex;
+  CpuBatch batch;
+  if (!b) batch_bind(ex, t, frame, a, &batch, &inner);
   for (size_t i = 0; i < n; i++) {
     if ((i & 255) == 0) fe_poll_interrupt(t->span);
     Value r;
     if (b) {
       r = apply2(ex, lam, frame, val_array_get(a, i), val_array_get(b, i));
     } else {
+      batch.i = i;
       frame[lam->syms[0]->slot] = val_array_get(a, i);
-      r = ex->eval(ex, lam->kids[0], frame);
+      r = ex->eval(&inner, lam->kids[0], frame);
     }
     val_array_set(out, i, r);
   }
@@ -314,6 +336,8 @@ static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
 
 static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   Value r;
+  if (ex->batch && ex->batch->term == t) /* computed with the other rows' (map_rows, map_arrays) */
+    return val_array(val_view(ex->batch->whole, ex->batch->i * ex->batch->len, ex->batch->len));
   if (map_check(ex, t, frame, &r) || cpu_map2_of_scan(ex, t, frame, &r)) return r;
   Array *a, *b;
   const PlanMatrix *pm = t->note ? t->note->matrix : NULL;

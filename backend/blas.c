@@ -63,6 +63,8 @@ bool cpu_blas_available(void) { return false; }
 
 bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *out) { return false; }
 
+Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s) { return NULL; }
+
 #else
 
 bool cpu_blas_available(void) { return true; }
@@ -157,6 +159,27 @@ static bool gemv_transposed(const Exec *ex, const Term *t, const PlanMatrix *pm,
   products++;
   *out = val_array(r);
   return true;
+}
+
+Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s) {
+  if (!a->boxed || !m->boxed || a->len == 0 || m->len == 0) return NULL;
+  Job j;
+  memset(&j, 0, sizeof j);
+  j.kind = PLAN_GEMM;
+  j.m = a->len;
+  j.n = m->len;
+  j.k = m->v[0].u.a->len;
+  if (j.k == 0 || !fits_int(j.m) || !fits_int(j.n) || !fits_int(j.k) || j.m > SIZE_MAX / sizeof(double) / j.n)
+    return NULL;
+  if (!(j.a = rows_of(a, j.k)) || !(j.b = rows_of(m, j.k))) return NULL;
+  fe_poll_interrupt(s);
+  Array *c = val_new_real_array(j.m * j.n, s);
+  j.c = c->r;
+  pthread_once(&once, one_thread);
+  plan_chunks(&j);
+  cpu_parallel_chunks(cpu_exec_threads(ex), j.nchunks, run_chunk, &j, s);
+  products++;
+  return c;
 }
 
 bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *out) {

@@ -34,6 +34,12 @@ bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *
    to the product (note.h: PlanMatrix.let), evaluated into its slot. */
 void cpu_blas_as_written(const Exec *ex, const Term *t, Value *frame);
 
+/* The products of a map's rows with a matrix m (Exec.batch): the
+   row-major n x r reals whose row i is m a[i], for a's n rows and m's r
+   rows, all of one length k > 0 (a and m laid out flat, value.h); NULL
+   when they are not (ragged, another length, empty) or there is no BLAS. */
+Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s);
+
 /* How many products cpu_blas_map has computed in this process (the tests
    read it to see which path ran). */
 size_t cpu_blas_products(void);

@@ -50,7 +50,18 @@ struct Exec {
      builtin row->term writes its [R] there when it has row->len elements.
      NULL outside such a function. */
   struct CpuRowSlot *row;
+  /* The matrix-vector product of a map's function computed for all its
+     rows at once (plan/note.h: batch): the product term returns row i of
+     the whole product while element i is computed. NULL elsewhere. */
+  const struct CpuBatch *batch;
 };
+
+/* A map's matrix-vector products, all computed (Exec.batch). */
+typedef struct CpuBatch {
+  const struct Term *term; /* the product M p in the function */
+  struct Array *whole;     /* row i: M times the map's row i */
+  size_t i, len;           /* the element being computed; M's rows */
+} CpuBatch;
 
 /* One row's place in a map's buffer of rows (Exec.row). */
 typedef struct CpuRowSlot {

@@ -307,6 +307,42 @@ static bool tuple_elems(const Term *t) {
   return cpu_state_width(r) > 0 && (tuple || r->kind == TY_TUPLE);
 }
 
+/* Whether x is bound by the lambda lam or by a let of its body's chain. */
+static bool bound_in(const Term *lam, const Sym *x) {
+  for (int i = 0; i < lam->nsyms; i++)
+    if (lam->syms[i] == x) return true;
+  for (const Term *l = lam->kids[0]; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1]) {
+    if (l->kind == T_LET && l->sym == x) return true;
+    for (int i = 0; l->kind == T_LETTUP && i < l->nsyms; i++)
+      if (l->syms[i] == x) return true;
+  }
+  return false;
+}
+
+/* The matrix-vector product M p in the lets of the function of the map t
+   over rows (a let's right-hand side, or one of its arrays), M a variable
+   bound outside the function and p its parameter: the product array_ops.c
+   may compute for all of t's rows at once (note.h: batch); NULL. */
+static const Term *batch_of(const Term *t) {
+  const Term *lam = t->kids[0];
+  const Type *pt = lam->syms[0]->type;
+  if (t->prim != PRIM_MAP || pt->kind != TY_ARRAY || pt->elem->kind != TY_REAL) return NULL;
+  for (const Term *l = lam->kids[0]; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1]) {
+    const Term *r = l->kids[0];
+    int nk = r->kind == T_PRIM ? r->nkids : 0;
+    for (int i = -1; i < nk; i++) {
+      const Term *m = i < 0 ? r : r->kids[i];
+      if (m->kind != T_PRIM || m->prim != PRIM_MAP || m->kids[1]->kind != T_VAR || bound_in(lam, m->kids[1]->sym))
+        continue;
+      const PlanMatrix *pm = plan_matrix_of(m);
+      if (pm && pm->kind == PLAN_GEMV && !pm->x_let && !pm->untransposed && pm->other->kind == T_VAR &&
+          pm->other->sym == lam->syms[0])
+        return m;
+    }
+  }
+  return NULL;
+}
+
 /* The kernel of the array builtin t, if it qualifies. */
 static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
@@ -328,6 +364,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
     if (m) add_matrix(lw, t, m);
     else if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
     else if (tuple_elems(t)) note_of(t->kids[0])->step = cpu_elem_kernel_for(t->kids[0]);
+    else if (batch_of(t)) note_of(t)->batch = batch_of(t);
     return;
   }
   case PRIM_REDUCE:

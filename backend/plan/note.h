@@ -81,6 +81,14 @@ typedef struct PlanNote {
                                          that nothing else reads, so it
                                          is updated in place */
   const PlanMatrix *matrix;           /* map T_PRIM: a matrix product */
+  const struct Term *batch;           /* map T_PRIM over rows: a
+                                         matrix-vector product M p in its
+                                         function's lets (M a variable from
+                                         outside, p the parameter), which
+                                         array_ops.c computes for all the
+                                         rows at once, as one matrix
+                                         product, when the shapes let no
+                                         element's product raise (Exec.batch) */
   bool deferred;                      /* T_LET: its right-hand side is left
                                          to the matrix product of its body
                                          (PlanMatrix.let) */

@@ -211,6 +211,12 @@ static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
       }
       sb_put(b, "): on the CPU, two passes over the scans' input and the result, the scans stored in the result\n");
     }
+    if (t->note && t->note->batch) {
+      const Term *m = t->note->batch;
+      sb_printf(b, "map at %d:%d: b%d for all its rows at once (cblas_dgemm) when they and %s are of one length\n",
+                t->span.line, t->span.col, m->note && m->note->matrix ? m->note->matrix->id : -1,
+                shown_sym(nm, m->kids[1]->sym)->name);
+    }
     if (t->note && t->note->in_place) {
       const Term *d = t->kids[1];
       if (d->kind == T_VAR)

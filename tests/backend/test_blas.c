@@ -217,6 +217,43 @@ START_TEST(errors_and_empty_dimensions_as_written) {
 }
 END_TEST
 
+/* A map over rows whose function multiplies a matrix from outside by its
+   row (an MLP written per example) computes all the rows' products as one
+   matrix product when the shapes let none raise (plan/note.h: batch): the
+   same values as the map as written, one product instead of one a row;
+   rows of another length, and errors elsewhere in the function, as
+   written. */
+START_TEST(products_of_a_maps_rows_batched) {
+  tl_run(data);
+  tl_run("def layer (w: [[R]]) (b: [R]) (x: [[R]]) : [R] =\n"
+         "  map (xi. let h = map2 (z, c. tanh (z + c)) (matvec w xi) b in sum h) x\n");
+  tl_run("let W7 = (transpose (transpose T))[0:7]\nlet V7 = V[0:7]\n");
+  /* as the REPL runs it (optimized, so layer's matvec is a map) */
+  size_t before = cpu_blas_products();
+  TlRun u = tl_capture(tl_session, "layer W7 V7 T\n", true);
+  ck_assert_msg(u.ok, "%s", u.err);
+  ck_assert_int_eq(cpu_blas_products(), before + (cpu_blas_available() ? 1 : 0)); /* 1030 rows, one product */
+  Exec written = tl_exec_paths(true, false);
+  Value g = tl_ev_with(&written, "layer W7 V7 T");
+  Value uv = tl_ev(una_sprintf("%s", u.out));
+  ck_assert_msg(max_diff(uv, g) <= 1e-12, "batched and as written differ by %g", max_diff(uv, g));
+  char *plan = tl_capture(tl_session, ":plan layer [[1, 2]] [1] [[1, 2], [3, 4]]\n", true).out;
+  ck_assert_msg(strstr(plan, "for all its rows at once"), "%s", plan);
+  /* a row of x of another length: each row's product as written, the
+     error of the first bad one */
+  TlRun r = tl_capture(tl_session, "layer [[1, 2], [3, 4]] [1, 1] [[1, 2], [3, 4], [5], [6, 7]]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_str_eq(error_line(r.err), "<prelude>:11:38: error: map2: lengths 2 and 1 differ\n");
+  /* the shapes fit but b is short: the first row's map2 raises */
+  r = tl_capture(tl_session, "layer [[1, 2], [3, 4]] [1] [[1, 2], [3, 4], [5, 6]]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_str_eq(error_line(r.err), "t.una:2:20: error: map2: lengths 2 and 1 differ\n");
+  r = tl_capture(tl_session, "layer [[1, 2], [3, 4]] [0, 0] [[1, 0], [0, 1], [1, 1]]\n", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+  ck_assert_str_eq(r.out, una_sprintf("[%s, %s, %s]\n", "1.7566489096424953", "1.963356879814884", "1.9950530906306752"));
+}
+END_TEST
+
 Suite *suite_blas(void) {
   Suite *s = suite_create("blas");
   TCase *tc = tcase_create("core");
@@ -229,6 +266,7 @@ Suite *suite_blas(void) {
   tcase_add_test(tc, rows_found_once);
   tcase_add_test(tc, only_with_the_fast_paths);
   tcase_add_test(tc, errors_and_empty_dimensions_as_written);
+  tcase_add_test(tc, products_of_a_maps_rows_batched);
   suite_add_tcase(s, tc);
   return s;
 }
