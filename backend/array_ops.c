@@ -315,8 +315,9 @@ static void map_args(const Exec *ex, const Term *t, Value *frame, Array **a, Arr
 /* A dead let's map or map2 (the plan's PK_CHECK) with a kernel: what it
    may raise (its arrays, map2's lengths, binding its kernel, and, when its
    kernel gathers or loops, its elements' faults or Ctrl-C in a loop that
-   does not end: the elements are then computed into scratch) without
-   storing its elements. Its value, never read, is an array of its length
+   does not end: its check kernel then runs, the gathers and loops and
+   what they read, a gather's indices checked without reading the array
+   when nothing reads its element) without storing its elements. Its value, never read, is an array of its length
    with no elements, as on the GPU. */
 static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
   const PlanKernel *pk = t->note ? t->note->kernel : NULL;
@@ -328,8 +329,11 @@ static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
   if (a->boxed || (b && b->boxed)) return false;
   CpuKernelRun run;
   if (a->len > 0 && !cpu_lam_kernel(ex, t->kids[0], frame, &run)) return false;
-  if (a->len > 0 && (cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0))
-    kernel_map(cpu_exec_threads(ex), &run, t, a, b, a->len, NULL);
+  if (a->len > 0 && (cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0)) {
+    CpuKernelRun check; /* the errors' kernel: the indices of gathers whose elements nothing reads */
+    bool checks = pk->check && cpu_kernel_bind(ex, pk->check, frame, &check);
+    kernel_map(cpu_exec_threads(ex), checks ? &check : &run, t, a, b, a->len, NULL);
+  }
   *r = val_array(val_hollow_array(a->len));
   return true;
 }

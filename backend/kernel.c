@@ -711,7 +711,7 @@ static void loop_buffers(CpuKernel *k, const CpuKLoop *l) {
 }
 
 /* Drops dead instructions, numbers inputs, packs temporaries into buffers. */
-static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresults, int *results) {
+static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresults, int *results, bool check) {
   CpuKernel *k = NEW(CpuKernel);
   k->nparams = nparams;
   k->result_bool = result_bool;
@@ -738,6 +738,10 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
     /* a gather, or a loop (whose body may gather), may raise: kept */
     if (!live[in->dst] && in->op != K_GATHER && in->op != K_LOOP) continue;
     keep[i] = true;
+    if (check && in->op == K_GATHER && !live[in->dst]) {
+      if (!k->noload) k->noload = una_alloc((size_t)c->nvregs + 1);
+      k->noload[in->dst] = 1;
+    }
     int m = operands_in(c->loops, in, ops, maxops);
     for (int j = 0; j < m; j++) live[ops[j]] = 1;
   }
@@ -809,7 +813,7 @@ static bool has_closure(const Term *t) {
    element at block 0 (an index); one body may be boolean when bool_ok. A
    third parameter must be gathered (map3's). */
 static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int (*params)[3],
-                                       const Term *const (*gathers)[3], bool bool_ok) {
+                                       const Term *const (*gathers)[3], bool bool_ok, bool check) {
   Compiler c = {0};
   GROW(c.ctx_nslots, c.nctx, c.capctx, int);
   c.ctx_nslots[c.nctx++] = 0;
@@ -839,33 +843,43 @@ static const CpuKernel *compile_bodies(int n, const Term *const *lams, const int
     depends(&x, lam->kids[0]);
     if ((r[i] = compile(&c, &x, lam->kids[0])) < 0) return NULL;
   }
-  CpuKernel *k = finish(&c, nparams, result_bool, n, r);
+  if (check) { /* no result: what is kept is what may raise (gathers, loops) and what they read */
+    r[0] = konst(&c, 0);
+    n = 1;
+    result_bool = false;
+  }
+  CpuKernel *k = finish(&c, nparams, result_bool, n, r, check);
   k->commutes = n == 1 && cpu_kernel_decide_commutes(k);
   return k;
 }
 
 const CpuKernel *cpu_kernel_compile(const Term *lam) {
   static const int in_order[1][3] = {{0, 1, 0}};
-  return compile_bodies(1, &lam, in_order, NULL, true);
+  return compile_bodies(1, &lam, in_order, NULL, true, false);
+}
+
+const CpuKernel *cpu_kernel_compile_check(const Term *lam) {
+  static const int in_order[1][3] = {{0, 1, 0}};
+  return compile_bodies(1, &lam, in_order, NULL, true, true);
 }
 
 const CpuKernel *cpu_kernel_compile_multi(int n, const Term *const *lams, const int (*params)[2]) {
   int(*p3)[3] = una_alloc(sizeof(int[3]) * (size_t)(n > 0 ? n : 1));
   for (int i = 0; i < n; i++) p3[i][0] = params[i][0], p3[i][1] = params[i][1];
-  return compile_bodies(n, lams, (const int(*)[3])p3, NULL, false);
+  return compile_bodies(n, lams, (const int(*)[3])p3, NULL, false, false);
 }
 
 const CpuKernel *cpu_kernel_compile_indexed(int n, const Term *const *lams, const Term *const (*arrays)[2]) {
   int(*params)[3] = una_alloc(sizeof(int[3]) * (size_t)(n > 0 ? n : 1)); /* zeroed: all block 0 */
   const Term *(*g3)[3] = una_alloc(sizeof(const Term *[3]) * (size_t)(n > 0 ? n : 1));
   for (int i = 0; i < n; i++) g3[i][0] = arrays[i][0], g3[i][1] = arrays[i][1];
-  return compile_bodies(n, lams, (const int(*)[3])params, (const Term *const(*)[3])g3, false);
+  return compile_bodies(n, lams, (const int(*)[3])params, (const Term *const(*)[3])g3, false, false);
 }
 
 const CpuKernel *cpu_kernel_compile_map3(const Term *lam, const Term *const arrays[3]) {
   static const int at_index[1][3] = {{0, 0, 0}};
   const Term *g[1][3] = {{arrays[0], arrays[1], arrays[2]}};
-  return compile_bodies(1, &lam, at_index, (const Term *const(*)[3])g, false);
+  return compile_bodies(1, &lam, at_index, (const Term *const(*)[3])g, false, false);
 }
 
 /* ---- loop steps ---- */
@@ -960,7 +974,7 @@ static const CpuKernel *compile_step(const Term *lam, int state, bool elem_tuple
   int nr = cond ? 1 : n;
   int *r = NEW_ARRAY(int, nr);
   if (!compile_parts(&c, &x, lam->kids[0], nr, r)) return NULL;
-  return finish(&c, n + ne, cond, nr, r);
+  return finish(&c, n + ne, cond, nr, r, false);
 }
 
 const CpuKernel *cpu_kernel_compile_step(const Term *lam) { return compile_step(lam, 0, false); }
@@ -993,7 +1007,7 @@ const CpuKernel *cpu_kernel_compile_params(const Term *lam) {
   depends(&x, lam->kids[0]);
   int *r = NEW_ARRAY(int, nr);
   if (!compile_parts(&c, &x, lam->kids[0], nr, r)) return NULL;
-  return finish(&c, np, false, nr, r);
+  return finish(&c, np, false, nr, r, false);
 }
 
 /* ---- the kernel of a lambda ---- */

@@ -32,6 +32,13 @@ const CpuKernel *cpu_kernel_for(const Term *lam);
 /* Compiles lam; NULL when it does not qualify. */
 const CpuKernel *cpu_kernel_compile(const Term *lam);
 
+/* The kernel of lam for its errors only (a dead map kept for them): no
+   result, only its gathers and loops and what they read, and a gather
+   whose element nothing then reads checks its indices without reading
+   the array (the faults are lam's kernel's, in the same order); NULL when
+   lam does not qualify. */
+const CpuKernel *cpu_kernel_compile_check(const Term *lam);
+
 /* cpu_kernel_compile, with a body too deeply nested for the compiler's
    recursion getting no kernel (an interrupt is raised again). */
 const CpuKernel *cpu_kernel_compile_guarded(const Term *lam);

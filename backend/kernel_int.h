@@ -53,6 +53,9 @@ struct CpuKernel {
   double *init;  /* per vreg: constants' values, else 0 */
   char *vkind;   /* per vreg: VK_* */
   const Term **vterm; /* per vreg: the INDEX term a gather's dst computes, else NULL */
+  char *noload;  /* per vreg, or NULL: a gather whose element nothing reads
+                    (a check kernel's, cpu_kernel_compile_check): its
+                    indices are checked, nothing is read */
   int ninputs;
   int *inputs;   /* the vregs of kind VK_CONST or VK_INPUT */
   int nphys;     /* block buffers for temporaries */

@@ -223,6 +223,16 @@ CPU_VECTOR_LOOP static bool gather_in_range(double *restrict d, const double *re
   return true;
 }
 
+/* Whether every idx[0..n) is an integer in [0, len) (0 < len <= INT_MAX):
+   gather_in_range's checks, nothing read. */
+CPU_VECTOR_LOOP static bool indices_in_range(const double *restrict idx, int n, double len) {
+  int bad = 0;
+  for (int j = 0; j < n; j++) bad |= !((idx[j] >= 0) & (idx[j] < len));
+  if (bad) return false;
+  for (int j = 0; j < n; j++) bad |= (double)(int)idx[j] != idx[j]; /* in [0, len): defined */
+  return !bad;
+}
+
 /* p[dst] = a[idx] for the n valid elements of a block (the lanes past n
    hold padding, whose indices mean nothing). Consecutive indices in range
    (a map over indices reading a[i]) read a itself: p[dst] points into a
@@ -246,14 +256,23 @@ static void gather_block(const CpuKernelRun *run, double **p, int dst, const Arr
     p[dst] = (double *)r + (size_t)idx[0];
     return;
   }
+  const CpuKernel *k = run->k;
+  const double *mask = mv >= 0 ? p[mv] : NULL; /* a gather in a branch: the lanes that take it */
+  if (k->noload && k->noload[dst]) { /* a check kernel's: the indices only */
+    if (seq) return;
+    double ix[B];
+    if (mask) masked_indices(ix, idx, mask, (int)n);
+    if (a->len > 0 && a->len <= INT_MAX && indices_in_range(mask ? ix : idx, (int)n, len)) return;
+    for (size_t j = 0; j < n; j++)
+      if (!(mask && mask[j] == 0)) (void)gather1(k, a, idx[j], dst);
+    return;
+  }
   double *restrict d = p[dst] = home(run, dst);
   if (seq) {
     memcpy(d, r + (size_t)idx[0], sizeof(double) * n);
     for (size_t j = n; j < B; j++) d[j] = 0;
     return;
   }
-  const CpuKernel *k = run->k;
-  const double *mask = mv >= 0 ? p[mv] : NULL; /* a gather in a branch: the lanes that take it */
   if (a->len > 0 && a->len <= INT_MAX) {
     /* a lane that does not take the branch reads element 0, then is 0 */
     double ix[B];

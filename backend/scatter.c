@@ -26,7 +26,7 @@
 
 enum {
   SCATTER_BLOCK = 2048, /* values per pass of a monoid's scatter loop */
-  SCATTER_SPREAD = 2    /* values per place for each chunk beyond the first */
+  SCATTER_SPREAD = 4    /* values per place for each chunk (10^7 values into 10^6 places: 2 chunks) */
 };
 
 /* Whether every x[0..k) is an index of an array of len elements. */

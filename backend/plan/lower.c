@@ -537,6 +537,8 @@ static void plan_dead_let(Lowering *lw, Term *t) {
   if (ptrmap_get(&lw->used, t->sym) || (rhs->note && rhs->note->kernel) || !fusable(lw, rhs)) return;
   PlanKernel *k = add_kernel(lw, PK_CHECK, rhs);
   plan_src(lw, k, rhs, NULL, true);
+  const CpuKernel *f = cpu_kernel_for(rhs->kids[0]);
+  if (f && (cpu_kernel_gathers(f) || cpu_kernel_nloops(f) > 0)) k->check = cpu_kernel_compile_check(rhs->kids[0]);
 }
 
 static void walk(Lowering *lw, Term *t) {

@@ -89,6 +89,9 @@ typedef struct PlanKernel {
                        in contiguous runs, in order */
   int nfns;
   const PlanFn **fns; /* the functions whose inputs are parameters, in order */
+  const CpuKernel *check; /* CHECK whose function gathers or loops: its
+                             kernel for the errors only
+                             (cpu_kernel_compile_check), or NULL */
 } PlanKernel;
 
 

@@ -723,10 +723,20 @@ END_TEST
 /* A dead map kept for its errors computes its elements into scratch when
    they may raise (a gather), and raises as the map would. */
 START_TEST(dead_check_map_gathers) {
-  tl_run("def chk (a: [R]) (is: [R]) : R = let u = map (i. a[i]) is in length a\n");
+  tl_run("def chk (a: [R]) (is: [R]) : R = let u = map (i. a[i]) is in length a\n"
+         "def chk2 (a: [R]) (is: [R]) : R = let u = map (i. if i > 1 then a[a[i]] * 2 else a[i]) is in length a\n");
   EXPECT("chk [1, 2, 3] (map (i. i - 3 * floor (i / 3)) (iota 300000))", "3");
   ck_assert_str_eq(err("chk [1, 2, 3] (concat (iota 3) [3])"),
                    "t.una:1:51: error: index 3 out of bounds for an array of length 3");
+  /* blocks of indices checked without reading a; the first bad one in
+     order, a read at a read, a read in a branch */
+  ck_assert_str_eq(err("chk [1, 2, 3] (concat (map (i. i - 3 * floor (i / 3)) (iota 300000)) [2.5, -1])"),
+                   "t.una:1:51: error: index 2.5 is not an integer");
+  EXPECT("chk2 [1, 2, 0] (map (i. i - 3 * floor (i / 3)) (iota 300000))", "3");
+  ck_assert_str_eq(err("chk2 [1, 2, 3] (map (i. i - 3 * floor (i / 3)) (iota 300000))"),
+                   "t.una:2:66: error: index 3 out of bounds for an array of length 3");
+  ck_assert_str_eq(err("chk2 [1, 2, 0] (concat (map (i. i - 3 * floor (i / 3)) (iota 300000)) [-1])"),
+                   "t.una:2:83: error: index -1 out of bounds for an array of length 3");
 }
 END_TEST
 
