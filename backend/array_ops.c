@@ -328,12 +328,15 @@ static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
   map_args(ex, t, frame, &a, &b);
   if (a->boxed || (b && b->boxed)) return false;
   CpuKernelRun run;
-  if (a->len > 0 && !cpu_lam_kernel(ex, t->kids[0], frame, &run)) return false;
-  if (a->len > 0 && (cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0)) {
-    CpuKernelRun check; /* the errors' kernel: the indices of gathers whose elements nothing reads */
-    bool checks = pk->check && cpu_kernel_bind(ex, pk->check, frame, &check);
-    kernel_map(cpu_exec_threads(ex), checks ? &check : &run, t, a, b, a->len, NULL);
+  bool elements = cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0;
+  /* the errors' kernel binds what the function's binds (the same parts,
+     with their errors), so it is bound alone */
+  if (a->len > 0 && elements && pk->check) {
+    if (!cpu_kernel_bind(ex, pk->check, frame, &run)) return false;
+  } else if (a->len > 0 && !cpu_lam_kernel(ex, t->kids[0], frame, &run)) {
+    return false;
   }
+  if (a->len > 0 && elements) kernel_map(cpu_exec_threads(ex), &run, t, a, b, a->len, NULL);
   *r = val_array(val_hollow_array(a->len));
   return true;
 }
