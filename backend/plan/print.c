@@ -150,7 +150,10 @@ static const char *monoid_name(CpuMonoid m) {
 }
 
 static void put_kernel(StrBuf *b, const PlanKernel *k) {
-  sb_printf(b, "k%d = %s (%s)", k->id, kind_names[k->kind], k->name);
+  if (k->kind == PK_CHECK && k->check) /* its function gathers or loops (lower.c) */
+    sb_printf(b, "k%d = check (gathers' indices and loops only, nothing stored) (%s)", k->id, k->name);
+  else
+    sb_printf(b, "k%d = %s (%s)", k->id, kind_names[k->kind], k->name);
   if (k->kind == PK_SCAN || k->kind == PK_SCAN_SEQ) sb_put(b, k->right ? " from the right" : " from the left");
   switch (k->kind) {
   case PK_IOTA:

@@ -158,6 +158,13 @@ START_TEST(dead_let_checked_not_computed) {
   Def *d = optimized("let a = [1, 2, 3] in let t = map2 (x, y. x + y) a [1, 2] in 5");
   Plan *p = plan_of_def(d);
   ck_assert_int_eq(count_kind(p, PK_CHECK), 1);
+  ck_assert_ptr_null(p->kernels[0]->check);
+  ck_assert_msg(strstr(plan_str(p), "check (nothing computed)"), "%s", plan_str(p));
+  /* a function that gathers: a kernel for its indices */
+  p = plan_of_def(optimized("let a = [1, 2, 3] in let t = map (i. a[i] * a[i]) [0, 2] in 5"));
+  ck_assert_int_eq(count_kind(p, PK_CHECK), 1);
+  ck_assert_ptr_nonnull(p->kernels[0]->check);
+  ck_assert_msg(strstr(plan_str(p), "check (gathers' indices and loops only, nothing stored)"), "%s", plan_str(p));
 }
 END_TEST
 
