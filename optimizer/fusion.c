@@ -8,7 +8,19 @@
    The lengths and errors are unchanged (map keeps its array's length; the
    map2 check sees the same lengths). The inner array's let is left in place
    for dead-code elimination; the copied body gets fresh binders. reduce is
-   not fused (its operator must stay associative), nor map2 f (map2 ...).
+   not fused (its operator must stay associative).
+
+   More generally (fuse_slot), a map, or a map2/map3 whose check cannot
+   fail, is fused into any array of a map, map2 or map3, its arrays taking
+   that array's place, an array variable read twice given one parameter:
+     map2 f (map2 g A B) A  -> map2 (a, b. let y = g a b in f y a) A B
+     map3 f A (map g A) C   -> map2 (a, c. let y = g a in f a y c) A C
+   as long as no more arrays remain than the consumer had (or two), and,
+   when the consumer's check may fail, its arrays stay the same in number
+   and the producer is a map (its error reads the same). A map2 of two
+   producers over the same arrays takes both at once (both_slots). A
+   producer let-bound and used several times is fused into each reader
+   when every use is as an array of a map (SHARED_FUSE_USES below).
 
    Arrays of tuples are the exception to "used once": the gradient of a
    map builds `W = map (x. (d1, d2)) A` and reads its components by
@@ -59,13 +71,14 @@ static bool gemm_rows(const Term *r) {
    state twice) would otherwise grow exponentially. */
 enum { TUPLE_FUSE_MAX = 120 };
 
-/* A map over one array whose every use is as an array of a map, map2 or
-   map3 (at most SHARED_FUSE_USES of them, at its lambda depth) is fused
-   into each of them while its lambda is at most SHARED_FUSE_MAX nodes:
-   each consumer computes the element again instead of reading it, and
-   the array is never stored. A chain of such maps over one array (the
-   stages of a Runge-Kutta step) becomes one map, whose body CSE then
-   computes each stage of once. */
+/* A map or map2 whose every use is as an array of a map, map2 or map3
+   (at most SHARED_FUSE_USES of them, at its lambda depth) is fused into
+   each of them while its lambda is at most SHARED_FUSE_MAX nodes: each
+   reader computes the element again instead of loading it, and the array
+   is never stored. A chain of such maps over one array (the stages of a
+   Runge-Kutta step) becomes one map, whose body CSE then computes each
+   stage once. Where the readers stay apart, the element is computed
+   once per reader: the bounds keep that small. */
 enum { SHARED_FUSE_USES = 8, SHARED_FUSE_MAX = 200 };
 
 static Term *fusable(OptRw *c, Term *a, bool map_only) {
@@ -129,10 +142,11 @@ static bool one_length(OptRw *c, const Term *t) {
 }
 
 /* The mapK consumer t with the producer in (a map, or a map2/map3 whose
-   check cannot fail, else NULL) fused into its array i: in's arrays in its place, an
-   array variable read twice given one parameter. NULL when more than max
-   arrays remain, or when t's check may fail and its arrays
-   would change in number or kind (its error would read otherwise). */
+   check cannot fail) fused into its array i: in's arrays in its place, an
+   array variable read twice given one parameter. NULL when in's check may
+   fail, when more than max arrays remain, or when t's check may fail and
+   its arrays would change in number or kind (its error would read
+   otherwise). */
 static Term *fuse_slot(OptRw *c, Term *t, int i, Term *in, int max) {
   if (in->prim != PRIM_MAP && !in->b && !opt_rw_safe(c, in)) return NULL;
   int np;
