@@ -2,12 +2,12 @@
    combined into position I[k] by f, in order of k.
 
    When f is a builtin monoid that commutes (+ * max min) and there are
-   many more values than places (at least SCATTER_SPREAD per place), the
-   values are cut into a number of chunks that depends only on the
-   lengths (never on the threads, so the bits are the same with 1 thread
-   or 16): chunk 0 goes into the result, chunk c > 0 into its own buffer
-   of f's unit, and the buffers are then combined into the result in
-   chunk order. Otherwise one pass combines them in order.
+   many more values than places, the values are cut into one chunk per
+   SCATTER_SPREAD values a place, up to CPU_CHUNKS (a number that depends
+   only on the lengths, never on the threads, so the bits are the same
+   with 1 thread or 16): chunk 0 goes into the result, chunk c > 0 into
+   its own buffer of f's unit, and the buffers are then combined into the
+   result in chunk order. Otherwise one pass combines them in order.
 
    V written as a map or map2 (the gradient of a gather's usual shape,
    `map (i. g a[i]) I`) is fused by the plan (plan/note.h: fused): its
@@ -115,7 +115,7 @@ static void scatter_monoid(const Exec *ex, const Term *t, const MonoidFns *m, Ar
   int nthreads = cpu_exec_threads(ex);
   if (f) cpu_kernel_runs(nthreads, j.g, &f->g, j.nchunks);
   cpu_parallel_chunks(nthreads, j.nchunks, scatter_chunk, &j, t->span); /* the values' faults */
-  for (int c = 0; c < j.nchunks; c++)
+  for (int c = 0; c < j.nchunks; c++) /* the first bad index: in the first block found with one */
     if (j.bad[c] != SIZE_MAX)
       for (size_t k = j.bad[c];; k++) cpu_index_arg(t->span, is->r[k], out->len);
   if (j.nchunks > 1) {
