@@ -83,7 +83,6 @@ void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n,
    its kernel g when bound. */
 typedef struct CpuFusedMap {
   Array *x, *y;
-  bool indices;
   size_t n;
   CpuKernelRun g;
 } CpuFusedMap;

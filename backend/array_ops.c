@@ -322,21 +322,16 @@ static void map_args(const Exec *ex, const Term *t, Value *frame, Array **a, Arr
 static bool map_check(const Exec *ex, const Term *t, Value *frame, Value *r) {
   const PlanKernel *pk = t->note ? t->note->kernel : NULL;
   if (!pk || pk->kind != PK_CHECK || !ex->kernel || ex->meter) return false;
-  const CpuKernel *k = cpu_kernel_for(t->kids[0]);
+  /* the errors' kernel (plan.h: check) binds what the function's binds,
+     the same parts with their errors, so it is bound alone */
+  const CpuKernel *k = pk->check ? pk->check : cpu_kernel_for(t->kids[0]);
   if (!k) return false;
   Array *a, *b;
   map_args(ex, t, frame, &a, &b);
   if (a->boxed || (b && b->boxed)) return false;
   CpuKernelRun run;
-  bool elements = cpu_kernel_gathers(k) || cpu_kernel_nloops(k) > 0;
-  /* the errors' kernel binds what the function's binds (the same parts,
-     with their errors), so it is bound alone */
-  if (a->len > 0 && elements && pk->check) {
-    if (!cpu_kernel_bind(ex, pk->check, frame, &run)) return false;
-  } else if (a->len > 0 && !cpu_lam_kernel(ex, t->kids[0], frame, &run)) {
-    return false;
-  }
-  if (a->len > 0 && elements) kernel_map(cpu_exec_threads(ex), &run, t, a, b, a->len, NULL);
+  if (a->len > 0 && !cpu_kernel_bind(ex, k, frame, &run)) return false;
+  if (a->len > 0 && pk->check) kernel_map(cpu_exec_threads(ex), &run, t, a, b, a->len, NULL);
   *r = val_array(val_hollow_array(a->len));
   return true;
 }
@@ -476,8 +471,7 @@ static bool rows_fold(const Exec *ex, const Term *t, Value *frame, Value v, cons
 
 bool cpu_fused_map_bind(const Exec *ex, const Term *arg, Value *frame, size_t min, CpuFusedMap *f) {
   f->x = f->y = NULL;
-  f->indices = over_indices(ex, arg, frame, &f->n);
-  if (!f->indices) {
+  if (!over_indices(ex, arg, frame, &f->n)) {
     map_args(ex, arg, frame, &f->x, &f->y);
     f->n = f->x->len;
   }
@@ -486,7 +480,7 @@ bool cpu_fused_map_bind(const Exec *ex, const Term *arg, Value *frame, size_t mi
 }
 
 Array *cpu_fused_map_array(const Exec *ex, const Term *arg, Value *frame, const CpuFusedMap *f) {
-  return map_arrays(ex, arg, frame, f->indices ? iota_array(arg->kids[1], f->n) : f->x, f->y);
+  return map_arrays(ex, arg, frame, f->x ? f->x : iota_array(arg->kids[1], f->n), f->y);
 }
 
 void cpu_fused_map_block(const CpuFusedMap *f, CpuKernelRun *g, size_t i, size_t n, double *out) {

@@ -133,6 +133,19 @@ static const double *rows_of(Array *a, size_t k) { return val_rows_flat(a, k); }
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void one_thread(void) { openblas_set_num_threads(1); }
 
+/* Runs the product j (its operands set) into a new array of len reals
+   (j->c), on all cores. */
+static Array *run_job(const Exec *ex, Job *j, size_t len, Span s) {
+  fe_poll_interrupt(s);
+  Array *c = val_new_real_array(len, s);
+  j->c = c->r;
+  pthread_once(&once, one_thread);
+  plan_chunks(j);
+  cpu_parallel_chunks(cpu_exec_threads(ex), j->nchunks, run_chunk, j, s);
+  products++;
+  return c;
+}
+
 /* B^T v for `let t = transpose B in map (p. dot p v) t` (PlanMatrix.x_let):
    B of k rows of m, v of k; false when the map as written would raise or
    treat an empty dimension its own way. */
@@ -150,14 +163,7 @@ static bool gemv_transposed(const Exec *ex, const Term *t, const PlanMatrix *pm,
   Array *v = cpu_eval_array(ex, pm->other, frame);
   if (v->boxed || v->len != j.k) return false;
   j.b = v->r;
-  fe_poll_interrupt(t->span);
-  Array *r = val_new_real_array(j.m, t->span);
-  j.c = r->r;
-  pthread_once(&once, one_thread);
-  plan_chunks(&j);
-  cpu_parallel_chunks(cpu_exec_threads(ex), j.nchunks, run_chunk, &j, t->span);
-  products++;
-  *out = val_array(r);
+  *out = val_array(run_job(ex, &j, j.m, t->span));
   return true;
 }
 
@@ -172,14 +178,7 @@ Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s) {
   if (j.k == 0 || !fits_int(j.m) || !fits_int(j.n) || !fits_int(j.k) || j.m > SIZE_MAX / sizeof(double) / j.n)
     return NULL;
   if (!(j.a = rows_of(a, j.k)) || !(j.b = rows_of(m, j.k))) return NULL;
-  fe_poll_interrupt(s);
-  Array *c = val_new_real_array(j.m * j.n, s);
-  j.c = c->r;
-  pthread_once(&once, one_thread);
-  plan_chunks(&j);
-  cpu_parallel_chunks(cpu_exec_threads(ex), j.nchunks, run_chunk, &j, s);
-  products++;
-  return c;
+  return run_job(ex, &j, j.m * j.n, s);
 }
 
 bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *out) {
@@ -213,22 +212,14 @@ bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *
   if (j.k == 0 || !fits_int(j.m) || !fits_int(j.n) || !fits_int(j.k)) return false;
   if (!(j.a = rows_of(x, j.k))) return false;
   if (pm->kind == PLAN_GEMM && !(j.b = rows_of(v, j.b_kn ? j.n : j.k))) return false;
-  fe_poll_interrupt(t->span);
-  Array *r;
   if (pm->kind == PLAN_GEMV) {
-    r = val_new_real_array(j.m, t->span);
-    j.c = r->r;
-  } else {
-    if (j.m > SIZE_MAX / sizeof(double) / j.n) return false;
-    Array *flat = val_new_real_array(j.m * j.n, t->span);
-    r = val_new_boxed_array(j.m, t->span);
-    for (size_t i = 0; i < j.m; i++) r->v[i] = val_array(val_view(flat, i * j.n, j.n));
-    j.c = flat->r;
+    *out = val_array(run_job(ex, &j, j.m, t->span));
+    return true;
   }
-  pthread_once(&once, one_thread);
-  plan_chunks(&j);
-  cpu_parallel_chunks(cpu_exec_threads(ex), j.nchunks, run_chunk, &j, t->span);
-  products++;
+  if (j.m > SIZE_MAX / sizeof(double) / j.n) return false;
+  Array *flat = run_job(ex, &j, j.m * j.n, t->span);
+  Array *r = val_new_boxed_array(j.m, t->span);
+  for (size_t i = 0; i < j.m; i++) r->v[i] = val_array(val_view(flat, i * j.n, j.n));
   *out = val_array(r);
   return true;
 }

@@ -203,34 +203,25 @@ CPU_VECTOR_LOOP static void masked_indices(double *restrict out, const double *r
   }
 }
 
-/* d[j] = r[idx[j]] for the n lanes of a block when every index is an
-   integer in [0, len) (0 < len <= INT_MAX); false, with d untouched,
-   otherwise. No branch per lane: one vector loop checks the range, one
-   truncates and checks for integers, one reads (gathers). */
-CPU_VECTOR_LOOP static bool gather_in_range(double *restrict d, const double *restrict r, const double *restrict idx,
-                                            int n, double len) {
-  int ui[B];
-  int bad = 0;
-  for (int j = 0; j < n; j++) bad |= !((idx[j] >= 0) & (idx[j] < len));
-  if (bad) return false;
-  for (int j = 0; j < n; j++) {
-    int u = (int)idx[j]; /* in [0, len): defined */
-    bad |= (double)u != idx[j];
-    ui[j] = u;
-  }
-  if (bad) return false;
-  for (int j = 0; j < n; j++) d[j] = r[ui[j]];
-  return true;
-}
-
 /* Whether every idx[0..n) is an integer in [0, len) (0 < len <= INT_MAX):
-   gather_in_range's checks, nothing read. */
+   the checks of a gather, nothing read. */
 CPU_VECTOR_LOOP static bool indices_in_range(const double *restrict idx, int n, double len) {
   int bad = 0;
   for (int j = 0; j < n; j++) bad |= !((idx[j] >= 0) & (idx[j] < len));
   if (bad) return false;
   for (int j = 0; j < n; j++) bad |= (double)(int)idx[j] != idx[j]; /* in [0, len): defined */
   return !bad;
+}
+
+/* d[j] = r[idx[j]] for the n lanes of a block when every index is an
+   integer in [0, len) (0 < len <= INT_MAX); false, with d untouched,
+   otherwise. No branch per lane: vector loops check (indices_in_range),
+   one reads (gathers). */
+CPU_VECTOR_LOOP static bool gather_in_range(double *restrict d, const double *restrict r, const double *restrict idx,
+                                            int n, double len) {
+  if (!indices_in_range(idx, n, len)) return false;
+  for (int j = 0; j < n; j++) d[j] = r[(int)idx[j]];
+  return true;
 }
 
 /* p[dst] = a[idx] for the n valid elements of a block (the lanes past n

@@ -349,6 +349,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
   switch (t->prim) {
   case PRIM_MAP:
   case PRIM_MAP2: {
+    const Term *batch;
     /* a matrix product goes to BLAS even where it could fuse into the map
        that reads it (map g (map (row. dot row x) m)) */
     PlanMatrix *m = (!t->note || !t->note->matrix) && !ptrmap_get(&lw->inner, t) ? plan_matrix_of(t) : NULL;
@@ -364,7 +365,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
     if (m) add_matrix(lw, t, m);
     else if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
     else if (tuple_elems(t)) note_of(t->kids[0])->step = cpu_elem_kernel_for(t->kids[0]);
-    else if (batch_of(t)) note_of(t)->batch = batch_of(t);
+    else if ((batch = batch_of(t))) note_of(t)->batch = batch;
     return;
   }
   case PRIM_REDUCE:
@@ -537,7 +538,7 @@ static void plan_dead_let(Lowering *lw, Term *t) {
   if (ptrmap_get(&lw->used, t->sym) || (rhs->note && rhs->note->kernel) || !fusable(lw, rhs)) return;
   PlanKernel *k = add_kernel(lw, PK_CHECK, rhs);
   plan_src(lw, k, rhs, NULL, true);
-  const CpuKernel *f = cpu_kernel_for(rhs->kids[0]);
+  const CpuKernel *f = lam_kernel(rhs->kids[0]); /* compiled by fusable */
   if (f && (cpu_kernel_gathers(f) || cpu_kernel_nloops(f) > 0)) k->check = cpu_kernel_compile_check(rhs->kids[0]);
 }
 
