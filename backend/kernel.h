@@ -229,6 +229,10 @@ enum { CPU_MAX_STATE = 16 };
 int cpu_state_width(const Type *t);
 const CpuKernel *cpu_kernel_compile_step(const Term *lam);
 void cpu_kernel_step(CpuKernelRun *run, const double *params, double *results);
+/* Runs instruction pc of run's one-element program on the registers r
+   (the compiled programs' call for what they leave to the engine,
+   backend/jit.h). */
+void cpu_kernel_run_pc(const void *run, double *r, int pc);
 /* A lambda of up to CPU_MAX_STATE parameters, each an R or a (nested)
    tuple of reals (map3's, or a map's over an array of tuples), whose body
    is an R or such a tuple, compiled over their reals, in order, as

@@ -12,6 +12,8 @@ enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT
 
 typedef CpuKInstr KInstr;
 
+enum { CPU_JIT_BLOCK, CPU_JIT_SCALAR, CPU_JIT_FOR, CPU_JIT_WHILE, CPU_JIT_KINDS };
+
 /* What binding does, in order:
    B_SLOT    vals[vreg] = frame[slot]           (a free or hoisted variable)
    B_GLOBAL  vals[vreg] = *global->value
@@ -72,6 +74,12 @@ struct CpuKernel {
      mid-sized arrays). Mutable: a cache on a compiled kernel. */
   double *spare[CPU_MAX_THREADS];
   double **spare_ptr[CPU_MAX_THREADS];
+  /* jit.c's, per kind of compiled function (the block program, the
+     one-element program, a for or while loop whose body this is): the
+     work run before the kernel had an entry, and its entry (its source,
+     its compiled function once there is one) */
+  _Atomic long jit_work[CPU_JIT_KINDS];
+  struct JitEntry *_Atomic jit[CPU_JIT_KINDS];
 };
 
 /* Whether k, just compiled, is symmetric in its parameters

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "kernel.h"
 #include "kernel_int.h"
+#include "jit.h"
 #include "array_ops.h" /* cpu_bad_index */
 #include "scalar.h"
 
@@ -375,8 +376,20 @@ static void exec_loop_block(const CpuKernelRun *run, size_t n, double **p, const
   }
 }
 
+/* The compiled block program's call for an instruction it leaves to the
+   engine (jit.h). */
+static void exec_pc(const void *run, size_t n, double **p, int pc) {
+  const CpuKernelRun *r = run;
+  exec_one(r, n, p, &r->k->exec[pc]);
+}
+
 static void exec_block(const CpuKernelRun *run, size_t n, double **p) {
   const CpuKernel *k = run->k;
+  CpuJitBlockFn fn = cpu_jit_block(k);
+  if (fn) {
+    fn(p, run, n, exec_pc);
+    return;
+  }
   for (int pc = 0; pc < k->nexec; pc++) exec_one(run, n, p, &k->exec[pc]);
 }
 
@@ -541,8 +554,15 @@ static void run_loop(CpuKernelRun *run, double *r, const CpuKLoop *l) {
 }
 
 /* Runs the code on the registers r (the parameters set). */
+void cpu_kernel_run_pc(const void *run, double *r, int pc) {
+  CpuKernelRun *rn = (CpuKernelRun *)run;
+  run_code_in(rn, r, &rn->k->code[pc], &rn->k->code[pc + 1]);
+}
+
 static inline void run_code(CpuKernelRun *run, double *r) {
-  run_code_in(run, r, run->k->code, run->k->code + run->k->ninstr);
+  CpuJitScalarFn fn = cpu_jit_scalar(run->k);
+  if (fn) fn(r, run, cpu_kernel_run_pc);
+  else run_code_in(run, r, run->k->code, run->k->code + run->k->ninstr);
 }
 
 static void run_code_in(CpuKernelRun *run, double *r, const KInstr *in, const KInstr *end) {

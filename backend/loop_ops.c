@@ -12,6 +12,7 @@
 #include "array_ops.h"
 #include "array_int.h"
 #include "cost_meter.h"
+#include "jit.h"
 
 enum { POLL = 4095 }; /* the compiled loops poll every POLL + 1 iterations */
 
@@ -48,14 +49,25 @@ static bool step_of(const Exec *ex, const Term *lam, Value *frame, CpuKernelRun 
   return k && cpu_kernel_bind(ex, k, frame, run);
 }
 
+/* The compiled loops' interrupt poll (backend/jit.h): pt is the loop. */
+static void poll_loop(const void *pt) { fe_poll_interrupt(((const Term *)pt)->span); }
+
+/* A loop with step programs: the whole loop compiled to native code once
+   it has run enough (backend/jit.h), else step by step. */
 static Value for_compiled(const Term *t, CpuKernelRun *body, Value x, double n) {
   int w = cpu_state_width(t->type);
   double s[CPU_MAX_STATE + 1];
   cpu_state_in(x, t->type, s);
-  for (double i = 0; i < n; i++) {
-    if (((long long)i & POLL) == 0) fe_poll_interrupt(t->span);
-    s[w] = i;
-    cpu_kernel_step(body, s, s);
+  CpuJitLoopFn fn = cpu_jit_loop(NULL, body->k, w, POLL, 0);
+  if (fn) {
+    fn(s, n, NULL, body->sregs, NULL, body, cpu_kernel_run_pc, poll_loop, t);
+  } else {
+    for (double i = 0; i < n; i++) {
+      if (((long long)i & POLL) == 0) fe_poll_interrupt(t->span);
+      s[w] = i;
+      cpu_kernel_step(body, s, s);
+    }
+    cpu_jit_loop(NULL, body->k, w, POLL, n);
   }
   fe_poll_interrupt(t->span);
   return cpu_state_out(s, t->type);
@@ -85,13 +97,21 @@ static Value op_for(const Exec *ex, const Term *t, Value *frame) {
 }
 
 static Value while_compiled(const Term *t, CpuKernelRun *body, CpuKernelRun *cond, Value x) {
+  int w = cpu_state_width(t->type);
   double s[CPU_MAX_STATE], c;
   cpu_state_in(x, t->type, s);
-  for (unsigned long long i = 0;; i++) {
-    if ((i & POLL) == 0) fe_poll_interrupt(t->span);
-    cpu_kernel_step(cond, s, &c);
-    if (c == 0) break;
-    cpu_kernel_step(body, s, s);
+  CpuJitLoopFn fn = cpu_jit_loop(cond->k, body->k, w, POLL, 0);
+  if (fn) {
+    fn(s, 0, cond->sregs, body->sregs, cond, body, cpu_kernel_run_pc, poll_loop, t);
+  } else {
+    unsigned long long i = 0;
+    for (;; i++) {
+      if ((i & POLL) == 0) fe_poll_interrupt(t->span);
+      cpu_kernel_step(cond, s, &c);
+      if (c == 0) break;
+      cpu_kernel_step(body, s, s);
+    }
+    cpu_jit_loop(cond->k, body->k, w, POLL, (double)i);
   }
   fe_poll_interrupt(t->span);
   return cpu_state_out(s, t->type);

@@ -21,15 +21,21 @@
 #include "special.h"
 #include "vmath.h"
 
-/* Written as two selects so that the compiler vectorizes the block loops. */
-static inline double cpu_max(double a, double b) {
-  double m = a >= b ? a : b;
-  return a != a ? a : m;
-}
-static inline double cpu_min(double a, double b) {
-  double m = a <= b ? a : b;
-  return a != a ? a : m;
-}
+/* Written as two selects so that the compiler vectorizes the block loops.
+   One text for the engine and for the kernels compiled to native code
+   (backend/jit_emit.c puts CPU_MINMAX(CPU_TEXT) in their source), so that
+   both compute the same bits. */
+#define CPU_MINMAX(X)                                                                                 \
+  X(static inline double cpu_max(double a, double b) {                                               \
+    double m = a >= b ? a : b;                                                                       \
+    return a != a ? a : m;                                                                           \
+  } static inline double cpu_min(double a, double b) {                                               \
+    double m = a <= b ? a : b;                                                                       \
+    return a != a ? a : m;                                                                           \
+  })
+#define CPU_CODE(...) __VA_ARGS__
+#define CPU_TEXT(...) #__VA_ARGS__
+CPU_MINMAX(CPU_CODE)
 
 /* pow x 2 is x * x (correctly rounded, as pow is nearly always, and the
    kernels then multiply: kernel.c compiles x ^ 2 to a product). */

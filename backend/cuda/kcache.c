@@ -9,6 +9,7 @@
 #include "kcache.h"
 #include "../../frontend/ir/common.h"
 #include "nvrtc.h"
+#include "../filecache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,68 +20,21 @@
 
 /* ---- the key ---- */
 
-typedef struct Key {
-  uint64_t h[2];
-} Key;
-
-typedef struct Hasher {
-  uint64_t fnv;   /* FNV-1a 64 */
-  uint64_t mr;    /* multiply-rotate over 8-byte words */
-  uint64_t word;  /* bytes not yet folded into mr */
-  unsigned nword; /* how many */
-  uint64_t len;
-} Hasher;
-
-static uint64_t mix64(uint64_t z) { /* splitmix64's finaliser */
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static void mr_word(Hasher *h, uint64_t w) {
-  h->mr ^= rotl(w * UINT64_C(0x87c37b91114253d5), 31) * UINT64_C(0x4cf5ad432745937f);
-  h->mr = rotl(h->mr, 27) * 5 + UINT64_C(0x52dce729);
-}
-
-static void feed(Hasher *h, const void *p, size_t n) {
-  const unsigned char *b = p;
-  for (size_t i = 0; i < n; i++) {
-    h->fnv = (h->fnv ^ b[i]) * UINT64_C(0x100000001b3);
-    h->word |= (uint64_t)b[i] << (8 * h->nword);
-    if (++h->nword == 8) {
-      mr_word(h, h->word);
-      h->word = 0;
-      h->nword = 0;
-    }
-  }
-  h->len += n;
-}
-
-/* One field: its length, then its bytes (so that fields cannot run into each other). */
-static void feed_field(Hasher *h, const void *p, size_t n) {
-  uint64_t len = n;
-  feed(h, &len, sizeof len);
-  feed(h, p, n);
-}
+typedef CacheKey Key;
 
 static Key make_key(const char *src, const char *options, int arch, const char *nvrtc_ver, int drv) {
-  Hasher h = {UINT64_C(0xcbf29ce484222325), UINT64_C(0x9e3779b97f4a7c15), 0, 0, 0};
+  CacheHasher h;
+  cache_hasher_init(&h);
   int64_t a = arch, d = drv;
-  feed_field(&h, src, strlen(src));
-  feed_field(&h, options, strlen(options));
-  feed_field(&h, &a, sizeof a);
-  feed_field(&h, nvrtc_ver, strlen(nvrtc_ver));
-  feed_field(&h, &d, sizeof d);
-  if (h.nword) mr_word(&h, h.word);
-  Key k = {{h.fnv, mix64(h.mr ^ h.len)}};
-  return k;
+  cache_hasher_field(&h, src, strlen(src));
+  cache_hasher_field(&h, options, strlen(options));
+  cache_hasher_field(&h, &a, sizeof a);
+  cache_hasher_field(&h, nvrtc_ver, strlen(nvrtc_ver));
+  cache_hasher_field(&h, &d, sizeof d);
+  return cache_hasher_key(&h);
 }
 
-static char *key_hex(Key k) {
-  return una_sprintf("%016llx%016llx", (unsigned long long)k.h[0], (unsigned long long)k.h[1]);
-}
+static char *key_hex(Key k) { return cache_key_hex(k); }
 
 /* ---- memory ---- */
 
@@ -177,15 +131,7 @@ typedef struct FileHeader {
 
 static const char magic[8] = "UNAKCv1";
 
-const char *kcache_dir(void) {
-  const char *d = getenv("UNA_CACHE_DIR");
-  if (d && *d) return d;
-  d = getenv("XDG_CACHE_HOME");
-  if (d && *d) return una_sprintf("%s/una", d);
-  d = getenv("HOME");
-  if (d && *d) return una_sprintf("%s/.cache/una", d);
-  return NULL;
-}
+const char *kcache_dir(void) { return cache_dir(); }
 
 static char *entry_path(const char *dir, Key k) { return una_sprintf("%s/%s.cubin", dir, key_hex(k)); }
 
@@ -235,34 +181,10 @@ static void *disk_load(const char *dir, Key k, size_t *size) {
   return image;
 }
 
-/* mkdir -p dir (mode 0755); false when it cannot be made. */
-static bool make_dirs(const char *dir) {
-  char *p = una_strdup(dir);
-  for (char *q = p + 1; *q; q++) {
-    if (*q != '/') continue;
-    *q = '\0';
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) return false;
-    *q = '/';
-  }
-  if (mkdir(p, 0755) != 0 && errno != EEXIST) return false;
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* A number for temporary file names that differs between calls and processes. */
-static uint64_t tmp_random(void) {
-  static _Atomic uint64_t counter;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  uint64_t c = counter++;
-  return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (c << 48) ^ ((uint64_t)getpid() << 17) ^
-               (uint64_t)(uintptr_t)&ts);
-}
-
 /* Stores image under k in dir: a temporary file renamed into place. */
 static void disk_store(const char *dir, Key k, const void *image, size_t size) {
-  if (!make_dirs(dir)) return;
-  char *tmp = una_sprintf("%s/.tmp.%ld.%016llx", dir, (long)getpid(), (unsigned long long)tmp_random());
+  if (!cache_make_dirs(dir)) return;
+  char *tmp = cache_tmp_name(dir, "");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return;
   FileHeader h;

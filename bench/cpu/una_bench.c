@@ -46,6 +46,7 @@
 
 #include "../bench_util.h"
 #include "../../backend/eval.h"
+#include "../../backend/jit.h"
 #include "../../backend/value.h"
 #include "../../frontend/check.h"
 #include "../../frontend/parser.h"
@@ -197,6 +198,12 @@ static Value time_una(Session *s, const char *expr, int reps, bool quick, Meas *
     warm_ms = now_ms() - t0;
     if (w + 1 >= MIN_WARMUP && GC_get_heap_size() == heap) break;
   }
+  /* the kernels the warm-up sent to the C compiler (backend/jit.h): the
+     timed evaluations run them compiled, as a program running longer would */
+  cpu_jit_wait();
+  v = val_real(0);
+  GC_gcollect();
+  v = cpu_call(d, NULL);
   if (quick && warm_ms < QUICK_MS) reps = QUICK_REPS;
   m->reps = reps;
   double times[MAX_REPS];
@@ -1017,12 +1024,14 @@ int main(int argc, char **argv) {
     if (!r->primal.error[0] && !(r->primal.err <= tol)) failed = 1;
   }
 
-  const char *threads = getenv("UNA_THREADS");
-  printf("Una: median of %d evaluations after warm-up (3 evaluations, more while the heap grows; heap collected before each), "
+  const char *threads = getenv("UNA_THREADS"), *jit = getenv("UNA_JIT");
+  printf("Una: median of %d evaluations after warm-up (3 evaluations, more while the heap grows; heap collected before each, "
+         "then one more once the kernels sent to the C compiler are compiled), native kernels: %s, "
          "threads: %s; C: gcc -O3 -march=native -fopenmp, on all cores where the program parallelizes "
          "(C -O2 1T: the same C, gcc -O2, single-threaded), results malloc'd in each call; JAX: "
          "jit(grad), float64; PyTorch: forward + backward, float64. Times in ms.\n",
-         reps, threads && threads[0] ? una_sprintf("UNA_THREADS=%s", threads) : "the default (UNA_THREADS unset)");
+         reps, jit && jit[0] ? una_sprintf("UNA_JIT=%s", jit) : "on (UNA_JIT unset)",
+         threads && threads[0] ? una_sprintf("UNA_THREADS=%s", threads) : "the default (UNA_THREADS unset)");
   if (npeer_notes == 0) printf("Peers: none run.");
   for (int i = 0; i < npeer_notes; i++) printf("%s%s", i ? "; " : "Peers: ", peer_notes[i]);
   printf("%s\n\n", npeer_notes ? "." : "");

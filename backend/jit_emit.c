@@ -1,0 +1,298 @@
+/* jit_emit.c: the C source of a kernel's block program (kernel_int.h:
+   exec), which backend/jit.c compiles to native code. It computes what
+   exec_block in kernel_run.c computes, instruction for instruction:
+
+   - a run of consecutive arithmetic instructions (+ - * /, their fused
+     pairs, neg, abs, sqrt, floor, min, max, comparisons, and, or, not,
+     select) becomes one loop over the block's CPU_BLOCK lanes, its
+     temporaries in locals: each operand defined before the run is read
+     once per lane, and only the registers read after the run (by a later
+     instruction, a loop or as a result) are stored;
+   - any other instruction (exp, log, sin ... whose block forms are
+     SLEEF's, pow, a gather, a loop) is done by the engine itself: the
+     function calls back `one(run, n, p, pc)` for instruction pc.
+
+   Each operation is the C column of prims.def on doubles, with no
+   contraction into fused multiply-adds (jit.c compiles with
+   -ffp-contract=off, as the engine is compiled in ISO C mode), so the
+   bits are the engine's. A run's loop is a function of its own whose
+   pointers are `restrict` unless a stored register shares a block buffer
+   with one it reads (the engine packs temporaries into buffers by their
+   live ranges); then each lane reads all its operands before it stores,
+   as the engine's order requires.
+
+   The registers are the engine's block pointers, p[v] (kernel_run.c
+   sets them: parameters, broadcast inputs and constants, temporaries'
+   buffers, a gather's view); an input or a constant is read as the
+   scalar p[v][0]. */
+#include "jit.h"
+#include "kernel_int.h"
+#include "scalar.h"
+#include "../frontend/ir/strbuf.h"
+
+static const char *const c_text[PRIM__COUNT] = {
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) [PRIM_##ID] = #c,
+#include "../frontend/ir/prims.def"
+#undef SCALAR
+};
+
+static const int c_arity[PRIM__COUNT] = {
+#define SCALAR(ID, name, arity, sig, sym, writ, prec, laws, unit, cost, c, cuda, deriv) [PRIM_##ID] = arity,
+#include "../frontend/ir/prims.def"
+#undef SCALAR
+};
+
+/* The scalar builtins computed in the compiled loops: their C column
+   uses operators, fabs, floor, sqrt, cpu_max and cpu_min only. */
+static bool inline_prim(int op) {
+  switch (op) {
+  case PRIM_NEG:
+  case PRIM_SQRT:
+  case PRIM_ABS:
+  case PRIM_FLOOR:
+  case PRIM_STOPGRAD:
+  case PRIM_ADD:
+  case PRIM_SUB:
+  case PRIM_MUL:
+  case PRIM_DIV:
+  case PRIM_MAX:
+  case PRIM_MIN:
+  case PRIM_EQ:
+  case PRIM_NE:
+  case PRIM_LT:
+  case PRIM_LE:
+  case PRIM_GT:
+  case PRIM_GE:
+  case PRIM_AND:
+  case PRIM_OR:
+  case PRIM_NOT: return true;
+  default: return false;
+  }
+}
+
+static bool is_inline(const XInstr *in) {
+  return in->op == X_FUSED || in->op == K_SELECT || (in->op >= 0 && in->op < PRIM__COUNT && inline_prim(in->op));
+}
+
+/* The registers the instruction reads (as kernel.c's xinstr_operands). */
+static int operands(const CpuKernel *k, const XInstr *in, int *out, int max) {
+  if (in->op == K_LOOP) {
+    CpuKInstr li = {K_LOOP, in->dst, in->a, in->b, in->c};
+    return cpu_kinstr_operands(k, &li, out, max);
+  }
+  int n = 0;
+  int v[3] = {in->a, in->b, in->c};
+  for (int i = 0; i < 3; i++)
+    if (v[i] >= 0 && n < max) out[n++] = v[i];
+  return n;
+}
+
+/* dst = the C column of op on the locals ra (and rb). */
+static void emit_op(StrBuf *b, int op, const char *dst, const char *ra, const char *rb) {
+  if (c_arity[op] == 2)
+    sb_printf(b, "      { const double a = %s, b = %s; %s = (double)(%s); }\n", ra, rb, dst, c_text[op]);
+  else
+    sb_printf(b, "      { const double a = %s; %s = (double)(%s); }\n", ra, dst, c_text[op]);
+}
+
+static char *reg(const CpuKernel *k, int v) {
+  char kind = k->vkind[v];
+  return una_sprintf(kind == VK_CONST || kind == VK_INPUT ? "c%d" : "r%d", v);
+}
+
+/* The run exec[s..e): a function g<s> and its call. */
+static void emit_run(StrBuf *fns, StrBuf *body, const CpuKernel *k, int s, int e, const char *live_after) {
+  int nv = k->nvregs;
+  char *defined = una_alloc((size_t)nv + 1), *seen = una_alloc((size_t)nv + 1);
+  int *loads = NEW_ARRAY(int, 3 * (e - s) + 1), *stores = NEW_ARRAY(int, e - s + 1);
+  int nloads = 0, nstores = 0;
+  for (int i = s; i < e; i++) {
+    const XInstr *in = &k->exec[i];
+    int ops[3], m = operands(k, in, ops, 3);
+    for (int j = 0; j < m; j++)
+      if (!defined[ops[j]] && !seen[ops[j]]) {
+        seen[ops[j]] = 1;
+        loads[nloads++] = ops[j];
+      }
+    defined[in->dst] = 1;
+    if (live_after[in->dst]) stores[nstores++] = in->dst;
+  }
+  /* restrict unless a store shares a buffer with a load */
+  bool shared = false;
+  for (int i = 0; i < nstores; i++)
+    for (int j = 0; j < nloads; j++)
+      if (k->phys[loads[j]] >= 0 && k->phys[loads[j]] == k->phys[stores[i]]) shared = true;
+  const char *rq = shared ? "" : " restrict";
+  sb_printf(fns, "static void g%d(", s);
+  StrBuf call = {0};
+  sb_printf(&call, "  g%d(", s);
+  bool first = true;
+  for (int i = 0; i < nstores; i++, first = false) {
+    sb_printf(fns, "%sdouble *%s s%d", first ? "" : ", ", rq, stores[i]);
+    sb_printf(&call, "%sp[%d]", first ? "" : ", ", stores[i]);
+  }
+  for (int j = 0; j < nloads; j++, first = false) {
+    int v = loads[j];
+    char kind = k->vkind[v];
+    if (kind == VK_CONST || kind == VK_INPUT) {
+      sb_printf(fns, "%sconst double c%d", first ? "" : ", ", v);
+      sb_printf(&call, "%sp[%d][0]", first ? "" : ", ", v);
+    } else {
+      sb_printf(fns, "%sconst double *%s l%d", first ? "" : ", ", rq, v);
+      sb_printf(&call, "%sp[%d]", first ? "" : ", ", v);
+    }
+  }
+  if (first) sb_put(fns, "void");
+  sb_printf(fns, ") {\n  for (int i = 0; i < %d; i++) {\n", CPU_BLOCK);
+  for (int j = 0; j < nloads; j++) {
+    char kind = k->vkind[loads[j]];
+    if (kind != VK_CONST && kind != VK_INPUT) sb_printf(fns, "    const double r%d = l%d[i];\n", loads[j], loads[j]);
+  }
+  for (int i = s; i < e; i++) {
+    const XInstr *in = &k->exec[i];
+    char *d = una_sprintf("r%d", in->dst);
+    sb_printf(fns, "    double %s;\n", d);
+    if (in->op == K_SELECT) {
+      sb_printf(fns, "    %s = %s != 0 ? %s : %s;\n", d, reg(k, in->c), reg(k, in->a), reg(k, in->b));
+    } else if (in->op == X_FUSED) {
+      sb_printf(fns, "    {\n      double t;\n");
+      emit_op(fns, in->inner, "t", reg(k, in->a), reg(k, in->b));
+      if (in->left) emit_op(fns, in->outer, d, reg(k, in->c), "t");
+      else emit_op(fns, in->outer, d, "t", reg(k, in->c));
+      sb_put(fns, "    }\n");
+    } else {
+      sb_put(fns, "  ");
+      emit_op(fns, in->op, d, reg(k, in->a), c_arity[in->op] == 2 ? reg(k, in->b) : "0");
+    }
+  }
+  for (int i = 0; i < nstores; i++) sb_printf(fns, "    s%d[i] = r%d;\n", stores[i], stores[i]);
+  sb_put(fns, "  }\n}\n\n");
+  sb_printf(body, "%s);\n", sb_str(&call));
+}
+
+static const char *const prelude =
+    "/* Una: a kernel's program (backend/jit_emit.c) */\n"
+    "typedef __SIZE_TYPE__ size_t;\n"
+    "double fabs(double);\ndouble floor(double);\ndouble sqrt(double);\n"
+    "typedef void (*una_one)(const void *, size_t, double **, int);\n"
+    "typedef void (*una_one1)(const void *, double *, int);\n";
+
+char *cpu_jit_block_source(const CpuKernel *k) {
+  int nv = k->nvregs, nx = k->nexec;
+  /* the last instruction reading each register; the results are read after */
+  int *last = NEW_ARRAY(int, nv + 1);
+  for (int v = 0; v < nv; v++) last[v] = -1;
+  int maxops = nv + 8, *ops = NEW_ARRAY(int, maxops);
+  for (int i = 0; i < nx; i++) {
+    int m = operands(k, &k->exec[i], ops, maxops);
+    for (int j = 0; j < m; j++) last[ops[j]] = i;
+  }
+  for (int i = 0; i < k->nresults; i++) last[k->results[i]] = nx;
+  int worth = 0;
+  for (int s = 0; s < nx;) {
+    int e = s, n = 0;
+    while (e < nx && is_inline(&k->exec[e])) n += k->exec[e++].op == X_FUSED ? 2 : 1;
+    if (n > worth) worth = n;
+    s = e > s ? e : s + 1;
+  }
+  if (worth < 2) return NULL;
+
+  StrBuf fns = {0}, body = {0};
+  sb_put(&fns, prelude);
+  sb_put(&fns, CPU_MINMAX(CPU_TEXT));
+  sb_put(&fns, "\n\n");
+  char *live_after = una_alloc((size_t)nv + 1);
+  for (int s = 0; s < nx;) {
+    if (!is_inline(&k->exec[s])) {
+      sb_printf(&body, "  one(run, n, p, %d);\n", s);
+      s++;
+      continue;
+    }
+    int e = s;
+    while (e < nx && is_inline(&k->exec[e])) e++;
+    for (int v = 0; v < nv; v++) live_after[v] = last[v] >= e;
+    emit_run(&fns, &body, k, s, e, live_after);
+    s = e;
+  }
+  sb_printf(&fns, "void una_block(double **p, const void *run, size_t n, una_one one) {\n%s}\n", sb_str(&body));
+  return sb_str(&fns);
+}
+
+/* The longest run of compiled instructions in k's one-element program. */
+static int scalar_worth(const CpuKernel *k) {
+  int run = 0, worth = 0;
+  for (int i = 0; i < k->ninstr; i++) {
+    const KInstr *in = &k->code[i];
+    XInstr x = {in->op, -1, -1, false, in->dst, in->a, in->b, in->c};
+    run = is_inline(&x) ? run + 1 : 0;
+    if (run > worth) worth = run;
+  }
+  return worth;
+}
+
+/* k's one-element program over the registers R[] (an array named R, never
+   a or b: the C column's operands); an instruction not compiled is
+   one(RUN, R, pc). */
+static void emit_scalar(StrBuf *b, const CpuKernel *k, const char *R, const char *RUN, const char *indent) {
+  for (int i = 0; i < k->ninstr; i++) {
+    const KInstr *in = &k->code[i];
+    XInstr x = {in->op, -1, -1, false, in->dst, in->a, in->b, in->c};
+    char *d = una_sprintf("%s[%d]", R, in->dst);
+    if (!is_inline(&x)) {
+      sb_printf(b, "%sone(%s, %s, %d);\n", indent, RUN, R, i);
+    } else if (in->op == K_SELECT) {
+      sb_printf(b, "%s%s = %s[%d] != 0 ? %s[%d] : %s[%d];\n", indent, d, R, in->c, R, in->a, R, in->b);
+    } else {
+      char *ra = una_sprintf("%s[%d]", R, in->a), *rb = c_arity[in->op] == 2 ? una_sprintf("%s[%d]", R, in->b) : "0";
+      sb_put(b, indent);
+      emit_op(b, in->op, d, ra, rb);
+    }
+  }
+}
+
+/* The one-element program: the registers are r[] (the run's sregs); an
+   instruction not compiled is one(run, r, pc) over k->code[pc]. */
+char *cpu_jit_scalar_source(const CpuKernel *k) {
+  if (scalar_worth(k) < 2) return NULL;
+  StrBuf b = {0};
+  sb_put(&b, prelude);
+  sb_put(&b, CPU_MINMAX(CPU_TEXT));
+  sb_put(&b, "\n\nvoid una_scalar(double *r, const void *run, una_one1 one) {\n");
+  emit_scalar(&b, k, "r", "run", "  ");
+  sb_put(&b, "}\n");
+  return sb_str(&b);
+}
+
+/* A whole loop over a state of w reals s[]: `for` (cond NULL) count
+   times, the body's parameters the state then the index; or `while`
+   cond holds. The registers are local copies of the runs' (rc, rb), so
+   the compiler keeps them in its own; poll(pt) every poll_mask + 1
+   iterations, as loop_ops.c's loops do. */
+char *cpu_jit_loop_source(const CpuKernel *cond, const CpuKernel *body, int w, int poll_mask) {
+  if (scalar_worth(body) < 2 && (!cond || scalar_worth(cond) < 2)) return NULL;
+  StrBuf b = {0};
+  sb_put(&b, prelude);
+  sb_put(&b, CPU_MINMAX(CPU_TEXT));
+  sb_printf(&b, "\n\ntypedef void (*una_poll)(const void *);\n"
+                "void una_loop(double *s, double count, double *rc, double *rb, const void *crun, const void *brun,\n"
+                "              una_one1 one, una_poll poll, const void *pt) {\n"
+                "  double breg[%d];\n  for (int j = 0; j < %d; j++) breg[j] = rb[j];\n",
+            body->nvregs + 1, body->nvregs);
+  if (cond)
+    sb_printf(&b, "  double creg[%d];\n  for (int j = 0; j < %d; j++) creg[j] = rc[j];\n"
+                  "  for (unsigned long long i = 0;; i++) {\n    if ((i & %d) == 0) poll(pt);\n",
+              cond->nvregs + 1, cond->nvregs, poll_mask);
+  else
+    sb_printf(&b, "  for (double i = 0; i < count; i++) {\n    if (((long long)i & %d) == 0) poll(pt);\n", poll_mask);
+  if (cond) {
+    for (int j = 0; j < w; j++) sb_printf(&b, "    creg[%d] = s[%d];\n", j, j);
+    emit_scalar(&b, cond, "creg", "crun", "    ");
+    sb_printf(&b, "    if (creg[%d] == 0) break;\n", cond->result);
+  }
+  for (int j = 0; j < w; j++) sb_printf(&b, "    breg[%d] = s[%d];\n", j, j);
+  if (!cond) sb_printf(&b, "    breg[%d] = i;\n", w);
+  emit_scalar(&b, body, "breg", "brun", "    ");
+  for (int j = 0; j < body->nresults; j++) sb_printf(&b, "    s[%d] = breg[%d];\n", j, body->results[j]);
+  sb_put(&b, "  }\n}\n");
+  return sb_str(&b);
+}
