@@ -84,18 +84,51 @@ static void copy_reals(double *d, const double *s, size_t n) {
   else memcpy(d, s, sizeof(double) * n);
 }
 
+/* The arrays of a tree of concats (concat (concat a b) (concat c d)),
+   evaluated left to right, the order the nested concats take: n of them
+   into v (grown as needed). */
+static void concat_leaves(const Exec *ex, const Term *t, Value *frame, Array ***v, int *n, int *cap) {
+  fe_stack_check(t->span);
+  for (int i = 0; i < 2; i++) {
+    const Term *k = t->kids[i];
+    if (k->kind == T_PRIM && k->prim == PRIM_CONCAT) {
+      concat_leaves(ex, k, frame, v, n, cap);
+      continue;
+    }
+    if (*n == *cap) {
+      Array **g = NEW_ARRAY(Array *, 2 * *cap);
+      memcpy(g, *v, sizeof(Array *) * (size_t)*n);
+      *v = g;
+      *cap *= 2;
+    }
+    (*v)[(*n)++] = cpu_eval_array(ex, k, frame);
+  }
+}
+
+/* A concat, or a tree of them (GradBench's ba lays out its Jacobian's
+   columns so), made in one array: each element copied once. Under :cost,
+   each concat is counted as written. */
 static Value op_concat(const Exec *ex, const Term *t, Value *frame) {
-  Array *a = cpu_eval_array(ex, t->kids[0], frame);
-  Array *b = cpu_eval_array(ex, t->kids[1], frame);
-  size_t n = a->len + b->len;
-  if (ex->meter) cpu_meter_array(ex->meter, t, n);
-  Array *out = val_new_array_of(t->type->elem, n, t->span);
-  if (out->boxed) {
-    if (a->len) memcpy(out->v, a->v, sizeof(Value) * a->len);
-    if (b->len) memcpy(out->v + a->len, b->v, sizeof(Value) * b->len);
+  Array *two[2], **leaves = two;
+  int n = 0, cap = 2;
+  if (ex->meter) {
+    two[0] = cpu_eval_array(ex, t->kids[0], frame);
+    two[1] = cpu_eval_array(ex, t->kids[1], frame);
+    n = 2;
   } else {
-    if (a->len) copy_reals(out->r, a->r, a->len);
-    if (b->len) copy_reals(out->r + a->len, b->r, b->len);
+    concat_leaves(ex, t, frame, &leaves, &n, &cap);
+  }
+  size_t len = 0;
+  for (int i = 0; i < n; i++) len += leaves[i]->len;
+  if (ex->meter) cpu_meter_array(ex->meter, t, len);
+  Array *out = val_new_array_of(t->type->elem, len, t->span);
+  size_t at = 0;
+  for (int i = 0; i < n; i++) {
+    const Array *a = leaves[i];
+    if (!a->len) continue;
+    if (out->boxed) memcpy(out->v + at, a->v, sizeof(Value) * a->len);
+    else copy_reals(out->r + at, a->r, a->len);
+    at += a->len;
   }
   return val_array(out);
 }

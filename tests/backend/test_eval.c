@@ -603,6 +603,13 @@ START_TEST(v2_properties) {
       {"a[lo:hi]", "map (k. a[k + lo]) (iota (hi - lo))"},
       {"a[lo:]", "map (k. a[k + lo]) (iota (length a - lo))"},
       {"concat a[:lo] a[lo:]", "a"},
+      /* a tree of concats is made in one array */
+      {"concat (concat (concat a[:lo] b[lo:]) (concat a[lo:hi] [])) (concat b (concat a b))",
+       "let t = concat (concat a[:lo] b[lo:]) (concat a[lo:hi] []) in let u = concat a b in let v = concat b u in"
+       " map (k. if k < length t then t[k] else v[k - length t]) (iota (length t + length v))"},
+      {"concat (concat m [m[1]]) (concat (transpose (transpose m)) m)",
+       "let u = concat m [m[1]] in let w = concat (transpose (transpose m)) m in"
+       " map (k. if k < length u then u[k] else w[k - length u]) (iota (length u + length w))"},
       {"transpose (transpose m)", "m"},
       {"map (j. map (i. (transpose m)[j][i]) (iota (length m))) (iota 3)", "map (j. map (r. r[j]) m) (iota 3)"},
       {"unzip (zip a b)", "(a, b)"},
