@@ -254,12 +254,18 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
   const Term *lam = t->kids[0];
   size_t n = a->len;
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
-  Array *out = map_result(ex, t, n);
+  CpuLoopOwn *own = ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
   CpuKernelRun run;
   if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
+    /* a loop's state that nothing else holds: overwritten, each element
+       after its own read (plan/note.h: state_map) */
+    Array *out = own && own->owned == a && !a->boxed && a->r && !a->dev ? a : map_result(ex, t, n);
     kernel_map(cpu_exec_threads(ex), &run, t, a, b, n, out);
+    if (own) own->fresh = out;
     return out;
   }
+  Array *out = map_result(ex, t, n);
+  if (own) own->fresh = out;
   if (n > 0 && map_elements(ex, t, frame, a, b, out)) return out;
   const Type *rt = t->type->elem;
   if (n > 1 && ex->kernel && !ex->meter && !ex->gpu && rt->kind == TY_ARRAY && rt->elem->kind == TY_REAL) {

@@ -54,7 +54,19 @@ struct Exec {
      rows at once (plan/note.h: batch): the product term returns row i of
      the whole product while element i is computed. NULL elsewhere. */
   const struct CpuBatch *batch;
+  /* In a loop's body whose state a map may overwrite (plan/note.h:
+     state_map): that map, its result of the last iteration, and the
+     state when it is that result (which nothing else holds). NULL
+     elsewhere. */
+  struct CpuLoopOwn *loop_own;
 };
+
+/* Exec.loop_own: the map writes into `owned` when it is its array, and
+   records each result it allocates in `fresh`. */
+typedef struct CpuLoopOwn {
+  const struct Term *map;
+  struct Array *fresh, *owned;
+} CpuLoopOwn;
 
 /* A map's matrix-vector products, all computed (Exec.batch). */
 typedef struct CpuBatch {

@@ -13,6 +13,7 @@
 #include "array_int.h"
 #include "cost_meter.h"
 #include "jit.h"
+#include "plan/note.h"
 
 enum { POLL = 4095 }; /* the compiled loops poll every POLL + 1 iterations */
 
@@ -73,6 +74,31 @@ static Value for_compiled(const Term *t, CpuKernelRun *body, Value x, double n) 
   return cpu_state_out(s, t->type);
 }
 
+/* The context of the loop t's body: with its state map (plan/note.h:
+   state_map) in *own, or ex itself when it has none. */
+static const Exec *owning(const Exec *ex, const Term *t, Exec *inner, CpuLoopOwn *own) {
+  const Term *m = t->note ? t->note->state_map : NULL;
+  if (!m || !ex->kernel || ex->meter || ex->gpu) {
+    if (!ex->loop_own) return ex;
+    *inner = *ex; /* an enclosing loop's state map is not this loop's */
+    inner->loop_own = NULL;
+    return inner;
+  }
+  *inner = *ex;
+  *own = (CpuLoopOwn){m, NULL, NULL};
+  inner->loop_own = own;
+  return inner;
+}
+
+/* Before an iteration: the state x is owned when it is the state map's
+   last result (the initial state never is). */
+static void owned_state(const Exec *ex, Value x) {
+  CpuLoopOwn *own = ex->loop_own;
+  if (!own) return;
+  own->owned = x.kind == V_ARRAY && x.u.a == own->fresh ? x.u.a : NULL;
+  own->fresh = NULL;
+}
+
 static Value op_for(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
   Value x = ex->eval(ex, t->kids[1], frame);
@@ -87,8 +113,12 @@ static Value op_for(const Exec *ex, const Term *t, Value *frame) {
   CpuKernelRun body;
   if (n > 0 && step_of(ex, lam, frame, &body)) return for_compiled(t, &body, x, n);
   int xs = lam->syms[0]->slot, is = lam->syms[1]->slot;
+  Exec inner;
+  CpuLoopOwn own;
+  ex = owning(ex, t, &inner, &own);
   for (double i = 0; i < n; i++) {
     fe_poll_interrupt(t->span);
+    owned_state(ex, x);
     frame[xs] = x;
     frame[is] = val_real(i);
     x = ex->eval(ex, lam->kids[0], frame);
@@ -123,12 +153,16 @@ static Value op_while(const Exec *ex, const Term *t, Value *frame) {
   if (ex->meter) cpu_meter_array(ex->meter, t, 1);
   CpuKernelRun bk, ck;
   if (step_of(ex, body, frame, &bk) && step_of(ex, cond, frame, &ck)) return while_compiled(t, &bk, &ck, x);
+  Exec inner;
+  CpuLoopOwn own;
+  const Exec *bx = owning(ex, t, &inner, &own);
   for (;;) {
     fe_poll_interrupt(t->span);
     frame[cond->syms[0]->slot] = x;
     if (!ex->eval(ex, cond->kids[0], frame).u.b) return x;
+    owned_state(bx, x);
     frame[body->syms[0]->slot] = x;
-    x = ex->eval(ex, body->kids[0], frame);
+    x = bx->eval(bx, body->kids[0], frame);
   }
 }
 

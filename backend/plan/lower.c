@@ -285,6 +285,20 @@ static void own_state(Lowering *lw, const Term *t) {
   ptrmap_put(&lw->owned, t->kids[0]->syms[0], (void *)((intptr_t)d + 1));
 }
 
+/* The map or map2 that is the value of the loop t's body and reads its
+   state, an [R] read nowhere else in the body, as its first array (the
+   plan note's state_map); NULL when there is none. From the second
+   iteration on, the state is that map's last result, which nothing else
+   holds: the map may write over it (loop_ops.c). */
+static const Term *state_map(Lowering *lw, const Term *t) {
+  const Term *lam = t->kids[0], *x = lam->kids[0];
+  const Sym *s = lam->syms[0];
+  if (!real_array(s->type) || (intptr_t)ptrmap_get(&lw->reads, s) != 1) return NULL;
+  while (x->kind == T_LET || x->kind == T_LETTUP) x = x->kids[1];
+  if (x->kind != T_PRIM || (x->prim != PRIM_MAP && x->prim != PRIM_MAP2) || !real_array(x->type)) return NULL;
+  return x->kids[1]->kind == T_VAR && x->kids[1]->sym == s ? x : NULL;
+}
+
 /* let (x1, ..., xn) = v in ...: the parts of an owned v read only here
    are owned. */
 static void own_parts(Lowering *lw, const Term *t) {
@@ -411,6 +425,7 @@ static void plan_builtin(Lowering *lw, Term *t) {
     const CpuKernel *b = cpu_step_kernel_for(t->kids[0]);
     note_of(t->kids[0])->step = b;
     own_state(lw, t);
+    note_of(t)->state_map = state_map(lw, t);
     return;
   }
   case PRIM_REDUCE_BY_INDEX:

@@ -80,6 +80,12 @@ typedef struct PlanNote {
                                          destination is a fresh array
                                          that nothing else reads, so it
                                          is updated in place */
+  const struct Term *state_map;       /* LOOP_FOR, LOOP_WHILE T_PRIM whose state is
+                                         an [R] read once in its body, by the map
+                                         or map2 that is the body's value, as its
+                                         first array: that map may write each
+                                         iteration's state in place of the last
+                                         (loop_ops.c, array_ops.c's map_arrays) */
   const PlanMatrix *matrix;           /* map T_PRIM: a matrix product */
   const struct Term *batch;           /* map T_PRIM over rows: a
                                          matrix-vector product M p in its

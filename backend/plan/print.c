@@ -220,6 +220,11 @@ static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
                 t->span.line, t->span.col, m->note && m->note->matrix ? m->note->matrix->id : -1,
                 shown_sym(nm, m->kids[1]->sym)->name);
     }
+    if (t->note && t->note->state_map) {
+      const Term *m = t->note->state_map;
+      sb_printf(b, "loop at %d:%d: its state %s, read once, is overwritten by the map at %d:%d from the second iteration on\n",
+                t->span.line, t->span.col, shown_sym(nm, t->kids[0]->syms[0])->name, m->span.line, m->span.col);
+    }
     if (t->note && t->note->in_place) {
       const Term *d = t->kids[1];
       if (d->kind == T_VAR)
