@@ -250,6 +250,16 @@ static void map_rows(const Exec *ex, const Term *t, Value *frame, Array *a, cons
   }
 }
 
+/* The array of the map t that the plan lets its kernel write over
+   (note.h: over), when it is a whole buffer of the collector's of n
+   reals on the host (not a view); NULL otherwise. */
+static Array *over_array(const Term *t, Array *a, Array *b, size_t n) {
+  int k = t->note ? t->note->over : 0;
+  Array *c = k == 1 ? a : k == 2 ? b : NULL;
+  if (!c || n < B || c->len != n || c->boxed || !c->r || c->dev) return NULL;
+  return GC_base(c->r) == c->r && GC_size(c->r) < (n + B) * sizeof(double) ? c : NULL;
+}
+
 static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, Array *b) {
   const Term *lam = t->kids[0];
   size_t n = a->len;
@@ -259,7 +269,8 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
   if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
     /* a loop's state that nothing else holds: overwritten, each element
        after its own read (plan/note.h: state_map) */
-    Array *out = own && own->owned == a && !a->boxed && a->r && !a->dev ? a : map_result(ex, t, n);
+    Array *out = own && own->owned == a && !a->boxed && a->r && !a->dev ? a : over_array(t, a, b, n);
+    if (!out) out = map_result(ex, t, n);
     kernel_map(cpu_exec_threads(ex), &run, t, a, b, n, out);
     if (own) own->fresh = out;
     return out;

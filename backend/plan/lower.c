@@ -357,6 +357,18 @@ static const Term *batch_of(const Term *t) {
   return NULL;
 }
 
+/* The array of the map or map2 t (1 or 2) that its kernel may write its
+   result over (note.h: over): an [R] that t owns (fresh, held by no one
+   else), not a literal; 0 when there is none. */
+static int over_arg(Lowering *lw, const Term *t) {
+  if (!real_array(t->type)) return 0;
+  for (int i = 1; i < t->nkids; i++) {
+    const Term *a = t->kids[i];
+    if (real_array(a->type) && a->kind != T_ARRAY && owns(lw, t, a)) return i;
+  }
+  return 0;
+}
+
 /* The kernel of the array builtin t, if it qualifies. */
 static void plan_builtin(Lowering *lw, Term *t) {
   if (t->note && (t->note->fused || t->note->kernel)) return;
@@ -377,7 +389,10 @@ static void plan_builtin(Lowering *lw, Term *t) {
         m->other->kids[0]->kind == T_VAR)
       m->untransposed = m->other->kids[0]; /* Y = transpose B inline: BLAS reads B, as for a let */
     if (m) add_matrix(lw, t, m);
-    else if (fusable(lw, t)) plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
+    else if (fusable(lw, t)) {
+      plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
+      note_of(t)->over = over_arg(lw, t);
+    }
     else if (tuple_elems(t)) note_of(t->kids[0])->step = cpu_elem_kernel_for(t->kids[0]);
     else if ((batch = batch_of(t))) note_of(t)->batch = batch;
     return;
@@ -480,7 +495,7 @@ static void scan_owned(Lowering *lw, const Term *t, intptr_t depth) {
     if (t->kind == T_LET && fresh_array(t->kids[0])) ptrmap_put(&lw->owned, t->sym, (void *)(depth + 1));
     if (t->kind == T_LETTUP ||
         (t->kind == T_PRIM && (t->prim == PRIM_REDUCE_BY_INDEX || t->prim == PRIM_LOOP_FOR ||
-                               t->prim == PRIM_LOOP_WHILE)))
+                               t->prim == PRIM_LOOP_WHILE || t->prim == PRIM_MAP || t->prim == PRIM_MAP2)))
       ptrmap_put(&lw->depth, t, (void *)(depth + 1));
     if (t->nkids == 0) return;
     if (t->kind == T_LAM) depth++;

@@ -80,6 +80,11 @@ typedef struct PlanNote {
                                          destination is a fresh array
                                          that nothing else reads, so it
                                          is updated in place */
+  int over;                           /* map, map2 T_PRIM with a kernel: its array
+                                         (1 or 2) that no one else holds, which
+                                         its kernel may write its result over,
+                                         element after element (array_ops.c's
+                                         map_arrays); 0 for none */
   const struct Term *state_map;       /* LOOP_FOR, LOOP_WHILE T_PRIM whose state is
                                          an [R] read once in its body, by the map
                                          or map2 that is the body's value, as its

@@ -220,6 +220,9 @@ static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
                 t->span.line, t->span.col, m->note && m->note->matrix ? m->note->matrix->id : -1,
                 shown_sym(nm, m->kids[1]->sym)->name);
     }
+    if (t->note && t->note->over)
+      sb_printf(b, "%s at %d:%d: its result written over its array %d, which nothing else holds\n",
+                t->prim == PRIM_MAP ? "map" : "map2", t->span.line, t->span.col, t->note->over);
     if (t->note && t->note->state_map) {
       const Term *m = t->note->state_map;
       sb_printf(b, "loop at %d:%d: its state %s, read once, is overwritten by the map at %d:%d from the second iteration on\n",
