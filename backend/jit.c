@@ -294,7 +294,11 @@ static void *compile_thread(void *arg) {
    another waits for its turn by not starting). */
 static void start_compile(JitEntry *e) {
   pthread_mutex_lock(&lock);
-  bool go = compiling == 0 && atomic_load(&e->state) == IDLE;
+  /* three failures and no success: the compiler does not work here (none
+     installed, a cache folder whose files cannot be run); stop trying */
+  bool broken = stats.failed >= 3 && stats.compiled == 0 && stats.disk == 0;
+  if (broken) atomic_store(&e->state, FAILED);
+  bool go = !broken && compiling == 0 && atomic_load(&e->state) == IDLE;
   if (go) {
     atomic_store(&e->state, COMPILING);
     compiling++;

@@ -21,7 +21,8 @@
    (for the tests). $UNA_JIT_CC names the compiler (default cc); when it
    cannot be run, or a compile fails, the engine interprets, silently
    unless $UNA_JIT_VERBOSE is set (then the compiler's messages and the
-   reason go to standard error). */
+   reason go to standard error); after three failures and no success, no
+   more compiles are started. */
 #ifndef UNA_JIT_H
 #define UNA_JIT_H
 
