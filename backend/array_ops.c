@@ -257,7 +257,8 @@ static Array *over_array(const Term *t, Array *a, Array *b, size_t n) {
   int k = t->note ? t->note->over : 0;
   Array *c = k == 1 ? a : k == 2 ? b : NULL;
   if (!c || n < B || c->len != n || c->boxed || !c->r || c->dev) return NULL;
-  return GC_base(c->r) == c->r && GC_size(c->r) < (n + B) * sizeof(double) ? c : NULL;
+  /* the collector rounds a large object up to its next 4 KiB */
+  return GC_base(c->r) == c->r && GC_size(c->r) <= n * sizeof(double) + 4096 ? c : NULL;
 }
 
 static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, Array *b) {
