@@ -12,9 +12,9 @@
    cache_dir()/cpu (or a private folder under $TMPDIR when there is no
    cache folder), compiled by `cc -std=gnu11 -O2 -march=native
    -ffp-contract=off -fno-math-errno -fPIC -shared` into a temporary
-   library renamed to <key>.so, which is loaded (dlopen) for its
-   una_block. A library on disk under the key is loaded without
-   compiling. */
+   library renamed to <key>.so, which is loaded (dlopen) for its function
+   (una_block, una_scalar or una_loop, by the entry's kind). A library on
+   disk under the key is loaded without compiling. */
 #include "jit.h"
 #include "filecache.h"
 #include "kernel_int.h"
@@ -27,7 +27,9 @@
 #include <pthread.h>
 #include <spawn.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -282,6 +284,9 @@ static void build(JitEntry *e, bool do_compile) {
 
 static void *compile_thread(void *arg) {
   JitEntry *e = arg;
+  /* a lower priority for this thread, and so for the compiler it starts
+     (a child takes its creator's): the program being run keeps its CPU */
+  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
   build(e, true);
   pthread_mutex_lock(&lock);
   compiling--;

@@ -1,6 +1,8 @@
-/* jit_emit.c: the C source of a kernel's block program (kernel_int.h:
-   exec), which backend/jit.c compiles to native code. It computes what
-   exec_block in kernel_run.c computes, instruction for instruction:
+/* jit_emit.c: the C source of a kernel's programs, which backend/jit.c
+   compiles to native code: its block program (kernel_int.h: exec), its
+   one-element program (code), and a whole scalar loop whose body (and
+   condition) are step programs (loop_ops.c). The block program computes
+   what exec_block in kernel_run.c computes, instruction for instruction:
 
    - a run of consecutive arithmetic instructions (+ - * /, their fused
      pairs, neg, abs, sqrt, floor, min, max, comparisons, and, or, not,
