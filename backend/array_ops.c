@@ -40,6 +40,7 @@
 #include "blas.h"
 #include "cost_meter.h"
 #include "kernel.h"
+#include "jit.h"
 #include "npy.h"
 #include "parallel.h"
 #include "plan/note.h"
@@ -102,6 +103,12 @@ static void map_chunk(void *ctx, int thread, int c) {
   cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
   CpuKernelRun *run = &j->runs[thread];
   const double *x = j->a ? j->a->r : NULL, *y = j->b ? j->b->r : NULL;
+  CpuJitRangeFn range = x && j->out && !j->boolean ? cpu_jit_range(run->k, hi - lo) : NULL;
+  if (range) { /* compiled, with no fault to raise: the chunk in loops of 64 Ki elements (Ctrl-C between) */
+    for (size_t i = lo; i < hi && !fe_stopping(); i += 65536)
+      range(x + i, y ? y + i : NULL, j->out->r + i, run->sregs, min_size(65536, hi - i));
+    return;
+  }
   double tmp[B];
   /* Ctrl-C, or a kernel's fault, ends the chunk at the next block */
   for (size_t i = lo; i < hi && !fe_stopping(); i += B) {

@@ -10,7 +10,7 @@
 
    Compiling: the source is written to a temporary file in
    cache_dir()/cpu (or a private folder under $TMPDIR when there is no
-   cache folder), compiled by `cc -std=gnu11 -O2 -march=native
+   cache folder), compiled by `cc -std=gnu11 -O2 -fvect-cost-model=dynamic -march=native
    -ffp-contract=off -fno-math-errno -fPIC -shared` into a temporary
    library renamed to <key>.so, which is loaded (dlopen) for its function
    (una_block, una_scalar or una_loop, by the entry's kind). A library on
@@ -43,8 +43,9 @@ enum { MODE_ON = CPU_JIT_ON, MODE_OFF = CPU_JIT_OFF, MODE_SYNC = CPU_JIT_SYNC };
 typedef void (*JitFn)(void);
 
 /* The compiled function's name, by kind: the block program, the
-   one-element program, a `for` loop, a `while` loop (kernel_int.h). */
-static const char *const fn_name[CPU_JIT_KINDS] = {"una_block", "una_scalar", "una_loop", "una_loop"};
+   one-element program, a `for` loop, a `while` loop, a range of elements
+   (kernel_int.h). */
+static const char *const fn_name[CPU_JIT_KINDS] = {"una_block", "una_scalar", "una_loop", "una_loop", "una_range"};
 
 typedef struct JitEntry {
   CacheKey key;
@@ -98,7 +99,7 @@ static const char *compiler(void) {
   return c && *c ? c : "cc";
 }
 
-static const char *const flags[] = {"-std=gnu11", "-O2", "-march=native", "-ffp-contract=off", "-fno-math-errno",
+static const char *const flags[] = {"-std=gnu11", "-O2", "-fvect-cost-model=dynamic", "-march=native", "-ffp-contract=off", "-fno-math-errno",
                                     "-fPIC", "-shared", "-w"};
 enum { NFLAGS = sizeof flags / sizeof flags[0] };
 
@@ -356,6 +357,7 @@ static char *source_of(const CpuKernel *k, const SrcReq *r) {
   switch (r->kind) {
   case CPU_JIT_BLOCK: return cpu_jit_block_source(k);
   case CPU_JIT_SCALAR: return cpu_jit_scalar_source(k);
+  case CPU_JIT_RANGE: return cpu_jit_range_source(k);
   default: return cpu_jit_loop_source(r->cond, k, r->w, r->poll_mask);
   }
 }
@@ -416,6 +418,11 @@ CpuJitBlockFn cpu_jit_block(const CpuKernel *k) {
 CpuJitScalarFn cpu_jit_scalar(const CpuKernel *k) {
   SrcReq r = {CPU_JIT_SCALAR, NULL, 0, 0};
   return (CpuJitScalarFn)jit_fn(k, &r, (k->ninstr + CPU_BLOCK / 8 - 1) / (CPU_BLOCK / 8));
+}
+
+CpuJitRangeFn cpu_jit_range(const CpuKernel *k, size_t n) {
+  SrcReq r = {CPU_JIT_RANGE, NULL, 0, 0};
+  return (CpuJitRangeFn)jit_fn(k, &r, (long)((n + CPU_BLOCK - 1) / CPU_BLOCK) * k->nexec);
 }
 
 CpuJitLoopFn cpu_jit_loop(const CpuKernel *cond, const CpuKernel *body, int w, int poll_mask, double iterations) {

@@ -59,12 +59,21 @@ typedef void (*CpuJitLoopFn)(double *s, double count, double *rc, double *rb, co
                              CpuJitOne1 one, CpuJitPoll poll, const void *pt);
 CpuJitLoopFn cpu_jit_loop(const CpuKernel *cond, const CpuKernel *body, int w, int poll_mask, double iterations);
 
+/* A kernel whose every instruction is compiled (no exp, gather or loop)
+   and whose result is one real, over a whole range: out[i] = f(x[i],
+   y[i]) for i < n, no blocks; out may be x or y; sr the run's sregs.
+   cpu_jit_range returns it (n: the elements about to run, counted as
+   work), or NULL: then run blocks. */
+typedef void (*CpuJitRangeFn)(const double *x, const double *y, double *out, const double *sr, size_t n);
+CpuJitRangeFn cpu_jit_range(const CpuKernel *k, size_t n);
+
 /* The C source of k's block program and of its one-element program
    (jit_emit.c), or NULL when it has no run of two arithmetic
    instructions to compile. */
 char *cpu_jit_block_source(const CpuKernel *k);
 char *cpu_jit_scalar_source(const CpuKernel *k);
 char *cpu_jit_loop_source(const CpuKernel *cond, const CpuKernel *body, int w, int poll_mask);
+char *cpu_jit_range_source(const CpuKernel *k);
 
 /* Overrides $UNA_JIT (tests): CPU_JIT_ENV goes back to it. And the
    compiler ($UNA_JIT_CC when NULL). */

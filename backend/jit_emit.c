@@ -298,3 +298,45 @@ char *cpu_jit_loop_source(const CpuKernel *cond, const CpuKernel *body, int w, i
   sb_put(&b, "  }\n}\n");
   return sb_str(&b);
 }
+
+/* A kernel all of whose instructions are compiled, with one real result:
+   the whole range x[0..n) (and y) into out[0..n), one loop, no blocks. out
+   may be x or y itself (each element is read before it is written: the
+   loop may run in vectors, ivdep); sr are the run's sregs (its inputs'
+   and constants' values). NULL for any other kernel. */
+char *cpu_jit_range_source(const CpuKernel *k) {
+  if (k->nresults != 1 || k->result_bool || k->nparams > 2 || k->nloops > 0) return NULL;
+  int n = 0;
+  for (int i = 0; i < k->nexec; i++) {
+    if (!is_inline(&k->exec[i])) return NULL;
+    n += k->exec[i].op == X_FUSED ? 2 : 1;
+  }
+  if (n < 2) return NULL;
+  StrBuf b = {0};
+  sb_put(&b, prelude);
+  sb_put(&b, CPU_MINMAX(CPU_TEXT));
+  sb_put(&b, "\n\nvoid una_range(const double *x, const double *y, double *out, const double *sr, size_t n) {\n");
+  for (int v = 0; v < k->nvregs; v++)
+    if (k->vkind[v] == VK_CONST || k->vkind[v] == VK_INPUT) sb_printf(&b, "  const double c%d = sr[%d];\n", v, v);
+  sb_put(&b, "#pragma GCC ivdep\n  for (size_t i = 0; i < n; i++) {\n    const double r0 = x[i];\n");
+  if (k->nparams == 2) sb_put(&b, "    const double r1 = y[i];\n");
+  for (int i = 0; i < k->nexec; i++) {
+    const XInstr *in = &k->exec[i];
+    char *d = una_sprintf("r%d", in->dst);
+    sb_printf(&b, "    double %s;\n", d);
+    if (in->op == K_SELECT) {
+      sb_printf(&b, "    %s = %s != 0 ? %s : %s;\n", d, reg(k, in->c), reg(k, in->a), reg(k, in->b));
+    } else if (in->op == X_FUSED) {
+      sb_printf(&b, "    {\n      double t;\n");
+      emit_op(&b, in->inner, "t", reg(k, in->a), reg(k, in->b));
+      if (in->left) emit_op(&b, in->outer, d, reg(k, in->c), "t");
+      else emit_op(&b, in->outer, d, "t", reg(k, in->c));
+      sb_put(&b, "    }\n");
+    } else {
+      sb_put(&b, "  ");
+      emit_op(&b, in->op, d, reg(k, in->a), c_arity[in->op] == 2 ? reg(k, in->b) : "0");
+    }
+  }
+  sb_printf(&b, "    out[i] = %s;\n  }\n}\n", reg(k, k->result));
+  return sb_str(&b);
+}

@@ -12,7 +12,7 @@ enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT
 
 typedef CpuKInstr KInstr;
 
-enum { CPU_JIT_BLOCK, CPU_JIT_SCALAR, CPU_JIT_FOR, CPU_JIT_WHILE, CPU_JIT_KINDS };
+enum { CPU_JIT_BLOCK, CPU_JIT_SCALAR, CPU_JIT_FOR, CPU_JIT_WHILE, CPU_JIT_RANGE, CPU_JIT_KINDS };
 
 /* What binding does, in order:
    B_SLOT    vals[vreg] = frame[slot]           (a free or hoisted variable)
@@ -75,7 +75,8 @@ struct CpuKernel {
   double *spare[CPU_MAX_THREADS];
   double **spare_ptr[CPU_MAX_THREADS];
   /* jit.c's, per kind of compiled function (the block program, the
-     one-element program, a for or while loop whose body this is): the
+     one-element program, a for or while loop whose body this is, a range
+     of elements): the
      work run before the kernel had an entry, and its entry (its source,
      its compiled function once there is one) */
   _Atomic long jit_work[CPU_JIT_KINDS];
