@@ -18,6 +18,7 @@
 #include "jit.h"
 #include "filecache.h"
 #include "kernel_int.h"
+#include "parallel.h"
 #include "../frontend/ir/common.h"
 
 #include <dirent.h>
@@ -395,6 +396,9 @@ static JitFn jit_fn(const CpuKernel *k, const SrcReq *r, long work) {
     int m = mode();
     if (m == MODE_OFF) return NULL;
     long w = atomic_fetch_add_explicit(&mk->jit_work[r->kind], work, memory_order_relaxed) + work;
+    /* making the source allocates from the collector: the loops' extra
+       threads, which it does not know, leave that to thread 0 */
+    if (cpu_in_worker()) return NULL;
     /* a loop's source is made at its first run: one run may be long */
     if (m != MODE_SYNC && w < LOOKUP_WORK && r->kind != CPU_JIT_FOR && r->kind != CPU_JIT_WHILE) return NULL;
     e = attach(mk, r);
@@ -402,7 +406,7 @@ static JitFn jit_fn(const CpuKernel *k, const SrcReq *r, long work) {
   JitFn fn = atomic_load_explicit(&e->fn, memory_order_acquire);
   if (fn || e == &none) return fn;
   if (atomic_load_explicit(&e->state, memory_order_relaxed) == IDLE &&
-      atomic_fetch_add_explicit(&e->work, work, memory_order_relaxed) + work >= COMPILE_WORK)
+      atomic_fetch_add_explicit(&e->work, work, memory_order_relaxed) + work >= COMPILE_WORK && !cpu_in_worker())
     start_compile(e);
   return NULL;
 }

@@ -4,6 +4,7 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -59,8 +60,13 @@ static void work(Job *job, int thread) {
   fe_fault_rank(outer);
 }
 
+static _Thread_local bool worker_thread;
+
+bool cpu_in_worker(void) { return worker_thread; }
+
 static void *worker_main(void *arg) {
   Worker *w = arg;
+  worker_thread = true;
   work(w->job, w->thread);
   return NULL;
 }

@@ -10,6 +10,7 @@
 #ifndef UNA_PARALLEL_H
 #define UNA_PARALLEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../frontend/ir/error.h"
@@ -43,5 +44,10 @@ int cpu_clamp_threads(int n);
    not yet started are skipped once it has). */
 typedef void (*CpuChunkFn)(void *ctx, int thread, int chunk);
 void cpu_parallel_chunks(int nthreads, int nchunks, CpuChunkFn fn, void *ctx, Span s);
+
+/* Whether the calling thread is one of the loops' extra threads (which
+   the collector does not know: code that allocates from it, such as
+   jit.c making a kernel's source, leaves the work to thread 0). */
+bool cpu_in_worker(void);
 
 #endif
