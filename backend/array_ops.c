@@ -140,6 +140,10 @@ static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Arr
   j.n = n;
   j.out = out;
   j.nchunks = cpu_chunks_for(n);
+  /* a function of many instructions is worth the threads from fewer
+     elements (a map's elements do not depend on its chunks) */
+  if (j.nchunks == 1 && n >= CPU_PAR_MIN / 16 && n * (size_t)cpu_kernel_block_size(run->k) >= 8 * CPU_PAR_MIN)
+    j.nchunks = CPU_CHUNKS;
   j.boolean = cpu_kernel_returns_bool(run->k);
   ASSERT(!out || j.boolean == out->boxed);
   if (n <= CPU_SMALL_ARRAY) { /* element by element: no blocks to set up */
