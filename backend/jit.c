@@ -170,6 +170,24 @@ static void remove_stale(const char *dir) {
   closedir(d);
 }
 
+/* A private folder (no cache folder: $HOME unset) goes at exit, with the
+   libraries compiled into it. */
+static char *private_dir;
+
+static void remove_private_dir(void) {
+  DIR *d = opendir(private_dir);
+  if (!d) return;
+  struct dirent *de;
+  while ((de = readdir(d)))
+    if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s", private_dir, de->d_name);
+      unlink(path);
+    }
+  closedir(d);
+  rmdir(private_dir);
+}
+
 /* The folder of the libraries (made on demand), or NULL. */
 static const char *lib_dir(void) {
   static char *dir;
@@ -187,6 +205,10 @@ static const char *lib_dir(void) {
       char *tmpl = una_sprintf("%s/una-jit-XXXXXX", t && *t ? t : "/tmp");
       char *p = strdup(tmpl);
       dir = p && mkdtemp(p) ? p : NULL;
+      if (dir) {
+        private_dir = dir;
+        atexit(remove_private_dir);
+      }
     }
   }
   pthread_mutex_unlock(&lock);
@@ -265,6 +287,7 @@ static void build(JitEntry *e, bool do_compile) {
   const char *dir = lib_dir();
   JitFn fn = NULL;
   char *so = dir ? una_sprintf("%s/%s.so", dir, cache_key_hex(e->key)) : NULL;
+  if (!dir && do_compile && verbose()) fprintf(stderr, "una: jit: no folder to compile into\n");
   struct stat st;
   if (so && stat(so, &st) == 0 && (fn = load(so, e->kind))) {
     pthread_mutex_lock(&lock);
