@@ -261,12 +261,14 @@ static void map_rows(const Exec *ex, const Term *t, Value *frame, Array *a, cons
   }
 }
 
-/* The array of the map t that the plan lets its kernel write over
-   (note.h: over), when it is a whole buffer of the collector's of n
-   reals on the host (not a view); NULL otherwise. */
-static Array *over_array(const Term *t, Array *a, Array *b, size_t n) {
+/* The array of the map t that its kernel may write over, element after
+   element: a loop's state that nothing else holds (own: plan/note.h's
+   state_map), or the array the plan lets it write over (note.h: over);
+   when it is a whole buffer of the collector's of n reals on the host
+   (not a view). NULL otherwise. */
+static Array *over_array(const CpuLoopOwn *own, const Term *t, Array *a, Array *b, size_t n) {
   int k = t->note ? t->note->over : 0;
-  Array *c = k == 1 ? a : k == 2 ? b : NULL;
+  Array *c = own && own->owned == a ? a : k == 1 ? a : k == 2 ? b : NULL;
   if (!c || n < B || c->len != n || c->boxed || !c->r || c->dev) return NULL;
   /* the collector rounds a large object up to its next 4 KiB */
   return GC_base(c->r) == c->r && GC_size(c->r) <= n * sizeof(double) + 4096 ? c : NULL;
@@ -278,17 +280,14 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
   CpuLoopOwn *own = ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
   CpuKernelRun run;
-  if (n > 0 && cpu_lam_kernel(ex, lam, frame, &run)) {
-    /* a loop's state that nothing else holds: overwritten, each element
-       after its own read (plan/note.h: state_map) */
-    Array *out = own && own->owned == a && !a->boxed && a->r && !a->dev ? a : over_array(t, a, b, n);
-    if (!out) out = map_result(ex, t, n);
+  bool kernel = n > 0 && cpu_lam_kernel(ex, lam, frame, &run);
+  Array *out = kernel ? over_array(own, t, a, b, n) : NULL;
+  if (!out) out = map_result(ex, t, n);
+  if (own) own->fresh = out;
+  if (kernel) {
     kernel_map(cpu_exec_threads(ex), &run, t, a, b, n, out);
-    if (own) own->fresh = out;
     return out;
   }
-  Array *out = map_result(ex, t, n);
-  if (own) own->fresh = out;
   if (n > 0 && map_elements(ex, t, frame, a, b, out)) return out;
   const Type *rt = t->type->elem;
   if (n > 1 && ex->kernel && !ex->meter && !ex->gpu && rt->kind == TY_ARRAY && rt->elem->kind == TY_REAL) {

@@ -87,3 +87,15 @@ char *cache_tmp_name(const char *dir, const char *suffix) {
                      (uint64_t)(uintptr_t)&ts);
   return una_sprintf("%s/.tmp.%ld.%016llx%s", dir, (long)getpid(), (unsigned long long)r, suffix);
 }
+
+bool cache_write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= (size_t)w;
+  }
+  return true;
+}

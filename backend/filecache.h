@@ -37,6 +37,10 @@ const char *cache_dir(void);
 /* mkdir -p dir (mode 0755); false when it cannot be made. */
 bool cache_make_dirs(const char *dir);
 
+/* Writes all n bytes to fd (through EINTR and short writes); false on an
+   error. */
+bool cache_write_all(int fd, const void *buf, size_t n);
+
 /* "<dir>/.tmp.<pid>.<16 hex digits>", a name that differs between calls
    and processes (GC memory). */
 char *cache_tmp_name(const char *dir, const char *suffix);

@@ -154,19 +154,22 @@ static CacheKey key_of(const char *src) {
   return cache_hasher_key(&h);
 }
 
-/* Removes the temporary files of compiles that did not finish (their
-   process ended first) from dir, once they are an hour old. */
-static void remove_stale(const char *dir) {
+/* Removes the files of dir: all of them, or only the temporary files
+   of compiles that did not finish (their process ended first) once they
+   are an hour old. */
+static void remove_files(const char *dir, bool stale_only) {
   DIR *d = opendir(dir);
   if (!d) return;
   time_t now = time(NULL);
   struct dirent *de;
-  while ((de = readdir(d)))
-    if (strncmp(de->d_name, ".tmp.", 5) == 0) {
-      char *path = una_sprintf("%s/%s", dir, de->d_name);
-      struct stat st;
-      if (stat(path, &st) == 0 && now - st.st_mtime > 3600) unlink(path);
-    }
+  while ((de = readdir(d))) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    if (stale_only && strncmp(de->d_name, ".tmp.", 5) != 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (!stale_only || (stat(path, &st) == 0 && now - st.st_mtime > 3600)) unlink(path);
+  }
   closedir(d);
 }
 
@@ -175,16 +178,7 @@ static void remove_stale(const char *dir) {
 static char *private_dir;
 
 static void remove_private_dir(void) {
-  DIR *d = opendir(private_dir);
-  if (!d) return;
-  struct dirent *de;
-  while ((de = readdir(d)))
-    if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s", private_dir, de->d_name);
-      unlink(path);
-    }
-  closedir(d);
+  remove_files(private_dir, false);
   rmdir(private_dir);
 }
 
@@ -199,7 +193,7 @@ static const char *lib_dir(void) {
     char *d = c ? una_sprintf("%s/cpu", c) : NULL;
     if (d && cache_make_dirs(d)) {
       dir = strdup(d);
-      remove_stale(dir);
+      remove_files(dir, true);
     } else {
       const char *t = getenv("TMPDIR");
       char *tmpl = una_sprintf("%s/una-jit-XXXXXX", t && *t ? t : "/tmp");
@@ -230,16 +224,8 @@ static JitFn load(const char *path, int kind) {
 static bool write_file(const char *path, const char *text) {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return false;
-  size_t n = strlen(text);
-  const char *p = text;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    p += w;
-    n -= (size_t)w;
-  }
-  return close(fd) == 0 && n == 0;
+  bool ok = cache_write_all(fd, text, strlen(text));
+  return close(fd) == 0 && ok;
 }
 
 /* Compiles src into the library at `so` (a temporary name renamed into

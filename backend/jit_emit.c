@@ -76,19 +76,6 @@ static bool is_inline(const XInstr *in) {
   return in->op == X_FUSED || in->op == K_SELECT || (in->op >= 0 && in->op < PRIM__COUNT && inline_prim(in->op));
 }
 
-/* The registers the instruction reads (as kernel.c's xinstr_operands). */
-static int operands(const CpuKernel *k, const XInstr *in, int *out, int max) {
-  if (in->op == K_LOOP) {
-    CpuKInstr li = {K_LOOP, in->dst, in->a, in->b, in->c};
-    return cpu_kinstr_operands(k, &li, out, max);
-  }
-  int n = 0;
-  int v[3] = {in->a, in->b, in->c};
-  for (int i = 0; i < 3; i++)
-    if (v[i] >= 0 && n < max) out[n++] = v[i];
-  return n;
-}
-
 /* dst = the C column of op on the locals ra (and rb). */
 static void emit_op(StrBuf *b, int op, const char *dst, const char *ra, const char *rb) {
   if (c_arity[op] == 2)
@@ -97,9 +84,31 @@ static void emit_op(StrBuf *b, int op, const char *dst, const char *ra, const ch
     sb_printf(b, "      { const double a = %s; %s = (double)(%s); }\n", ra, dst, c_text[op]);
 }
 
-static char *reg(const CpuKernel *k, int v) {
+/* Register v's C name: R[v] for the one-element programs' array of
+   registers (R never a or b: the C column's operands), else a local (cN
+   for an input or constant, rN otherwise). */
+static char *reg(const CpuKernel *k, int v, const char *R) {
+  if (R) return una_sprintf("%s[%d]", R, v);
   char kind = k->vkind[v];
   return una_sprintf(kind == VK_CONST || kind == VK_INPUT ? "c%d" : "r%d", v);
+}
+
+/* A compiled instruction (is_inline) at indent, its registers named by
+   reg; a local destination is declared. */
+static void emit_instr(StrBuf *b, const CpuKernel *k, const XInstr *in, const char *R, const char *indent) {
+  char *d = reg(k, in->dst, R);
+  if (!R) sb_printf(b, "%sdouble %s;\n", indent, d);
+  if (in->op == K_SELECT) {
+    sb_printf(b, "%s%s = %s != 0 ? %s : %s;\n", indent, d, reg(k, in->c, R), reg(k, in->a, R), reg(k, in->b, R));
+  } else if (in->op == X_FUSED) {
+    sb_printf(b, "%s{\n%s  double t;\n", indent, indent);
+    emit_op(b, in->inner, "t", reg(k, in->a, R), reg(k, in->b, R));
+    if (in->left) emit_op(b, in->outer, d, reg(k, in->c, R), "t");
+    else emit_op(b, in->outer, d, "t", reg(k, in->c, R));
+    sb_printf(b, "%s}\n", indent);
+  } else {
+    emit_op(b, in->op, d, reg(k, in->a, R), c_arity[in->op] == 2 ? reg(k, in->b, R) : "0");
+  }
 }
 
 /* The run exec[s..e): a function g<s> and its call. */
@@ -110,7 +119,7 @@ static void emit_run(StrBuf *fns, StrBuf *body, const CpuKernel *k, int s, int e
   int nloads = 0, nstores = 0;
   for (int i = s; i < e; i++) {
     const XInstr *in = &k->exec[i];
-    int ops[3], m = operands(k, in, ops, 3);
+    int ops[3], m = cpu_xinstr_operands(k, in, ops, 3);
     for (int j = 0; j < m; j++)
       if (!defined[ops[j]] && !seen[ops[j]]) {
         seen[ops[j]] = 1;
@@ -150,23 +159,7 @@ static void emit_run(StrBuf *fns, StrBuf *body, const CpuKernel *k, int s, int e
     char kind = k->vkind[loads[j]];
     if (kind != VK_CONST && kind != VK_INPUT) sb_printf(fns, "    const double r%d = l%d[i];\n", loads[j], loads[j]);
   }
-  for (int i = s; i < e; i++) {
-    const XInstr *in = &k->exec[i];
-    char *d = una_sprintf("r%d", in->dst);
-    sb_printf(fns, "    double %s;\n", d);
-    if (in->op == K_SELECT) {
-      sb_printf(fns, "    %s = %s != 0 ? %s : %s;\n", d, reg(k, in->c), reg(k, in->a), reg(k, in->b));
-    } else if (in->op == X_FUSED) {
-      sb_printf(fns, "    {\n      double t;\n");
-      emit_op(fns, in->inner, "t", reg(k, in->a), reg(k, in->b));
-      if (in->left) emit_op(fns, in->outer, d, reg(k, in->c), "t");
-      else emit_op(fns, in->outer, d, "t", reg(k, in->c));
-      sb_put(fns, "    }\n");
-    } else {
-      sb_put(fns, "  ");
-      emit_op(fns, in->op, d, reg(k, in->a), c_arity[in->op] == 2 ? reg(k, in->b) : "0");
-    }
-  }
+  for (int i = s; i < e; i++) emit_instr(fns, k, &k->exec[i], NULL, "    ");
   for (int i = 0; i < nstores; i++) sb_printf(fns, "    s%d[i] = r%d;\n", stores[i], stores[i]);
   sb_put(fns, "  }\n}\n\n");
   sb_printf(body, "%s);\n", sb_str(&call));
@@ -179,6 +172,13 @@ static const char *const prelude =
     "typedef void (*una_one)(const void *, size_t, double **, int);\n"
     "typedef void (*una_one1)(const void *, double *, int);\n";
 
+/* The start of every source: the prelude, then min and max. */
+static void begin(StrBuf *b) {
+  sb_put(b, prelude);
+  sb_put(b, CPU_MINMAX(CPU_TEXT));
+  sb_put(b, "\n\n");
+}
+
 char *cpu_jit_block_source(const CpuKernel *k) {
   int nv = k->nvregs, nx = k->nexec;
   /* the last instruction reading each register; the results are read after */
@@ -186,7 +186,7 @@ char *cpu_jit_block_source(const CpuKernel *k) {
   for (int v = 0; v < nv; v++) last[v] = -1;
   int maxops = nv + 8, *ops = NEW_ARRAY(int, maxops);
   for (int i = 0; i < nx; i++) {
-    int m = operands(k, &k->exec[i], ops, maxops);
+    int m = cpu_xinstr_operands(k, &k->exec[i], ops, maxops);
     for (int j = 0; j < m; j++) last[ops[j]] = i;
   }
   for (int i = 0; i < k->nresults; i++) last[k->results[i]] = nx;
@@ -200,9 +200,7 @@ char *cpu_jit_block_source(const CpuKernel *k) {
   if (worth < 2) return NULL;
 
   StrBuf fns = {0}, body = {0};
-  sb_put(&fns, prelude);
-  sb_put(&fns, CPU_MINMAX(CPU_TEXT));
-  sb_put(&fns, "\n\n");
+  begin(&fns);
   char *live_after = una_alloc((size_t)nv + 1);
   for (int s = 0; s < nx;) {
     if (!is_inline(&k->exec[s])) {
@@ -232,23 +230,14 @@ static int scalar_worth(const CpuKernel *k) {
   return worth;
 }
 
-/* k's one-element program over the registers R[] (an array named R, never
-   a or b: the C column's operands); an instruction not compiled is
-   one(RUN, R, pc). */
+/* k's one-element program over the registers R[] (reg); an instruction
+   not compiled is one(RUN, R, pc). */
 static void emit_scalar(StrBuf *b, const CpuKernel *k, const char *R, const char *RUN, const char *indent) {
   for (int i = 0; i < k->ninstr; i++) {
     const KInstr *in = &k->code[i];
     XInstr x = {in->op, -1, -1, false, in->dst, in->a, in->b, in->c};
-    char *d = una_sprintf("%s[%d]", R, in->dst);
-    if (!is_inline(&x)) {
-      sb_printf(b, "%sone(%s, %s, %d);\n", indent, RUN, R, i);
-    } else if (in->op == K_SELECT) {
-      sb_printf(b, "%s%s = %s[%d] != 0 ? %s[%d] : %s[%d];\n", indent, d, R, in->c, R, in->a, R, in->b);
-    } else {
-      char *ra = una_sprintf("%s[%d]", R, in->a), *rb = c_arity[in->op] == 2 ? una_sprintf("%s[%d]", R, in->b) : "0";
-      sb_put(b, indent);
-      emit_op(b, in->op, d, ra, rb);
-    }
+    if (is_inline(&x)) emit_instr(b, k, &x, R, indent);
+    else sb_printf(b, "%sone(%s, %s, %d);\n", indent, RUN, R, i);
   }
 }
 
@@ -257,9 +246,8 @@ static void emit_scalar(StrBuf *b, const CpuKernel *k, const char *R, const char
 char *cpu_jit_scalar_source(const CpuKernel *k) {
   if (scalar_worth(k) < 2) return NULL;
   StrBuf b = {0};
-  sb_put(&b, prelude);
-  sb_put(&b, CPU_MINMAX(CPU_TEXT));
-  sb_put(&b, "\n\nvoid una_scalar(double *r, const void *run, una_one1 one) {\n");
+  begin(&b);
+  sb_put(&b, "void una_scalar(double *r, const void *run, una_one1 one) {\n");
   emit_scalar(&b, k, "r", "run", "  ");
   sb_put(&b, "}\n");
   return sb_str(&b);
@@ -273,9 +261,8 @@ char *cpu_jit_scalar_source(const CpuKernel *k) {
 char *cpu_jit_loop_source(const CpuKernel *cond, const CpuKernel *body, int w, int poll_mask) {
   if (scalar_worth(body) < 2 && (!cond || scalar_worth(cond) < 2)) return NULL;
   StrBuf b = {0};
-  sb_put(&b, prelude);
-  sb_put(&b, CPU_MINMAX(CPU_TEXT));
-  sb_printf(&b, "\n\ntypedef void (*una_poll)(const void *);\n"
+  begin(&b);
+  sb_printf(&b, "typedef void (*una_poll)(const void *);\n"
                 "void una_loop(double *s, double count, double *rc, double *rb, const void *crun, const void *brun,\n"
                 "              una_one1 one, una_poll poll, const void *pt) {\n"
                 "  double breg[%d];\n  for (int j = 0; j < %d; j++) breg[j] = rb[j];\n",
@@ -313,30 +300,13 @@ char *cpu_jit_range_source(const CpuKernel *k) {
   }
   if (n < 2) return NULL;
   StrBuf b = {0};
-  sb_put(&b, prelude);
-  sb_put(&b, CPU_MINMAX(CPU_TEXT));
-  sb_put(&b, "\n\nvoid una_range(const double *x, const double *y, double *out, const double *sr, size_t n) {\n");
+  begin(&b);
+  sb_put(&b, "void una_range(const double *x, const double *y, double *out, const double *sr, size_t n) {\n");
   for (int v = 0; v < k->nvregs; v++)
     if (k->vkind[v] == VK_CONST || k->vkind[v] == VK_INPUT) sb_printf(&b, "  const double c%d = sr[%d];\n", v, v);
   sb_put(&b, "#pragma GCC ivdep\n  for (size_t i = 0; i < n; i++) {\n    const double r0 = x[i];\n");
   if (k->nparams == 2) sb_put(&b, "    const double r1 = y[i];\n");
-  for (int i = 0; i < k->nexec; i++) {
-    const XInstr *in = &k->exec[i];
-    char *d = una_sprintf("r%d", in->dst);
-    sb_printf(&b, "    double %s;\n", d);
-    if (in->op == K_SELECT) {
-      sb_printf(&b, "    %s = %s != 0 ? %s : %s;\n", d, reg(k, in->c), reg(k, in->a), reg(k, in->b));
-    } else if (in->op == X_FUSED) {
-      sb_printf(&b, "    {\n      double t;\n");
-      emit_op(&b, in->inner, "t", reg(k, in->a), reg(k, in->b));
-      if (in->left) emit_op(&b, in->outer, d, reg(k, in->c), "t");
-      else emit_op(&b, in->outer, d, "t", reg(k, in->c));
-      sb_put(&b, "    }\n");
-    } else {
-      sb_put(&b, "  ");
-      emit_op(&b, in->op, d, reg(k, in->a), c_arity[in->op] == 2 ? reg(k, in->b) : "0");
-    }
-  }
-  sb_printf(&b, "    out[i] = %s;\n  }\n}\n", reg(k, k->result));
+  for (int i = 0; i < k->nexec; i++) emit_instr(&b, k, &k->exec[i], NULL, "    ");
+  sb_printf(&b, "    out[i] = %s;\n  }\n}\n", reg(k, k->result, NULL));
   return sb_str(&b);
 }

@@ -680,8 +680,7 @@ static void fuse_pairs(CpuKernel *k) {
     if (!gone[i]) k->exec[k->nexec++] = x[i];
 }
 
-/* The registers an instruction of the block program reads. */
-static int xinstr_operands(const CpuKernel *k, const XInstr *in, int *out, int max) {
+int cpu_xinstr_operands(const CpuKernel *k, const XInstr *in, int *out, int max) {
   if (in->op == K_LOOP) return loop_operands(&k->loops[in->c], out, max);
   int n = 0;
   int v[3] = {in->a, in->b, in->c};
@@ -761,7 +760,7 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
   int *last = una_alloc(sizeof(int) * (size_t)(c->nvregs + 1));
   for (int v = 0; v < c->nvregs; v++) last[v] = -1;
   for (int i = 0; i < k->nexec; i++) {
-    int m = xinstr_operands(k, &k->exec[i], ops, maxops);
+    int m = cpu_xinstr_operands(k, &k->exec[i], ops, maxops);
     for (int j = 0; j < m; j++) last[ops[j]] = i;
   }
   for (int i = 0; i < nresults; i++) last[results[i]] = k->nexec;
@@ -773,7 +772,7 @@ static CpuKernel *finish(Compiler *c, int nparams, bool result_bool, int nresult
     const XInstr *in = &k->exec[i];
     if (in->op == K_LOOP) loop_buffers(k, &k->loops[in->c]);
     else k->phys[in->dst] = nfree ? freelist[--nfree] : k->nphys++;
-    int m = xinstr_operands(k, in, ops, maxops);
+    int m = cpu_xinstr_operands(k, in, ops, maxops);
     for (int j = 0; j < m; j++) {
       int v = ops[j];
       if (v < 0 || c->vkind[v] != VK_TEMP || last[v] != i || k->phys[v] < 0) continue;

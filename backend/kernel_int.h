@@ -96,6 +96,10 @@ typedef struct XInstr {
 } XInstr;
 enum { X_FUSED = CPU_K_SELECT + 1 };
 
+/* The registers an instruction of the block program reads (a loop's:
+   its count, initial values and uses); how many (at most max written). */
+int cpu_xinstr_operands(const CpuKernel *k, const XInstr *in, int *out, int max);
+
 static inline int arith_index(int op) {
   switch (op) {
   case PRIM_ADD: return 0;

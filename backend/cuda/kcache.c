@@ -148,17 +148,6 @@ static bool read_all(int fd, void *buf, size_t n) {
   return true;
 }
 
-static bool write_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
 
 /* The image stored under k in dir, or NULL when there is none or the file
    is truncated, foreign or unreadable. */
@@ -193,7 +182,7 @@ static void disk_store(const char *dir, Key k, const void *image, size_t size) {
   h.key[0] = k.h[0];
   h.key[1] = k.h[1];
   h.size = size;
-  bool ok = write_all(fd, &h, sizeof h) && write_all(fd, image, size);
+  bool ok = cache_write_all(fd, &h, sizeof h) && cache_write_all(fd, image, size);
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp, entry_path(dir, k)) != 0) unlink(tmp);
 }
