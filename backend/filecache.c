@@ -88,14 +88,18 @@ char *cache_tmp_name(const char *dir, const char *suffix) {
   return una_sprintf("%s/.tmp.%ld.%016llx%s", dir, (long)getpid(), (unsigned long long)r, suffix);
 }
 
-bool cache_write_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
+/* n bytes through read or write, retried through EINTR and short counts. */
+static bool transfer(int fd, char *p, size_t n, bool writing) {
   while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= (size_t)w;
+    ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= (size_t)k;
   }
   return true;
 }
+
+bool cache_write_all(int fd, const void *buf, size_t n) { return transfer(fd, (char *)buf, n, true); }
+
+bool cache_read_all(int fd, void *buf, size_t n) { return transfer(fd, buf, n, false); }

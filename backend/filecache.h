@@ -40,6 +40,8 @@ bool cache_make_dirs(const char *dir);
 /* Writes all n bytes to fd (through EINTR and short writes); false on an
    error. */
 bool cache_write_all(int fd, const void *buf, size_t n);
+/* Reads all n bytes from fd; false on an error or a short read. */
+bool cache_read_all(int fd, void *buf, size_t n);
 
 /* "<dir>/.tmp.<pid>.<16 hex digits>", a name that differs between calls
    and processes (GC memory). */

@@ -135,18 +135,6 @@ const char *kcache_dir(void) { return cache_dir(); }
 
 static char *entry_path(const char *dir, Key k) { return una_sprintf("%s/%s.cubin", dir, key_hex(k)); }
 
-/* Reads all n bytes; false on an error or a short read. */
-static bool read_all(int fd, void *buf, size_t n) {
-  char *p = buf;
-  while (n > 0) {
-    ssize_t r = read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= (size_t)r;
-  }
-  return true;
-}
 
 
 /* The image stored under k in dir, or NULL when there is none or the file
@@ -157,11 +145,11 @@ static void *disk_load(const char *dir, Key k, size_t *size) {
   void *image = NULL;
   FileHeader h;
   struct stat st;
-  if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof h && read_all(fd, &h, sizeof h) &&
+  if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof h && cache_read_all(fd, &h, sizeof h) &&
       memcmp(h.magic, magic, sizeof magic) == 0 && h.key[0] == k.h[0] && h.key[1] == k.h[1] &&
       h.size == (uint64_t)st.st_size - sizeof h) {
     image = GC_MALLOC_ATOMIC(h.size);
-    if (image && read_all(fd, image, h.size))
+    if (image && cache_read_all(fd, image, h.size))
       *size = h.size;
     else
       image = NULL;
