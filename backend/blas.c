@@ -130,8 +130,12 @@ static bool fits_int(size_t n) { return n <= (size_t)INT_MAX; }
    (value.h: val_rows_flat, remembered when found consecutive). */
 static const double *rows_of(Array *a, size_t k) { return val_rows_flat(a, k); }
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void one_thread(void) { openblas_set_num_threads(1); }
+/* OpenBLAS on one thread, checked at each product: a program that links
+   libuna and calls OpenBLAS itself (bench/cpu's C baselines) may have set
+   another number since. */
+static void one_thread(void) {
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+}
 
 /* Runs the product j (its operands set) into a new array of len reals
    (j->c), on all cores. */
@@ -139,7 +143,7 @@ static Array *run_job(const Exec *ex, Job *j, size_t len, Span s) {
   fe_poll_interrupt(s);
   Array *c = val_new_real_array(len, s);
   j->c = c->r;
-  pthread_once(&once, one_thread);
+  one_thread();
   plan_chunks(j);
   cpu_parallel_chunks(cpu_exec_threads(ex), j->nchunks, run_chunk, j, s);
   products++;

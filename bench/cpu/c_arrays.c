@@ -168,9 +168,9 @@ static double *while_run(const BenchArray *g, size_t *len) {
 
 const BenchArrayProgram bench_array_programs[] = {
     {"matvec", MV_N, "2000 x 2000", "def f (m: [[R]]) (x: [R]) = matvec m x\n", "OpenBLAS cblas_dgemv", 2,
-     matvec_inputs, matvec_run, NULL, 0, NULL},
+     matvec_inputs, matvec_run, NULL, 0, NULL, true},
     {"matmul", MM_N, "1000 x 1000", "def f (a: [[R]]) (b: [[R]]) = matmul a b\n", "OpenBLAS cblas_dgemm", 2,
-     matmul_inputs, matmul_run, NULL, 0, NULL},
+     matmul_inputs, matmul_run, NULL, 0, NULL, true},
     {"gather", GATHER_N, "10^7 of 10^6", "def f (a: [R]) (idx: [R]) = map (i. a[i]) idx\n", "OpenMP loop", 2,
      gather_inputs, gather_run, NULL, 0, NULL},
     {"rk4", RK4_N, "10^5 x 100 steps",

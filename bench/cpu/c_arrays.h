@@ -15,6 +15,7 @@
 #ifndef UNA_BENCH_C_ARRAYS_H
 #define UNA_BENCH_C_ARRAYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define BENCH_ARRAY_MAX_ARGS 5
@@ -52,6 +53,11 @@ typedef struct BenchArrayProgram {
   const char *grad;
   unsigned wrt;
   double (*primal)(const BenchArray *args);
+  /* Timed in ALTERNATE_PAIRS pairs of runs, C's then Una's, each in its
+     own process, the median of each side reported (matvec and matmul,
+     whose target is a ratio near 1 to the same OpenBLAS call: one run's
+     time moves with the memory traffic of whatever else the machine runs). */
+  bool alternate;
 } BenchArrayProgram;
 
 extern const BenchArrayProgram bench_array_programs[];
