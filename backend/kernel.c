@@ -117,6 +117,7 @@ typedef struct Ctx {
   PMap inputs; /* Sym* -> vreg: variables read from the frame */
   PMap arrays; /* Sym* -> vreg: array variables gathered from (VK_ARRAY) */
   PMap matrices; /* Sym* or Global* -> vreg: [[R]] variables read as m[i][j] (B_MATRIX's three) */
+  PMap records; /* Sym* or Global* -> vreg: arrays of tuples read as a[i] (B_TUPLES's, one a real component) */
   PtrMap tuples; /* Sym* -> int[]: a loop state's tuple, one vreg per component */
 } Ctx;
 
@@ -561,6 +562,30 @@ static int compile_gather(Compiler *c, Ctx *x, const Term *t) {
   return i < 0 ? -1 : gather_at(c, x, a, i, t);
 }
 
+/* t = a[i] of a (nested) tuple of n reals, a that does not depend on the
+   parameters (bound once, as a hoisted part) and i that does: one gather
+   per real component, from the arrays of components that the binding
+   makes of a (B_TUPLES, kernel_int.h), into out. Not in a while loop, as
+   compile_gather. */
+static bool gather_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
+  const Term *a = t->kids[0];
+  if (c->branch > 0 || depends(x, a)) return false;
+  /* one set of arrays per variable (value numbering, as gather_at) */
+  const void *key = a->kind == T_VAR ? (const void *)a->sym : a->kind == T_GLOBAL ? (const void *)a->global : NULL;
+  int base = key ? pmap_get(&x->records, key, -1) : -1;
+  if (base < 0) {
+    base = new_vreg(c, VK_ARRAY, 0); /* the components' arrays, in consecutive vregs */
+    for (int k = 1; k < n; k++) new_vreg(c, VK_ARRAY, 0);
+    add_step(c, step(B_TUPLES, x->id, base, n, a));
+    if (key) pmap_put(&x->records, key, base);
+  }
+  int i = compile(c, x, t->kids[1]);
+  if (i < 0) return false;
+  for (int k = 0; k < n; k++)
+    if ((out[k] = gather_reg(c, base + k, i, t)) < 0) return false;
+  return true;
+}
+
 /* Compiles t (of type R or B) in context x; returns its vreg or -1 when t
    cannot be compiled. */
 static int compile(Compiler *c, Ctx *x, const Term *t) {
@@ -922,7 +947,9 @@ static bool compile_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
   }
   case T_LET:
   case T_LETTUP: return compile_binding(c, x, t) && compile_parts(c, x, t->kids[1], n, out);
-  case T_PRIM: return (t->prim == PRIM_LOOP_FOR || t->prim == PRIM_LOOP_WHILE) && compile_loop(c, x, t, out);
+  case T_PRIM:
+    if (t->prim == PRIM_INDEX) return gather_parts(c, x, t, n, out);
+    return (t->prim == PRIM_LOOP_FOR || t->prim == PRIM_LOOP_WHILE) && compile_loop(c, x, t, out);
   case T_IF: {
     int k = compile(c, x, t->kids[0]);
     if (k < 0) return false;

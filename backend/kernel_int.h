@@ -25,8 +25,11 @@ enum { CPU_JIT_BLOCK, CPU_JIT_SCALAR, CPU_JIT_FOR, CPU_JIT_WHILE, CPU_JIT_RANGE,
              binding fails): arr[vreg] = its rows in one buffer,
              arr[vreg + 1] = the offsets 0, L, 2 L, ... of its rows,
              arr[vreg + 2] = the column numbers 0, 1, ..., L - 1 (the
-             gathers of m[i][j], kernel.c: gather2) */
-typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP, B_ARRAY, B_MATRIX } BindKind;
+             gathers of m[i][j], kernel.c: gather2)
+   B_TUPLES  a = eval(term), an array of (nested) tuples of slot reals:
+             arr[vreg + k] = the k-th real of each element, as an array
+             of reals (the gathers of a[i], kernel.c: gather_parts) */
+typedef enum { B_SLOT, B_GLOBAL, B_EXPR, B_LET, B_LETTUP, B_ARRAY, B_MATRIX, B_TUPLES } BindKind;
 
 typedef struct BindStep {
   BindKind kind;

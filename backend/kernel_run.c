@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "kernel_int.h"
 #include "jit.h"
+#include "array_int.h" /* cpu_state_in */
 #include "array_ops.h" /* cpu_bad_index */
 #include "scalar.h"
 
@@ -35,6 +36,24 @@ static void bind_matrix(Array *m, const BindStep *s, const Array **arr) {
   arr[s->vreg] = flat;
   arr[s->vreg + 1] = offs;
   arr[s->vreg + 2] = colnum;
+}
+
+/* B_TUPLES (kernel_int.h): the n reals of a's elements, each as an array
+   of reals, as arr[vreg] to arr[vreg + n - 1]. */
+static void bind_tuples(Array *a, const BindStep *s, const Array **arr) {
+  int n = s->slot;
+  const Type *elem = s->term->type->elem;
+  double *cols[CPU_MAX_STATE], row[CPU_MAX_STATE];
+  ASSERT(n <= CPU_MAX_STATE && a->boxed);
+  for (int k = 0; k < n; k++) {
+    Array *col = val_new_real_array(a->len, s->term->span);
+    cols[k] = col->r;
+    arr[s->vreg + k] = col;
+  }
+  for (size_t i = 0; i < a->len; i++) {
+    cpu_state_in(a->v[i], elem, row);
+    for (int k = 0; k < n; k++) cols[k][i] = row[k];
+  }
 }
 
 static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double *vals, const Array **arr) {
@@ -66,6 +85,7 @@ static void run_steps(const Exec *ex, const CpuKernel *k, Value **frames, double
       break;
     }
     case B_MATRIX: bind_matrix(ex->eval(ex, s->term, f).u.a, s, arr); break;
+    case B_TUPLES: bind_tuples(ex->eval(ex, s->term, f).u.a, s, arr); break;
     }
   }
 }

@@ -4,7 +4,7 @@
    the engine between them (exp, a gather, a loop), special values (nan,
    infinities, -0) and partial blocks, one element at a time (a small
    array, a fold's step) and whole scalar loops (for, while, a gather in
-   the body), whole ranges of a kernel with nothing left to the engine
+   the body, of reals or of tuples), whole ranges of a kernel with nothing left to the engine
    (written over its array too), run with the JIT off and with every
    kernel compiled at its first run; the library is found again in the
    process and on disk; a compiler that cannot run leaves the engine
@@ -48,6 +48,7 @@ static const char *const defs =
     "def x = map (i. special i) (iota 1000)\n"
     "def y = map (i. special (i * 7 + 3)) (iota 1000)\n"
     "def idx = map (i. 997 - i) (iota 997)\n"
+    "def xy = zip (zip x y) x\n"
     /* every operation the compiled loops do, exp between them, temporaries
        used across it */
     "def every (x: [R]) (y: [R]) =\n"
@@ -76,6 +77,7 @@ static const char *const programs[] = {
     "(loop (x, k) = (0.5, 0) while k < 1000 do (0.9 * x + 0.1 / (1 + x * x), k + 1)).1",
     "loop s = 1 for i < 500 do s * 0.99 + i / (1 + s * s)",
     "loop s = 0 for i < 997 do s * 0.5 + x[idx[i]] * (1 + s * s)",
+    "loop s = (0, 1) for i < 997 do let ((a, b), c) = xy[idx[i]] in (s.1 * 0.5 + a * b, min s.2 (c - a))",
     /* all compiled: whole ranges, no blocks; written over the state */
     "map2 (a, b. (a * b - a / (b + 3)) * 0.5 + max a b - min (a - b) 1) x y",
     "loop z = map (v. v * 0.25) y for i < 3 do map (v. v * 0.5 + 1 / (1 + v * v)) z",

@@ -9,6 +9,7 @@
 #include "../../backend/plan/plan.h"
 #include "../../backend/scalar.h"
 #include "../suites.h"
+#include "../testlib.h"
 
 static const Span sp = {"k.una", 1, 1};
 
@@ -580,6 +581,41 @@ START_TEST(matrix_gathers) {
 }
 END_TEST
 
+static void first_lam(const Term *node, void *ud) {
+  const Term **out = ud;
+  if (!*out && node->kind == T_LAM) *out = node;
+}
+
+/* a[i] of an array of (nested) tuples of reals in a loop's body (the
+   reverse pass of a loop over tuple states reads its saved states so):
+   one gather per real component, from the arrays of components the
+   binding makes (B_TUPLES); the loop is a step program, its value the
+   tree evaluator's, bit for bit; an index out of bounds is the tree
+   evaluator's error. */
+START_TEST(record_gathers) {
+  tl_run("def xs = map (i. sin (i * 1.3) * 4) (iota 300)\n"
+         "def P = zip (zip xs (map (v. v * v) xs)) (map (v. 1 / (1 + v * v)) xs)\n"
+         "def g (P: [((R, R), R)]) (m: R) =\n"
+         "  loop acc = (0, 0) for k < m do\n"
+         "    let (s, a) = P[length P - 1 - k] in (acc.1 * 0.5 + s.1 * a, acc.2 + s.2 - a * (if s.1 > 0 then 1 else -1))\n");
+  Def *d = tl_check("loop acc = (0, 0) for k < length P do let (s, a) = P[k] in (acc.1 * 0.5 + s.1 * a, acc.2 + s.2)");
+  const Term *lam = NULL;
+  tl_walk(d->body, first_lam, &lam);
+  ck_assert_ptr_nonnull(lam);
+  ck_assert_ptr_nonnull(cpu_step_kernel_for(lam));
+  Exec tree = tl_exec_paths(true, false);
+  const char *progs[] = {"g P 300", "g P 17", "g (P[5:40]) 35",
+                         "loop acc = (0, 0) for k < length P do let (s, a) = P[k] in (acc.1 * 0.5 + s.1 * a, acc.2 + s.2)"};
+  for (int i = 0; i < 4; i++) {
+    Value want = tl_copy_value(tl_ev_with(&tree, progs[i]));
+    ck_assert_msg(tl_same_bits(want, tl_ev(progs[i]), false), "%s", progs[i]);
+  }
+  char *err = tl_capture_merged(tl_session_with(""), "def P = zip (zip [1, 2] [3, 4]) [5, 6]\n"
+                                "(loop acc = 0 for k < 3 do let (s, a) = P[k] in acc + s.1 * a)\n", false);
+  ck_assert_msg(strstr(err, "index 2 out of bounds for an array of length 2") != NULL, "%s", err);
+}
+END_TEST
+
 Suite *suite_kernel(void) {
   Suite *s = suite_create("kernel");
   TCase *tc = tcase_create("kernel");
@@ -598,5 +634,9 @@ Suite *suite_kernel(void) {
   tcase_add_test(tc, masked_gathers);
   tcase_add_test(tc, matrix_gathers);
   suite_add_tcase(s, tc);
+  TCase *src = tcase_create("programs");
+  tcase_add_checked_fixture(src, tl_setup, tl_teardown);
+  tcase_add_test(src, record_gathers);
+  suite_add_tcase(s, src);
   return s;
 }
