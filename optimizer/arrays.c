@@ -55,6 +55,7 @@
        -> if c then mapK (ps. lets in e1) As else mapK (ps. lets in e2) As
      reduce_by_index (reduce_by_index D (+) 0 I V1) (+) 0 I V2, I a variable
        -> reduce_by_index D (+) 0 I (map2 (+) V1 V2)   (one scatter, not two)
+     reduce_by_index D (+) 0 I (map (x. 0) B), safe -> D
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
        the same over map/map2 (ps. ek) As, with t.k replaced by a scalar
      unzip W, on such a W -> (map/map2 (ps. e1) As, map/map2 (ps. e2) As)
@@ -793,6 +794,11 @@ static Term *rbi_identity(OptRw *c, Term *t) {
 static Term *rule_rbi(OptRw *c, Term *t) {
   Term *id = rbi_identity(c, t);
   if (id) return id;
+  /* zeros added: D (a guarded read's cotangent that its guard leaves 0) */
+  if (is_plus_rbi(t)) {
+    Term *z = opt_rw_const_elem(c, t->kids[4]);
+    if (z && (opt_is_num(z, 0) || opt_is_num(z, -0.0)) && opt_rw_safe(c, t)) return t->kids[1];
+  }
   Term *d = t->kids[1];
   if (!is_plus_rbi(t) || !is_plus_rbi(d)) return t;
   Term *i1 = d->kids[3], *i2 = t->kids[3];

@@ -1,14 +1,17 @@
 /* jt_gather.c: the gathers of a lambda body from its free arrays (see
    jt_prim.h). A map whose body reads a free array a only as a[e] (or a
    free matrix m only as m[e][e2]), at indices computed from the lambda's
-   parameters and free variables, at most once per element each (not
-   under an if, a loop or an inner lambda), gets the cotangent of a as
-   reduce_by_index updates of one array (of m: of its rows laid end to
-   end, jt_map_any.c): the body is differentiated with respect to the
-   values read (one scalar per read), and those cotangents go to their
-   indices, O(length of the map) in all. Any other use of a makes its
-   cotangent the sum over the elements of whole-array cotangents (the
-   map's general rule). */
+   parameters and free variables, at most once per element each (not in a
+   loop or an inner lambda), gets the cotangent of a as reduce_by_index
+   updates of one array (of m: of its rows laid end to end,
+   jt_map_any.c): the body is differentiated with respect to the values
+   read (one scalar per read), and those cotangents go to their indices,
+   O(length of the map) in all. A read of an [R] under an `if`, `&&` or
+   `||` is such a read too, with its guard (the conditions on the way to
+   it, also over the parameters and free variables): it is read, and its
+   cotangent scattered, only where the guard holds. `length a` is no use
+   of a's values. Any other use of a makes its cotangent the sum over the
+   elements of whole-array cotangents (the map's general rule). */
 #include "jt_prim.h"
 #include "jt_util.h"
 #include "../frontend/ir/build.h"
@@ -25,6 +28,7 @@ typedef struct {
   const Term **reads;
   const Term **index; /* per read: its index, the body's lets expanded */
   const Term **index2; /* per read of a matrix m[e][e2]: e2, else NULL */
+  const Term **guard; /* per read: the condition under which it is made, the body's lets expanded; NULL: always */
   int *read_fv;
   int nreads, cap;
 } Scan;
@@ -75,25 +79,29 @@ static void bind_syms(Scan *sc, const Term *t) {
 
 /* Records the read t of the free array fv[k] at ix (and ix2: a matrix's
    element). */
-static void add_read(Scan *sc, const Term *t, int k, const Term *ix, const Term *ix2) {
+static void add_read(Scan *sc, const Term *t, int k, const Term *ix, const Term *ix2, const Term *guard) {
   if (sc->nreads == sc->cap) {
     sc->cap = sc->cap ? 2 * sc->cap : 8;
     const Term **r = NEW_ARRAY(const Term *, sc->cap);
     int *f = NEW_ARRAY(int, sc->cap);
     const Term **x = NEW_ARRAY(const Term *, sc->cap), **x2 = NEW_ARRAY(const Term *, sc->cap);
+    const Term **gd = NEW_ARRAY(const Term *, sc->cap);
     if (sc->nreads) {
       memcpy(r, sc->reads, sizeof(Term *) * (size_t)sc->nreads);
       memcpy(f, sc->read_fv, sizeof(int) * (size_t)sc->nreads);
       memcpy(x, sc->index, sizeof(Term *) * (size_t)sc->nreads);
       memcpy(x2, sc->index2, sizeof(Term *) * (size_t)sc->nreads);
+      memcpy(gd, sc->guard, sizeof(Term *) * (size_t)sc->nreads);
     }
     sc->reads = r;
     sc->read_fv = f;
     sc->index = x;
     sc->index2 = x2;
+    sc->guard = gd;
   }
   sc->index[sc->nreads] = ix;
   sc->index2[sc->nreads] = ix2;
+  sc->guard[sc->nreads] = guard;
   sc->reads[sc->nreads] = t;
   sc->read_fv[sc->nreads++] = k;
 }
@@ -104,41 +112,76 @@ static const Term *index_of(const Scan *sc, const Term *e) {
   return mentions_bound(sc, e) ? expand_bound(sc, e) : e;
 }
 
-static void scan(Scan *sc, const Term *t, bool guarded) {
+/* Where a subterm of the body is evaluated: under the condition cond (a
+   term of the body, NULL: always), or at an unknown number of times (lost:
+   in a loop or an inner lambda). */
+typedef struct {
+  const Term *cond;
+  bool lost;
+} Where;
+
+/* w narrowed by c (negated when neg): the conjunction, with && so that
+   the conditions are tested in the order the body tests them. */
+static Where narrow(Where w, const Term *c, bool neg) {
+  Term *k = neg ? fe_mk_op1(c->span, PRIM_NOT, (Term *)c) : (Term *)c;
+  w.cond = w.cond ? fe_mk_op2(c->span, PRIM_AND, (Term *)w.cond, k) : k;
+  return w;
+}
+
+static void scan(Scan *sc, const Term *t, Where w) {
   fe_stack_check(t->span);
   bind_syms(sc, t);
-  /* m[e][e2], m a free [[R]]: an element of the matrix read */
+  /* m[e][e2], m a free [[R]]: an element of the matrix read (not under a
+     condition) */
   if (t->kind == T_PRIM && t->prim == PRIM_INDEX && t->type->kind == TY_REAL && t->kids[0]->kind == T_PRIM &&
       t->kids[0]->prim == PRIM_INDEX) {
     const Term *row = t->kids[0];
     int k = fv_of(sc, row->kids[0]);
     if (k >= 0) {
-      const Term *ix = guarded ? NULL : index_of(sc, row->kids[1]);
+      const Term *ix = w.lost || w.cond ? NULL : index_of(sc, row->kids[1]);
       const Term *ix2 = ix ? index_of(sc, t->kids[1]) : NULL;
-      if (ix2) add_read(sc, t, k, ix, ix2);
+      if (ix2) add_read(sc, t, k, ix, ix2, NULL);
       else sc->bad[k] = true;
-      scan(sc, row->kids[1], guarded);
-      scan(sc, t->kids[1], guarded);
+      scan(sc, row->kids[1], w);
+      scan(sc, t->kids[1], w);
       return;
     }
   }
   if (t->kind == T_PRIM && t->prim == PRIM_INDEX) {
     int k = fv_of(sc, t->kids[0]);
-    const Term *ix = NULL;
-    if (k >= 0 && !guarded && t->kids[0]->type->elem->kind == TY_REAL) ix = index_of(sc, t->kids[1]);
+    const Term *ix = NULL, *guard = NULL;
+    if (k >= 0 && !w.lost && t->kids[0]->type->elem->kind == TY_REAL) {
+      ix = index_of(sc, t->kids[1]);
+      if (ix && w.cond && !(guard = index_of(sc, w.cond))) ix = NULL;
+    }
     if (k >= 0) {
       if (!ix) sc->bad[k] = true;
-      else add_read(sc, t, k, ix, NULL);
-      scan(sc, t->kids[1], guarded);
+      else add_read(sc, t, k, ix, NULL, guard);
+      scan(sc, t->kids[1], w);
       return;
     }
   }
+  /* length a gives a no cotangent: a use that is not a read, but no
+     other use either */
+  if (t->kind == T_PRIM && t->prim == PRIM_LENGTH && fv_of(sc, t->kids[0]) >= 0) return;
   int k = fv_of(sc, t);
   if (k >= 0) sc->bad[k] = true;
-  /* evaluated maybe not at all, or many times: under an if, a && or ||,
-     an inner lambda (map, loop bodies) */
-  bool g = guarded || t->kind == T_IF || t->kind == T_LAM || (t->kind == T_PRIM && fe_prims[t->prim].cls == P_LOGIC);
-  for (int i = 0; i < t->nkids; i++) scan(sc, t->kids[i], g);
+  if (t->kind == T_IF) {
+    scan(sc, t->kids[0], w);
+    scan(sc, t->kids[1], narrow(w, t->kids[0], false));
+    scan(sc, t->kids[2], narrow(w, t->kids[0], true));
+    return;
+  }
+  if (t->kind == T_PRIM && (t->prim == PRIM_AND || t->prim == PRIM_OR)) {
+    /* the right side is evaluated when the left does not decide */
+    scan(sc, t->kids[0], w);
+    scan(sc, t->kids[1], narrow(w, t->kids[0], t->prim == PRIM_OR));
+    return;
+  }
+  /* evaluated maybe not at all, or many times: an inner lambda (map, loop
+     bodies) */
+  if (t->kind == T_LAM) w.lost = true;
+  for (int i = 0; i < t->nkids; i++) scan(sc, t->kids[i], w);
 }
 
 /* A copy of t with the reads replaced by their scalars. */
@@ -160,7 +203,7 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
   sc.j = j;
   sc.bad = NEW_ARRAY(bool, j->nfv);
   for (int k = 0; k < j->nfv; k++) sc.bad[k] = j->fv[k]->type->kind != TY_ARRAY;
-  scan(&sc, lam->kids[0], false);
+  scan(&sc, lam->kids[0], (Where){NULL, false});
   PtrMap to = {0};
   ptrmap_init(&to, 16);
   g->gathered = NEW_ARRAY(bool, j->nfv);
@@ -168,6 +211,7 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
   g->read_fv = NEW_ARRAY(int, sc.nreads > 0 ? sc.nreads : 1);
   g->index = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
   g->index2 = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
+  g->guard = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
   for (int i = 0; i < sc.nreads; i++) {
     int k = sc.read_fv[i];
     if (sc.bad[k]) continue;
@@ -177,6 +221,7 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
     g->r[g->nreads] = r;
     g->read_fv[g->nreads] = k;
     g->index2[g->nreads] = sc.index2[i];
+    g->guard[g->nreads] = sc.guard[i];
     g->index[g->nreads++] = sc.index[i];
   }
   if (g->nreads == 0) return false;

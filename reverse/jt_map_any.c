@@ -11,6 +11,7 @@
    and reads each element: map (i. let a1 = A1[i] ... in let c = z[i] in
    ...) (iota (length A1)), unboxed in the kernels. */
 #include "jt_prim.h"
+#include "../frontend/ir/subst.h"
 #include "jt_util.h"
 #include "../frontend/ir/build.h"
 
@@ -158,6 +159,11 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
       read = fe_mk_array_prim(s, PRIM_INDEX, 2, ix2);
       read->b = true;
     }
+    /* a guarded read is made where the body made it (elsewhere its value
+       is not used: 0) */
+    if (ga.guard[i])
+      read = fe_mk_if(s, rev_jt_replayed(fe_copy(rev_jt_paste(s, ga.guard[i], k, lam0->syms, params))), read,
+                      fe_mk_num(s, 0));
     vjp = fe_mk_let(s, params[k + i], read, vjp);
   }
   Term *w_rhs = over_elements(p, params, c, vjp);
@@ -168,9 +174,17 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   /* the gathered arrays: the read cotangents added at their indices (a
      matrix's into its rows laid end to end, offs[e] + e2) */
   Sym **offs = NEW_ARRAY(Sym *, p->j.nfv > 0 ? p->j.nfv : 1);
+  bool *guarded = NEW_ARRAY(bool, p->j.nfv > 0 ? p->j.nfv : 1);
   for (int i = 0; i < nr; i++) {
     int m = ga.read_fv[i];
     Term *fv = fe_mk_var(s, p->j.fv[m]), *at_ix = (Term *)ga.index[i], *d = fvc[m];
+    /* a guarded read's cotangent (0 where the guard fails) goes to its
+       index where the guard holds, else to index 0 */
+    if (ga.guard[i]) {
+      /* the primal evaluated the guard, and the index where it holds */
+      at_ix = rev_jt_replayed(fe_copy(fe_mk_if(s, (Term *)ga.guard[i], at_ix, fe_mk_num(s, 0))));
+      guarded[m] = true;
+    }
     if (ga.index2[i]) {
       if (!offs[m]) offs[m] = fe_mk_sym("offs", fe_ty_array(fe_ty_real()), s);
       if (!d) d = fe_mk_replicate(s, row_start(s, offs[m], fe_mk_length(s, fv)), fe_mk_num(s, 0));
@@ -181,9 +195,18 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), d, fe_mk_num(s, 0), map_over(p, lam0, at_ix),
                    rev_jt_column(s, w, ncomp, at + i)};
     fvc[m] = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
+    fvc[m]->b = true; /* the primal read at these indices, one per element */
   }
   for (int m = 0; m < p->j.nfv; m++)
     if (offs[m]) fvc[m] = matrix_of_rows(s, p->j.fv[m], offs[m], fvc[m]);
+  /* index 0 is not an index of an empty array, which no guard let the
+     primal read: its cotangent is the empty array */
+  for (int m = 0; m < p->j.nfv; m++)
+    if (guarded[m]) {
+      Term *fv = fe_mk_var(s, p->j.fv[m]);
+      Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fv), fe_mk_num(s, 0));
+      fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
+    }
   /* the other free variables: sums over the elements */
   Term **rest = NEW_ARRAY(Term *, j.nfv + 1);
   RevJtPrim pj = *p;

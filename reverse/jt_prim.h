@@ -62,8 +62,9 @@ Term *rev_jt_fold_loop(const RevJtPrim *p, const Term *lam, Term *idx);
 
 /* The gathers of lam's body from the free arrays j->fv (jt_gather.c):
    the reads a[e] of a free [R] a (m[e][e2] of a free [[R]] m), at indices e over the parameters and
-   free variables, each evaluated once per element (not under an if, a
-   loop or an inner lambda), for the free arrays used only so. */
+   free variables, each evaluated at most once per element (not in a loop
+   or an inner lambda; an [R]'s read under an if, && or || with its
+   guard), for the free arrays used only so. */
 typedef struct RevGathers {
   bool *gathered;       /* per j->fv: its cotangent comes from the reads */
   int nreads;
@@ -71,6 +72,7 @@ typedef struct RevGathers {
   int *read_fv;         /* per read: which j->fv it reads */
   const Term **index;   /* per read: its index, over lam's parameters */
   const Term **index2;  /* per read of a matrix's element m[e][e2]: e2, else NULL */
+  const Term **guard;   /* per read: the condition (over lam's parameters) under which the body reads it, else NULL */
   Term *body;           /* lam's body with each read replaced by its scalar */
 } RevGathers;
 /* False when there is none. */

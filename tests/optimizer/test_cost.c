@@ -525,6 +525,14 @@ START_TEST(test_linear) {
     double a10 = ratio_at(arr, 10, path), a10k = ratio_at(arr, 10000, path);
     ck_assert_msg(a10k <= a10 * 1.05, "arrays: ratio %g at length 10, %g at 10000", a10, a10k);
   }
+  /* reads of a free array under if, && and || in a map (the UNF path:
+     the direct path has no indexing): scattered where their guards hold,
+     not one whole-array cotangent per element */
+  const char *guarded = "def f (a: [R]) : R =\n"
+                        "  sum (map (i. if i + 1 < length a && a[i + 1] > 0.7 then a[i + 1] * a[i]\n"
+                        "              else if i > 2 || a[i] < 0.6 then a[max (i - 1) 0] else a[i]) (iota (length a)))";
+  double g10 = ratio_at(guarded, 10, REV_UNF), g2k = ratio_at(guarded, 2000, REV_UNF);
+  ck_assert_msg(g2k <= g10 * 1.05, "guarded reads: ratio %g at length 10, %g at 2000", g10, g2k);
 }
 END_TEST
 

@@ -26,6 +26,11 @@ static const Case cases[] = {
      NULL, false},
     {"gather under an if", "def f (a: [R]) : R = sum (map (i. if i > 0 then a[i - 1] * a[i] else a[i]) (iota (length a)))",
      NULL, true},
+    {"gathers under if, && and || (scattered where their guards hold)",
+     "def f (a: [R]) (b: [R]) : R =\n"
+     "  sum (map (i. if i + 1 < length a && a[i + 1] > 0 then a[i + 1] * b[i]\n"
+     "              else if i > 2 || a[i] < 0 then a[max (i - 1) 0] * a[i] else b[i] * b[i]) (iota (length a)))",
+     NULL, true},
     {"gather in map2 over a matrix",
      "def f (m: [[R]]) (v: [R]) : R = sum (map2 (r, i. r[i] * v[i] + dot r v) m (iota (length v)))", NULL, false},
     {"for loop", "def f (x: R) (v: [R]) : R = loop y = x for i < length v do sin (y * v[i]) + y", NULL, true},
@@ -132,6 +137,11 @@ static const Exact exact[] = {
      {"[1, 2, 3, 4]"}, 1, "[1, 10, 10, 0]"},
     {"def f (v: [R]) (bs: [B]) : R = sum (map2 (x, b. if b then x * x else 0) v bs)", NULL,
      {"[1, 2, 3]", "[true, false, true]"}, 2, "[2, 0, 6]"},
+    /* guarded reads: none made (an empty array), and two at one index */
+    {"def f (a: [R]) (idx: [R]) : R = sum (map (i. if i > 0 then a[i] * a[i] else 1) idx)", "a", {"[]", "[0, 0]"}, 2,
+     "[]"},
+    {"def f (a: [R]) (idx: [R]) : R = sum (map (i. if i > 0 && a[i] > 1 then a[i] * a[i - 1] else a[0]) idx)", "a",
+     {"[1, 2, 3]", "[0, 2, 1, 2]"}, 2, "[3, 7, 4]"},
 };
 
 #define NEXACT ((int)(sizeof exact / sizeof exact[0]))
