@@ -8,9 +8,11 @@
    π_i a else π_i b (and through a let chain's tail), also for `let t = if
    ...` whose every use is π_i t for one i: the other components of the
    branches are then dead (a derivative's tuple of value and tangent,
-   where only one is read). */
+   where only one is read); `let (..) = if c then (..) else (..) in e`, e
+   small -> an if of two such lets (lettup_into_if). */
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
+#include "../frontend/ir/subst.h"
 #include "passes.h"
 #include "pe_util.h"
 
@@ -121,6 +123,36 @@ static Term *if_tuple(Term *t) {
   return fe_mk_if(t->span, k0->kids[0], fe_mk_tuple(t->span, t->nkids, a), fe_mk_tuple(t->span, t->nkids, b));
 }
 
+/* The tail of r's let chain. */
+static const Term *chain_tail(const Term *r) {
+  while (r->kind == T_LET || r->kind == T_LETTUP) r = r->kids[1];
+  return r;
+}
+
+/* `let (x1, ..., xn) = if c then A else B in rest`, A and B (through their
+   lets) tuples and rest small -> `if c then let (x1, ...) = A in rest else
+   let (y1, ...) = B in rest[y/x]`: each branch's tuple then meets the
+   pattern (the reverse sweep of a loop whose body is an if: `let (g, g_2)
+   = if c then (..., reduce_by_index ...) else (..., 0_a) in (g, map2 (+)
+   f g_2)` becomes one in-place update or none); NULL otherwise. */
+static Term *lettup_into_if(const Term *cur, Term *r) {
+  if (cur->kind != T_LETTUP || r->kind != T_IF || chain_tail(r->kids[1])->kind != T_TUPLE ||
+      chain_tail(r->kids[2])->kind != T_TUPLE)
+    return NULL;
+  const Term *rest = cur->kids[1];
+  if (opt_size_upto(rest, 25) > 24) return NULL;
+  int n = cur->nsyms;
+  Sym **ys = NEW_ARRAY(Sym *, n);
+  Term **vs = NEW_ARRAY(Term *, n);
+  for (int i = 0; i < n; i++) {
+    ys[i] = fe_mk_sym(cur->syms[i]->name, cur->syms[i]->type, cur->syms[i]->span);
+    vs[i] = fe_mk_var(cur->syms[i]->span, ys[i]);
+  }
+  Term *a = fe_mk_lettup(cur->span, n, cur->syms, r->kids[1], (Term *)rest);
+  Term *b = fe_mk_lettup(cur->span, n, ys, r->kids[2], fe_subst(rest, n, cur->syms, vs));
+  return fe_mk_if(r->span, r->kids[0], a, b);
+}
+
 /* A let chain, with a loop along it. */
 static Term *chain(Ctx *c, const Term *t) {
   OptBinds b = {0};
@@ -129,6 +161,8 @@ static Term *chain(Ctx *c, const Term *t) {
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
     Term *r = visit(c, cur->kids[0]);
     if (r != cur->kids[0]) changed = true;
+    Term *split = lettup_into_if(cur, r);
+    if (split) return opt_build_chain(&b, 0, split);
     if (cur->kind == T_LETTUP && r->kind == T_TUPLE) {
       for (int i = 0; i < r->nkids; i++) opt_binds_let(&b, cur->span, cur->syms[i], r->kids[i]);
       changed = true;

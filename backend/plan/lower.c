@@ -484,22 +484,40 @@ static void mark_uses(Lowering *lw, const Term *t) {
   }
 }
 
-/* Counts the reads of every variable in t, and records the lets of fresh
-   arrays and the reduce_by_index terms with their lambda depth (for
-   owns). */
-static void scan_owned(Lowering *lw, const Term *t, intptr_t depth) {
+/* Adds n to x's count of reads in reads. */
+static void add_reads(PtrMap *reads, const void *x, intptr_t n) {
+  ptrmap_put(reads, x, (void *)((intptr_t)ptrmap_get(reads, x) + n));
+}
+
+/* Counts into reads the reads of every variable in t along the path that
+   reads it most (an if's branches exclude each other: a variable read
+   once in each is read once), and records the lets of fresh arrays and
+   the reduce_by_index terms with their lambda depth (for owns). */
+static void scan_owned(Lowering *lw, PtrMap *reads, const Term *t, intptr_t depth) {
   while (t) {
     fe_stack_check(t->span);
-    if (t->kind == T_VAR)
-      ptrmap_put(&lw->reads, t->sym, (void *)((intptr_t)ptrmap_get(&lw->reads, t->sym) + 1));
+    if (t->kind == T_VAR) add_reads(reads, t->sym, 1);
     if (t->kind == T_LET && fresh_array(t->kids[0])) ptrmap_put(&lw->owned, t->sym, (void *)(depth + 1));
     if (t->kind == T_LETTUP ||
         (t->kind == T_PRIM && (t->prim == PRIM_REDUCE_BY_INDEX || t->prim == PRIM_LOOP_FOR ||
                                t->prim == PRIM_LOOP_WHILE || t->prim == PRIM_MAP || t->prim == PRIM_MAP2)))
       ptrmap_put(&lw->depth, t, (void *)(depth + 1));
     if (t->nkids == 0) return;
+    if (t->kind == T_IF) {
+      scan_owned(lw, reads, t->kids[0], depth);
+      PtrMap br[2] = {{0}, {0}};
+      for (int b = 0; b < 2; b++) scan_owned(lw, &br[b], t->kids[1 + b], depth);
+      for (int b = 0; b < 2; b++)
+        for (size_t i = 0; i < br[b].cap; i++) {
+          const void *x = br[b].keys[i];
+          if (!x) continue;
+          intptr_t mine = (intptr_t)br[b].vals[i], other = (intptr_t)ptrmap_get(&br[1 - b], x);
+          if (mine > other || (mine == other && b == 0)) add_reads(reads, x, mine);
+        }
+      return;
+    }
     if (t->kind == T_LAM) depth++;
-    for (int i = 0; i + 1 < t->nkids; i++) scan_owned(lw, t->kids[i], depth);
+    for (int i = 0; i + 1 < t->nkids; i++) scan_owned(lw, reads, t->kids[i], depth);
     t = t->kids[t->nkids - 1];
   }
 }
@@ -519,7 +537,7 @@ static Def *lower_def(Lowering *lw, const Def *d) {
   c->body = copy(lw, d->body);
   lw->copies = (PtrMap){0};
   mark_uses(lw, c->body);
-  scan_owned(lw, c->body, 0);
+  scan_owned(lw, &lw->reads, c->body, 0);
   walk(lw, c->body);
   return c;
 }
