@@ -135,12 +135,13 @@ static const Term *chain_tail(const Term *r) {
    pattern (the reverse sweep of a loop whose body is an if: `let (g, g_2)
    = if c then (..., reduce_by_index ...) else (..., 0_a) in (g, map2 (+)
    f g_2)` becomes one in-place update or none); NULL otherwise. */
-static Term *lettup_into_if(const Term *cur, Term *r) {
+static Term *lettup_into_if(Ctx *c, const Term *cur, Term *r) {
   if (cur->kind != T_LETTUP || r->kind != T_IF || chain_tail(r->kids[1])->kind != T_TUPLE ||
-      chain_tail(r->kids[2])->kind != T_TUPLE)
+      chain_tail(r->kids[2])->kind != T_TUPLE || opt_size_upto(cur->kids[1], 25) > 24)
     return NULL;
-  const Term *rest = cur->kids[1];
-  if (opt_size_upto(rest, 25) > 24) return NULL;
+  /* rest as this pass leaves it: it may read variables whose lets the
+     chain has replaced (scalar replacement) */
+  const Term *rest = visit(c, cur->kids[1]);
   int n = cur->nsyms;
   Sym **ys = NEW_ARRAY(Sym *, n);
   Term **vs = NEW_ARRAY(Term *, n);
@@ -161,7 +162,7 @@ static Term *chain(Ctx *c, const Term *t) {
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
     Term *r = visit(c, cur->kids[0]);
     if (r != cur->kids[0]) changed = true;
-    Term *split = lettup_into_if(cur, r);
+    Term *split = lettup_into_if(c, cur, r);
     if (split) return opt_build_chain(&b, 0, split);
     if (cur->kind == T_LETTUP && r->kind == T_TUPLE) {
       for (int i = 0; i < r->nkids; i++) opt_binds_let(&b, cur->span, cur->syms[i], r->kids[i]);
