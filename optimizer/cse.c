@@ -9,7 +9,9 @@
    effects); an rhs that may raise is fine (the second
    evaluation would raise where the first already did). Variables and
    literals are left to forward substitution. Operands are not reordered
-   (x1 * x2 and x2 * x1 stay distinct). */
+   (x1 * x2 and x2 * x1 stay distinct). An array builtin or a small scalar
+   one inside an expression that equals an enclosing let's right-hand side
+   becomes that let's variable too. */
 #include "passes.h"
 
 #include <string.h>
@@ -386,6 +388,15 @@ static bool atomic_prim(const Term *t) {
   return true;
 }
 
+/* An array builtin (a map, a scan, ...) inside an expression: replaced
+   too by the variable of an enclosing let of the same right-hand side (a
+   gradient's replay of a primal scan, written again as an operand of its
+   backward sweep). There are few such nodes, so hashing each one's whole
+   term keeps the walk near linear. */
+static bool array_prim(const Term *t) {
+  return t->kind == T_PRIM && t->type->kind == TY_ARRAY && fe_prims[t->prim].cls == P_ARRAY && shareable(t);
+}
+
 /* Lambda bodies and branches are statements; other kids are operands. */
 static Term *walk(Cse *c, const Term *t) {
   fe_stack_check(t->span);
@@ -397,7 +408,7 @@ static Term *walk(Cse *c, const Term *t) {
     k[i] = stmt ? walk_chain(c, t->kids[i]) : walk(c, t->kids[i]);
   }
   Term *r = opt_with_kids(t, k);
-  if (atomic_prim(r)) {
+  if (atomic_prim(r) || array_prim(r)) {
     Term *hit = find(c, hash_term(r), r);
     if (hit) return hit;
   }
