@@ -20,6 +20,8 @@
      if true then a else b -> a, if false then a else b -> b
      if c then a else a -> a   when c cannot raise (a and b alike up to
                                the names of bound variables)
+     if c then (if c then a else b) else d -> if c then a else d, and
+     if c then a else (if c then b else d) -> if c then a else d
    Over tuples and arrays the laws act through the lifted forms the AD
    builds (component-wise tuples, map2 (+) / map (x. x * z) over arrays):
    this pass simplifies the scalar bodies and optimizer/arrays.c the array
@@ -44,6 +46,16 @@ static Term *prim2(const Term *like, Prim p, Term *a, Term *b) {
 static Term *fold_rule(OptRw *c, Term *t) {
   if (t->kind == T_IF && t->kids[0]->kind == T_BOOL) return t->kids[0]->b ? t->kids[1] : t->kids[2];
   if (t->kind == T_IF && opt_alpha_eq(t->kids[1], t->kids[2]) && opt_rw_safe(c, t->kids[0])) return t->kids[1];
+  if (t->kind == T_IF) {
+    /* a branch that tests the condition again: its own branch is known */
+    for (int b = 1; b <= 2; b++) {
+      const Term *in = t->kids[b];
+      if (in->kind != T_IF || !opt_alpha_eq(in->kids[0], t->kids[0])) continue;
+      Term *k[3] = {t->kids[0], t->kids[1], t->kids[2]};
+      k[b] = in->kids[b];
+      return fe_mk_if(t->span, k[0], k[1], k[2]);
+    }
+  }
   if (t->kind != T_PRIM) return t;
   PrimClass cls = fe_prims[t->prim].cls;
   Term **k = t->kids;

@@ -54,8 +54,10 @@
        the lets, As variables
        -> if c then mapK (ps. lets in e1) As else mapK (ps. lets in e2) As
      reduce_by_index (reduce_by_index D (+) 0 I V1) (+) 0 I V2, I a variable
+     (or a safe term written twice)
        -> reduce_by_index D (+) 0 I (map2 (+) V1 V2)   (one scatter, not two)
      reduce_by_index D (+) 0 I (map (x. 0) B), safe -> D
+     map2 (+) [a1, ..., an] [b1, ..., bn] -> [a1 + b1, ..., an + bn]
      map/map2 whose tuple parameter t is used only as t.k, on such a W ->
        the same over map/map2 (ps. ek) As, with t.k replaced by a scalar
      unzip W, on such a W -> (map/map2 (ps. e1) As, map/map2 (ps. e2) As)
@@ -313,6 +315,15 @@ static Term *rule_map2(OptRw *c, Term *t) {
   Term *sparse = add_sparse(c, t);
   if (sparse) return sparse;
   Term *lam = t->kids[0];
+  /* map2 (+) [a1, ...] [b1, ...] -> [a1 + b1, ...] (a merged scatter's
+     values of one element each) */
+  if (fe_is_oplam_either(lam, PRIM_ADD) && t->kids[1]->kind == T_ARRAY && t->kids[2]->kind == T_ARRAY &&
+      t->kids[1]->nkids == t->kids[2]->nkids && t->kids[1]->nkids <= 8 && t->type->elem->kind == TY_REAL) {
+    int n = t->kids[1]->nkids;
+    Term **items = NEW_ARRAY(Term *, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) items[i] = fe_mk_add(t->span, t->kids[1]->kids[i], t->kids[2]->kids[i]);
+    return fe_term_kids(t->span, T_ARRAY, t->type, n, items);
+  }
   Term *body = lam->kids[0];
   if (t->kids[1]->kind == T_VAR && t->kids[2]->kind == T_VAR && t->kids[1]->sym == t->kids[2]->sym)
     return fe_mk_map(t->span, merge_params(lam, 0, 1), t->kids[1]);
@@ -802,7 +813,10 @@ static Term *rule_rbi(OptRw *c, Term *t) {
   Term *d = t->kids[1];
   if (!is_plus_rbi(t) || !is_plus_rbi(d)) return t;
   Term *i1 = d->kids[3], *i2 = t->kids[3];
-  if (i1->kind != T_VAR || i2->kind != T_VAR || i1->sym != i2->sym) return t;
+  bool same = i1->kind == T_VAR && i2->kind == T_VAR && i1->sym == i2->sym;
+  /* or one index array written twice (guarded reads' `map (i. if g then
+     e else 0) A`), the second not evaluated */
+  if (!same && !(i1->kind != T_VAR && opt_alpha_eq(i1, i2) && opt_rw_safe(c, i2))) return t;
   Term *v = fe_mk_map2(t->span, fe_mk_oplam(t->span, PRIM_ADD), d->kids[4], t->kids[4]);
   Term *k[5] = {t->kids[0], d->kids[1], t->kids[2], i2, v};
   return fe_mk_array_prim(t->span, PRIM_REDUCE_BY_INDEX, 5, k);
