@@ -31,6 +31,7 @@ typedef struct Cse {
   long n, cap;
   long *heads; /* nbuckets, -1 when empty */
   long nbuckets;
+  long roots[PRIM__COUNT]; /* entries in scope whose right-hand side is that builtin */
 } Cse;
 
 static unsigned long mix(unsigned long h, unsigned long v) { return (h ^ v) * 0x100000001b3UL; }
@@ -232,12 +233,14 @@ static void add(Cse *c, unsigned long h, Term *rhs, Sym *x) {
   long b = (long)(h % (unsigned long)c->nbuckets);
   c->v[c->n] = (Entry){h, rhs, x, c->heads[b]};
   c->heads[b] = c->n++;
+  if (rhs->kind == T_PRIM) c->roots[rhs->prim]++;
 }
 
 static void pop_to(Cse *c, long n) {
   while (c->n > n) {
     Entry *e = &c->v[--c->n];
     c->heads[e->hash % (unsigned long)c->nbuckets] = e->next;
+    if (e->rhs->kind == T_PRIM) c->roots[e->rhs->prim]--;
   }
 }
 
@@ -388,13 +391,19 @@ static bool atomic_prim(const Term *t) {
   return true;
 }
 
+/* The largest array builtin looked up inside an expression. */
+#define ARRAY_PRIM_MAX 4096
+
 /* An array builtin (a map, a scan, ...) inside an expression: replaced
    too by the variable of an enclosing let of the same right-hand side (a
    gradient's replay of a primal scan, written again as an operand of its
-   backward sweep). There are few such nodes, so hashing each one's whole
-   term keeps the walk near linear. */
-static bool array_prim(const Term *t) {
-  return t->kind == T_PRIM && t->type->kind == TY_ARRAY && fe_prims[t->prim].cls == P_ARRAY && shareable(t);
+   backward sweep). Hashing one walks its whole term, so only builtins of
+   at most ARRAY_PRIM_MAX nodes are looked up, and only when a let in
+   scope binds the same builtin (20,000 maps nested in one another are
+   not hashed 20,000 times). */
+static bool array_prim(const Cse *c, const Term *t) {
+  return t->kind == T_PRIM && t->type->kind == TY_ARRAY && fe_prims[t->prim].cls == P_ARRAY &&
+         c->roots[t->prim] > 0 && opt_size_upto(t, ARRAY_PRIM_MAX + 1) <= ARRAY_PRIM_MAX && shareable(t);
 }
 
 /* Lambda bodies and branches are statements; other kids are operands. */
@@ -408,7 +417,7 @@ static Term *walk(Cse *c, const Term *t) {
     k[i] = stmt ? walk_chain(c, t->kids[i]) : walk(c, t->kids[i]);
   }
   Term *r = opt_with_kids(t, k);
-  if (atomic_prim(r) || array_prim(r)) {
+  if (atomic_prim(r) || array_prim(c, r)) {
     Term *hit = find(c, hash_term(r), r);
     if (hit) return hit;
   }
