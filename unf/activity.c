@@ -46,6 +46,10 @@ static bool walk(UnfActivity *a, const Term *t) {
   case T_VAR: act = ptrmap_get(&a->syms, t->sym) != NULL; break;
   default:
     for (int i = 0; i < t->nkids; i++) act |= walk(a, t->kids[i]);
+    /* a builtin that carries no derivative (length, iota, stop_gradient)
+       is a constant, whatever its arguments: `length x` does not make
+       what it feeds active */
+    if (t->kind == T_PRIM && fe_prims[t->prim].grad == G_CONST) act = false;
     break;
   }
   if (act) ptrmap_put(&a->terms, t, &mark);

@@ -1,7 +1,9 @@
 /* activity.h: which subterms of a term depend on the variables being
    differentiated (activity analysis). A subterm is active when one of its
    free variables is active: a variable of the context, or a let-bound
-   variable whose value is active. Everything else (constants, the
+   variable whose value is active, except the builtins that carry no
+   derivative (prims.def's G_CONST: length, iota, stop_gradient, ...),
+   which are constants whatever their arguments. Everything else (constants, the
    parameters not named after `wrt`, data computed from them only,
    globals) carries no derivative: UNF takes it whole as a constant
    (cst), whatever its type, and the transpose Jacobians skip it. Lambda

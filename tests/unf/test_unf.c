@@ -12,6 +12,7 @@
 #include "../../frontend/ir/retype.h"
 #include "../../frontend/repl/session.h"
 #include "../../reverse/d_rho.h"
+#include "../../unf/activity.h"
 #include "../../unf/unf.h"
 #include "../suites.h"
 #include "../testlib.h"
@@ -275,6 +276,25 @@ static void check_invariant(const Prog *p) {
                 val_to_string(via));
 }
 
+/* Activity: a builtin that carries no derivative is a constant, whatever
+   its arguments: `length x` and what is computed from it alone (`iota n`)
+   are inactive, x itself and what reads it active. */
+START_TEST(activity_of_constants) {
+  Def *d = tl_def(tl_session_with("def f (x: [R]) (w: [R]) : R =\n"
+                                  "  let n = length x in let t = iota n in sum (map2 (a, i. a * i) w t) + sum x\n"),
+                  "f");
+  UnfActivity *a = unf_activity(d->body, d->params, 1); /* x active, w not */
+  const Term *l1 = d->body, *l2 = l1->kids[1];
+  ck_assert_int_eq(l1->kind, T_LET);
+  ck_assert_int_eq(l2->kind, T_LET);
+  ck_assert(!unf_sym_active(a, l1->sym)); /* n = length x */
+  ck_assert(!unf_sym_active(a, l2->sym)); /* t = iota n */
+  ck_assert(!unf_term_active(a, l1->kids[0]));
+  ck_assert(unf_sym_active(a, d->params[0]));
+  ck_assert(unf_term_active(a, l2->kids[1])); /* the body reads x */
+}
+END_TEST
+
 START_TEST(invariant) {
   for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) check_invariant(&progs[i]);
 }
@@ -302,6 +322,7 @@ Suite *suite_unf(void) {
   tcase_add_test_raise_signal(tc, ctor_comp_checks_types, SIGABRT);
   suite_add_tcase(s, tc);
   tc = tcase_create("invariant");
+  tcase_add_test(tc, activity_of_constants);
   tcase_add_test(tc, invariant);
   suite_add_tcase(s, tc);
   return s;
