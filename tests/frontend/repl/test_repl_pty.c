@@ -151,6 +151,38 @@ START_TEST(errors_and_ctrl_c) {
 }
 END_TEST
 
+/* Every bad input of language version 2 is a located error in a terminal
+   session, which goes on with what it had: a value defined before them
+   all is still there after them. */
+START_TEST(bad_input_survives) {
+  static const char *const cases[][2] = {
+      {"[1, 2][5]\r", "1:7: error: index 5 out of bounds for an array of length 2"},
+      {"[1, 2][-1]\r", "1:7: error: index -1 out of bounds"},
+      {"[1, 2][0.5]\r", "1:7: error: index 0.5 is not an integer"},
+      {"[1, 2, 3][2:1]\r", "1:10: error: slice 2:1 is empty backwards"},
+      {"(1 + 2)[0]\r", "1:8: error: cannot index a value of type R"},
+      {"transpose [[1, 2], [3]]\r", "1:1: error: transpose: the rows differ in length"},
+      {"zip [1, 2] [3]\r", "1:1: error: zip: lengths 2 and 1 differ"},
+      {"map3 (x, y, z. x) [1] [2] [3, 4]\r", "1:1: error: map3: lengths 1, 1 and 2 differ"},
+      {"loop x = 0 for i < 3 do [x]\r", "1:25: error: the loop body has type [R]"},
+      {"loop x = 0 while x do x + 1\r", "1:18: error: the condition of a while loop must be B"},
+      {"loop x = 0 for i < -1 do x\r", "1:12: error: loop count -1 is negative"},
+      {"loop x = 0 for i < 1.5 do x\r", "1:12: error: loop count 1.5 is not an integer"},
+      {"(load \"/tmp/una-pty-rank.npy\" : [[R]])\r", "error: load: /tmp/una-pty-rank.npy: the file holds a float64 "
+                                                     "array of shape (2,); expected [[R]]"},
+      {"([1, 2] : [[R]])\r", "1:1: error: type ascription mismatch"},
+  };
+  Pty p;
+  if (!start(&p)) return;
+  expect(&p, "let keep = [5, 6, 7]\r", "una> ");
+  expect(&p, "save \"/tmp/una-pty-rank.npy\" [1, 2]\r", "[1, 2]");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect(&p, cases[i][0], cases[i][1]);
+  expect(&p, "keep[2] + 35\r", "42");
+  finish(&p);
+  unlink("/tmp/una-pty-rank.npy");
+}
+END_TEST
+
 Suite *suite_repl_pty(void) {
   Suite *s = suite_create("repl_pty");
   TCase *tc = tcase_create("pty");
@@ -158,6 +190,7 @@ Suite *suite_repl_pty(void) {
   tcase_add_test(tc, continued_items);
   tcase_add_test(tc, block_mode);
   tcase_add_test(tc, errors_and_ctrl_c);
+  tcase_add_test(tc, bad_input_survives);
   suite_add_tcase(s, tc);
   return s;
 }
