@@ -20,6 +20,7 @@ typedef Term *(*OptPassFn)(const Term *t);
 enum {
   OPT_HAS_ARRAYS = 1, /* an array builtin, an array literal, or a builtin with a function argument */
   OPT_HAS_PROJ = 2,   /* a projection or a tuple pattern */
+  OPT_HAS_CALLS = 4,  /* a call of a function (it may raise); opt_features may leave it out when arrays are there */
 };
 
 typedef struct OptPass {

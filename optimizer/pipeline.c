@@ -41,8 +41,10 @@ static const OptPass fission = {"fission", opt_fission_pass, OPT_HAS_ARRAYS};
 
 /* Run once after the fixpoint, in order. */
 const OptPass opt_final_passes[] = {
-    {"states", opt_loop_states, 0}, /* a loop's value read from the scan of its states */
-    {"sink", opt_sink, 0},          /* single-use array lets moved to their use */
+    {"states", opt_loop_states, OPT_HAS_ARRAYS}, /* a loop's value read from the scan of its states */
+    /* single-use array lets moved to their use, and lets that may raise
+       (an index, a call): nothing to do in straight-line scalar code */
+    {"sink", opt_sink, OPT_HAS_ARRAYS | OPT_HAS_CALLS},
 };
 const int opt_nfinal_passes = (int)(sizeof opt_final_passes / sizeof opt_final_passes[0]);
 
@@ -105,15 +107,18 @@ static void check(Run *r, const char *pass, const Term *t) {
   fe_error(tr.err.span, "internal: after optimizer pass '%s': %s", pass, msg);
 }
 
-/* Sets in *f the OPT_HAS_* bits that t holds (stopping once all are);
-   the last kid (a let's body) is walked in the loop, not the stack. */
+/* Sets in *f the OPT_HAS_* bits that t holds, stopping once it has
+   arrays and projections (OPT_HAS_CALLS, which only the sink pass asks
+   for, besides arrays, may then be missing); the last kid (a let's body)
+   is walked in the loop, not the stack. */
 static void features(const Term *t, unsigned *f) {
-  while (t && *f != (OPT_HAS_ARRAYS | OPT_HAS_PROJ)) {
+  while (t && (*f & (OPT_HAS_ARRAYS | OPT_HAS_PROJ)) != (OPT_HAS_ARRAYS | OPT_HAS_PROJ)) {
     fe_stack_check(t->span);
     switch (t->kind) {
     case T_ARRAY: *f |= OPT_HAS_ARRAYS; break;
     case T_PROJ:
     case T_LETTUP: *f |= OPT_HAS_PROJ; break;
+    case T_CALL: *f |= OPT_HAS_CALLS; break;
     case T_PRIM:
       if (fe_prims[t->prim].cls == P_ARRAY) *f |= OPT_HAS_ARRAYS;
       for (int i = 0; i < t->nkids; i++)
@@ -200,6 +205,13 @@ static Term *run(Run *r, const Term *t, bool *any) {
       }
     }
     for (int i = 0; i < opt_nfinal_passes; i++) {
+      if (opt_final_passes[i].needs && !dumps(o, opt_final_passes[i].name)) {
+        if (featured != cur) {
+          have = opt_features(cur);
+          featured = cur;
+        }
+        if (!(have & opt_final_passes[i].needs)) continue;
+      }
       Term *next = run_pass(r, &opt_final_passes[i], cur, true);
       if (next != cur) *any = true;
       cur = next;
