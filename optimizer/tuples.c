@@ -147,6 +147,7 @@ static Term *lettup_into_if(Ctx *c, const Term *cur, Term *r) {
   Term **vs = NEW_ARRAY(Term *, n);
   for (int i = 0; i < n; i++) {
     ys[i] = fe_mk_sym(cur->syms[i]->name, cur->syms[i]->type, cur->syms[i]->span);
+    ys[i]->user = cur->syms[i]->user; /* a name the user wrote stays in both branches */
     vs[i] = fe_mk_var(cur->syms[i]->span, ys[i]);
   }
   Term *a = fe_mk_lettup(cur->span, n, cur->syms, r->kids[1], (Term *)rest);
