@@ -484,19 +484,49 @@ static void mark_uses(Lowering *lw, const Term *t) {
   }
 }
 
+/* Whether a value of type t holds arrays (the values whose reads the
+   ownership rule counts). */
+static bool holds_arrays(const Type *t) {
+  if (!t) return false;
+  if (t->kind == TY_ARRAY) return true;
+  if (t->kind != TY_TUPLE) return false;
+  for (int i = 0; i < t->n; i++)
+    if (holds_arrays(t->elems[i])) return true;
+  return false;
+}
+
 /* Adds n to x's count of reads in reads. */
 static void add_reads(PtrMap *reads, const void *x, intptr_t n) {
   ptrmap_put(reads, x, (void *)((intptr_t)ptrmap_get(reads, x) + n));
 }
 
-/* Counts into reads the reads of every variable in t along the path that
-   reads it most (an if's branches exclude each other: a variable read
-   once in each is read once), and records the lets of fresh arrays and
-   the reduce_by_index terms with their lambda depth (for owns). */
+/* Adds to reads the counts of an if's two branches a and b, the larger of
+   each variable's two (the branches exclude each other). The smaller map
+   is merged into the larger, which reads takes over when it is empty, so
+   an else-if chain costs what its reads do, not its depth times that. */
+static void add_branches(PtrMap *reads, PtrMap a, PtrMap b) {
+  PtrMap *big = a.n >= b.n ? &a : &b, *small = big == &a ? &b : &a;
+  for (size_t i = 0; i < small->cap; i++) {
+    const void *x = small->keys[i];
+    if (x && (intptr_t)small->vals[i] > (intptr_t)ptrmap_get(big, x)) ptrmap_put(big, x, small->vals[i]);
+  }
+  if (reads->n == 0) {
+    *reads = *big;
+    return;
+  }
+  for (size_t i = 0; i < big->cap; i++)
+    if (big->keys[i]) add_reads(reads, big->keys[i], (intptr_t)big->vals[i]);
+}
+
+/* Counts into reads the reads of every variable that holds arrays in t,
+   along the path that reads it most (an if's branches exclude each other:
+   a variable read once in each is read once), and records the lets of
+   fresh arrays and the reduce_by_index terms with their lambda depth (for
+   owns). */
 static void scan_owned(Lowering *lw, PtrMap *reads, const Term *t, intptr_t depth) {
   while (t) {
     fe_stack_check(t->span);
-    if (t->kind == T_VAR) add_reads(reads, t->sym, 1);
+    if (t->kind == T_VAR && holds_arrays(t->type)) add_reads(reads, t->sym, 1);
     if (t->kind == T_LET && fresh_array(t->kids[0])) ptrmap_put(&lw->owned, t->sym, (void *)(depth + 1));
     if (t->kind == T_LETTUP ||
         (t->kind == T_PRIM && (t->prim == PRIM_REDUCE_BY_INDEX || t->prim == PRIM_LOOP_FOR ||
@@ -507,13 +537,7 @@ static void scan_owned(Lowering *lw, PtrMap *reads, const Term *t, intptr_t dept
       scan_owned(lw, reads, t->kids[0], depth);
       PtrMap br[2] = {{0}, {0}};
       for (int b = 0; b < 2; b++) scan_owned(lw, &br[b], t->kids[1 + b], depth);
-      for (int b = 0; b < 2; b++)
-        for (size_t i = 0; i < br[b].cap; i++) {
-          const void *x = br[b].keys[i];
-          if (!x) continue;
-          intptr_t mine = (intptr_t)br[b].vals[i], other = (intptr_t)ptrmap_get(&br[1 - b], x);
-          if (mine > other || (mine == other && b == 0)) add_reads(reads, x, mine);
-        }
+      add_branches(reads, br[0], br[1]);
       return;
     }
     if (t->kind == T_LAM) depth++;
