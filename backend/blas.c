@@ -32,7 +32,6 @@
 #include "plan/note.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 
 #ifndef UNA_NO_BLAS

@@ -521,6 +521,12 @@ static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) 
   return gather_reg(c, av, i, at);
 }
 
+/* The key of an array read in a kernel, for one binding per array: its
+   Sym or Global, NULL for any other term. */
+static const void *array_key(const Term *a) {
+  return a->kind == T_VAR ? (const void *)a->sym : a->kind == T_GLOBAL ? (const void *)a->global : NULL;
+}
+
 /* t = m[i][j], m a [[R]] variable (or global) that does not depend on the parameters
    and i, j that do: three gathers from the arrays the binding makes of m
    (B_MATRIX, kernel_int.h): its row offsets at i (i checked against the
@@ -530,7 +536,7 @@ static int gather_at(Compiler *c, Ctx *x, const Term *a, int i, const Term *at) 
    evaluator runs the builtin. */
 static int gather2(Compiler *c, Ctx *x, const Term *t) {
   const Term *row = t->kids[0], *m = row->kids[0];
-  const void *key = m->kind == T_VAR ? (const void *)m->sym : (const void *)m->global;
+  const void *key = array_key(m);
   int base = pmap_get(&x->matrices, key, -1);
   if (base < 0) {
     base = new_vreg(c, VK_ARRAY, 0); /* the rows' buffer, then the offsets, then the columns */
@@ -571,7 +577,7 @@ static bool gather_parts(Compiler *c, Ctx *x, const Term *t, int n, int *out) {
   const Term *a = t->kids[0];
   if (c->branch > 0 || depends(x, a)) return false;
   /* one set of arrays per variable (value numbering, as gather_at) */
-  const void *key = a->kind == T_VAR ? (const void *)a->sym : a->kind == T_GLOBAL ? (const void *)a->global : NULL;
+  const void *key = array_key(a);
   int base = key ? pmap_get(&x->records, key, -1) : -1;
   if (base < 0) {
     base = new_vreg(c, VK_ARRAY, 0); /* the components' arrays, in consecutive vregs */

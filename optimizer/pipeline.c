@@ -81,6 +81,8 @@ typedef struct {
   const Def *like;
   Sym **params;
   bool failed; /* a pass failed its check: the error is the pipeline's */
+  const Term *featured; /* the term whose OPT_HAS_* bits are have */
+  unsigned have;
 } Run;
 
 /* Under check_passes, re-checks like with body t and parameters r->params
@@ -137,6 +139,21 @@ unsigned opt_features(const Term *t) {
   return f;
 }
 
+/* The OPT_HAS_* bits of t, found once per term. */
+static unsigned features_of(Run *r, const Term *t) {
+  if (r->featured != t) {
+    r->have = opt_features(t);
+    r->featured = t;
+  }
+  return r->have;
+}
+
+/* Whether pass p has nothing to do on t: t lacks all it needs (and the
+   pass's dump was not asked for). */
+static bool idle(Run *r, const OptPass *p, const Term *t) {
+  return p->needs && !dumps(r->o, p->name) && !(features_of(r, t) & p->needs);
+}
+
 /* Runs pass p on cur (dumping and checking its result). */
 static Term *run_pass(Run *r, const OptPass *p, Term *cur, bool dump_unchanged) {
   Term *next = p->run(cur);
@@ -162,19 +179,13 @@ static Term *run(Run *r, const Term *t, bool *any) {
        that term, and the fixpoint is reached when every pass has left the
        current term unchanged. */
     const Term **done = NEW_ARRAY(const Term *, npasses);
-    const Term *featured = NULL; /* the term whose features have */
-    unsigned have = 0;
     /* the fixpoint, then fission and the fixpoint again while it changes
        the program (fission.c: it wants the bodies simplified first; each
        stage takes one more product out of each map) */
     for (int stage = 0; stage <= FISSION_STAGES; stage++) {
       if (stage > 0) {
         if (o->passes) break; /* a test's own pass list */
-        if (featured != cur) {
-          have = opt_features(cur);
-          featured = cur;
-        }
-        if (!(have & OPT_HAS_ARRAYS)) break;
+        if (!(features_of(r, cur) & OPT_HAS_ARRAYS)) break;
         Term *next = run_pass(r, &fission, cur, true);
         if (next == cur) break;
         *any = true;
@@ -184,15 +195,9 @@ static Term *run(Run *r, const Term *t, bool *any) {
         bool changed = false;
         for (int i = 0; i < npasses; i++) {
           if (done[i] == cur) continue;
-          if (passes[i].needs && !dumps(o, passes[i].name)) {
-            if (featured != cur) {
-              have = opt_features(cur);
-              featured = cur;
-            }
-            if (!(have & passes[i].needs)) {
-              done[i] = cur; /* nothing for it to do */
-              continue;
-            }
+          if (idle(r, &passes[i], cur)) {
+            done[i] = cur; /* nothing for it to do */
+            continue;
           }
           Term *next = run_pass(r, &passes[i], cur, round == 0);
           if (next != cur) changed = *any = true;
@@ -205,13 +210,7 @@ static Term *run(Run *r, const Term *t, bool *any) {
       }
     }
     for (int i = 0; i < opt_nfinal_passes; i++) {
-      if (opt_final_passes[i].needs && !dumps(o, opt_final_passes[i].name)) {
-        if (featured != cur) {
-          have = opt_features(cur);
-          featured = cur;
-        }
-        if (!(have & opt_final_passes[i].needs)) continue;
-      }
+      if (idle(r, &opt_final_passes[i], cur)) continue;
       Term *next = run_pass(r, &opt_final_passes[i], cur, true);
       if (next != cur) *any = true;
       cur = next;
@@ -230,7 +229,7 @@ Def *opt_optimize_def(const Def *d, const OptOptions *o) {
   Sym **params = NEW_ARRAY(Sym *, d->nparams + 1);
   for (int i = 0; i < d->nparams; i++) params[i] = fe_sym_new(d->params[i]->name, d->params[i]->type, d->params[i]->span);
   bool any = false;
-  Run r = {o, d, params, false};
+  Run r = {o, d, params, false, NULL, 0};
   Term *body = run(&r, opt_freshen(d->body, d->nparams, d->params, params), &any);
   if (!any) return (Def *)d;
   Def *res = fe_mk_def(d->name, d->span, d->nparams, params, body);

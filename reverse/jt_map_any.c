@@ -11,9 +11,9 @@
    and reads each element: map (i. let a1 = A1[i] ... in let c = z[i] in
    ...) (iota (length A1)), unboxed in the kernels. */
 #include "jt_prim.h"
-#include "../frontend/ir/subst.h"
 #include "jt_util.h"
 #include "../frontend/ir/build.h"
+#include "../frontend/ir/subst.h"
 
 
 /* mapK (xs. e) A1 .. Ak over the arrays ops[0..k), e over lam's
@@ -203,8 +203,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
      primal read: its cotangent is the empty array */
   for (int m = 0; m < p->j.nfv; m++)
     if (guarded[m]) {
-      Term *fv = fe_mk_var(s, p->j.fv[m]);
-      Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fv), fe_mk_num(s, 0));
+      Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, p->j.fv[m])), fe_mk_num(s, 0));
       fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
     }
   /* the other free variables: sums over the elements */
