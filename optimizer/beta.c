@@ -132,7 +132,8 @@ static bool has_redex(const Term *t) {
    and applications of lambdas become lets. */
 Term *opt_beta(const Term *t) {
   if (!has_redex(t)) return (Term *)t;
-  Ctx c = {opt_map_new(), opt_map_new()};
+  OptSymMap *m = opt_map_new(); /* uses in its count, lams in its term: one slot per variable */
+  Ctx c = {m, m};
   opt_count_uses(t, c.uses, 1);
   return visit(&c, t);
 }

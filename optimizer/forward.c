@@ -24,13 +24,18 @@
 /* The deepest expression that substitution of single-use lets builds. */
 #define MAX_DEPTH 32
 
+/* What the pass knows of each variable, in one map: counts */
+enum { USES,  /* its occurrences */
+       BLVL,  /* let-bound: 1 + the lambda nesting of its let */
+       ULVL,  /* 1 + the lambda nesting of (one of) its uses */
+       DEPTH, /* substituted: the depth of its term */
+       NCOUNTS };
+/* and one term: the term that replaces it (SUB) */
+enum { SUB };
+
 typedef struct Ctx {
-  OptSymMap *sub;   /* x -> the term that replaces it */
-  OptSymMap *uses;  /* occurrences of each variable */
-  OptSymMap *blvl;  /* let-bound x -> 1 + the lambda nesting of its let */
-  OptSymMap *ulvl;  /* x -> 1 + the lambda nesting of (one of) its uses */
-  OptSymMap *depth; /* substituted x -> the depth of its term */
-  bool arrays;      /* single-use array lets move too */
+  OptSymMap *facts;
+  bool arrays; /* single-use array lets move too */
 } Ctx;
 
 /* An explicit stack of (term, level) pairs for the iterative walks. */
@@ -69,11 +74,11 @@ static void scan(Ctx *c, const Term *t) {
     Item it = s.v[--s.n];
     const Term *u = it.t;
     if (u->kind == T_VAR) {
-      opt_map_add(c->uses, u->sym, 1);
-      long i = opt_map_count(c->ulvl, u->sym);
-      opt_map_add(c->ulvl, u->sym, it.lv + 1 - i);
+      opt_map_add_at(c->facts, u->sym, USES, 1);
+      long i = opt_map_count_at(c->facts, u->sym, ULVL);
+      opt_map_add_at(c->facts, u->sym, ULVL, it.lv + 1 - i);
     } else if (u->kind == T_LET) {
-      opt_map_add(c->blvl, u->sym, it.lv + 1);
+      opt_map_add_at(c->facts, u->sym, BLVL, it.lv + 1);
     }
     long lv = u->kind == T_LAM ? it.lv + 1 : it.lv;
     for (int i = 0; i < u->nkids; i++) push(&s, u->kids[i], lv);
@@ -93,7 +98,7 @@ static long depth(Ctx *c, const Term *t) {
     long d = it.lv;
     /* a substituted variable is replaced by its term, whose root is at
        the variable's own level */
-    if (u->kind == T_VAR && opt_map_term(c->sub, u->sym)) d += opt_map_count(c->depth, u->sym) - 1;
+    if (u->kind == T_VAR && opt_map_term_at(c->facts, u->sym, SUB)) d += opt_map_count_at(c->facts, u->sym, DEPTH) - 1;
     if (d > best) best = d;
     if (best > MAX_DEPTH) return MAX_DEPTH + 1;
     for (int i = 0; i < u->nkids; i++) push(&s, u->kids[i], d + 1);
@@ -119,7 +124,8 @@ static bool movable(const Ctx *c, const Term *r) {
    the primal's named intermediate values, as the paper's example 1.1 and
    a hand-written gradient do). */
 static bool single_use(Ctx *c, Sym *x) {
-  return !x->user && opt_map_count(c->uses, x) == 1 && opt_map_count(c->ulvl, x) == opt_map_count(c->blvl, x);
+  return !x->user && opt_map_count_at(c->facts, x, USES) == 1 &&
+         opt_map_count_at(c->facts, x, ULVL) == opt_map_count_at(c->facts, x, BLVL);
 }
 
 /* Whether x occurs in t; *in_branch is set when an occurrence is inside a
@@ -173,15 +179,15 @@ static Term *chain(Ctx *c, const Term *t) {
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
     Term *r = visit(c, cur->kids[0]);
     if (cur->kind == T_LET && opt_is_atom(r)) {
-      opt_map_set(c->sub, cur->sym, r);
-      opt_map_add(c->depth, cur->sym, 1 - opt_map_count(c->depth, cur->sym)); /* an atom: depth 1 */
+      opt_map_set_at(c->facts, cur->sym, SUB, r);
+      opt_map_add_at(c->facts, cur->sym, DEPTH, 1 - opt_map_count_at(c->facts, cur->sym, DEPTH)); /* an atom: depth 1 */
       changed = true;
     } else if (cur->kind == T_LET && movable(c, cur->kids[0]) && single_use(c, cur->sym) &&
                (!opt_may_raise(cur->kids[0]) || (c->arrays && sinks_past_nothing(cur)))) {
       long d = depth(c, cur->kids[0]);
       if (d <= MAX_DEPTH) {
-        opt_map_set(c->sub, cur->sym, r);
-        opt_map_add(c->depth, cur->sym, d - opt_map_count(c->depth, cur->sym));
+        opt_map_set_at(c->facts, cur->sym, SUB, r);
+        opt_map_add_at(c->facts, cur->sym, DEPTH, d - opt_map_count_at(c->facts, cur->sym, DEPTH));
         changed = true;
       } else {
         if (r != cur->kids[0]) changed = true;
@@ -210,7 +216,7 @@ static Term *visit(void *ctx, const Term *t) {
   case T_LET:
   case T_LETTUP: return chain(c, t);
   case T_VAR: {
-    Term *r = opt_map_term(c->sub, t->sym);
+    Term *r = opt_map_term_at(c->facts, t->sym, SUB);
     return r ? r : (Term *)t;
   }
   default: return opt_map_kids(t, visit, c);
@@ -218,7 +224,7 @@ static Term *visit(void *ctx, const Term *t) {
 }
 
 static Term *forward(const Term *t, bool arrays) {
-  Ctx c = {opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new(), opt_map_new(), arrays};
+  Ctx c = {opt_map_new_fields(NCOUNTS, 1), arrays};
   scan(&c, t);
   return visit(&c, t);
 }

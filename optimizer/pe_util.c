@@ -7,58 +7,81 @@
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
 
-OptSymMap *opt_map_new(void) {
+/* A map's table: cap slots of stride words each, a slot being the key
+   (a Sym *, NULL when empty), then the terms, then the counts (32 bits
+   each, two to a word: use counts and depths). */
+OptSymMap *opt_map_new_fields(int ncounts, int nterms) {
   OptSymMap *m = NEW(OptSymMap);
   m->cap = 64;
-  m->slots = NEW_ARRAY(OptSymSlot, m->cap);
+  m->nterms = nterms;
+  m->stride = 1 + nterms + (ncounts + 1) / 2;
+  m->w = NEW_ARRAY(uintptr_t, m->cap * m->stride);
   return m;
 }
 
-/* A pointer's hash (murmur3's finaliser: every bit of the pointer reaches
-   the low bits used as the index; GC pointers are 16-byte aligned). */
+OptSymMap *opt_map_new(void) { return opt_map_new_fields(1, 1); }
+
+/* A symbol's hash, which keeps the symbols of one page of memory in one
+   run of slots (the low 8 bits: the address within its 4 KiB page, in
+   16-byte granules) and spreads pages over the table (the high bits: the
+   page number's Fibonacci hash). A pass walks a let chain in the order
+   its symbols were made, mostly one page after another, so its lookups
+   go to neighbouring slots rather than to a cache line each. */
 static unsigned long hash_ptr(const void *p) {
-  uint64_t h = (uint64_t)(uintptr_t)p;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return (unsigned long)h;
+  uint64_t a = (uint64_t)(uintptr_t)p;
+  uint64_t page = (a >> 12) * 0x9E3779B97F4A7C15ull;
+  return (unsigned long)((page >> 24) << 8 | ((a >> 4) & 0xFF));
 }
 
 /* The slot of x, or the empty slot where it would go. */
-static OptSymSlot *find(const OptSymMap *m, const Sym *x) {
+static uintptr_t *find(const OptSymMap *m, const Sym *x) {
   long mask = m->cap - 1, i = (long)(hash_ptr(x) & (unsigned long)mask);
-  while (m->slots[i].key && m->slots[i].key != x) i = (i + 1) & mask;
-  return &m->slots[i];
+  for (;;) {
+    uintptr_t *e = m->w + i * m->stride;
+    if (!e[0] || e[0] == (uintptr_t)x) return e;
+    i = (i + 1) & mask;
+  }
 }
 
-static OptSymSlot *entry(OptSymMap *m, Sym *x) {
-  if (2 * (m->n + 1) > m->cap) {
+/* The load stays at most 5/8 (linear probing). */
+static uintptr_t *entry(OptSymMap *m, Sym *x) {
+  if (8 * (m->n + 1) > 5 * m->cap) {
     OptSymMap old = *m;
     m->cap *= 2;
-    m->slots = NEW_ARRAY(OptSymSlot, m->cap);
-    for (long i = 0; i < old.cap; i++)
-      if (old.slots[i].key) *find(m, old.slots[i].key) = old.slots[i];
+    m->w = NEW_ARRAY(uintptr_t, m->cap * m->stride);
+    for (long i = 0; i < old.cap; i++) {
+      const uintptr_t *e = old.w + i * old.stride;
+      if (e[0]) memcpy(find(m, (const Sym *)e[0]), e, sizeof *e * (size_t)m->stride);
+    }
   }
-  OptSymSlot *e = find(m, x);
-  if (!e->key) {
-    e->key = x;
+  uintptr_t *e = find(m, x);
+  if (!e[0]) {
+    e[0] = (uintptr_t)x;
     m->n++;
   }
   return e;
 }
 
-long opt_map_count(const OptSymMap *m, const Sym *x) { return find(m, x)->count; }
+static int32_t *counts(const OptSymMap *m, uintptr_t *e) { return (int32_t *)(e + 1 + m->nterms); }
 
-void opt_map_add(OptSymMap *m, Sym *x, long delta) { entry(m, x)->count += delta; }
+long opt_map_count_at(const OptSymMap *m, const Sym *x, int k) { return counts(m, find(m, x))[k]; }
 
-Term *opt_map_term(const OptSymMap *m, const Sym *x) { return find(m, x)->term; }
+void opt_map_add_at(OptSymMap *m, Sym *x, int k, long delta) { counts(m, entry(m, x))[k] += (int32_t)delta; }
 
-void opt_map_set(OptSymMap *m, Sym *x, Term *t) {
-  if (!t && !find(m, x)->key) return;
-  entry(m, x)->term = t;
+Term *opt_map_term_at(const OptSymMap *m, const Sym *x, int k) { return (Term *)find(m, x)[1 + k]; }
+
+void opt_map_set_at(OptSymMap *m, Sym *x, int k, Term *t) {
+  if (!t && !find(m, x)[0]) return;
+  entry(m, x)[1 + k] = (uintptr_t)t;
 }
+
+long opt_map_count(const OptSymMap *m, const Sym *x) { return opt_map_count_at(m, x, 0); }
+
+void opt_map_add(OptSymMap *m, Sym *x, long delta) { opt_map_add_at(m, x, 0, delta); }
+
+Term *opt_map_term(const OptSymMap *m, const Sym *x) { return opt_map_term_at(m, x, 0); }
+
+void opt_map_set(OptSymMap *m, Sym *x, Term *t) { opt_map_set_at(m, x, 0, t); }
 
 /* An explicit stack of terms for the iterative walks. */
 /* An explicit stack whose first entries are in the struct itself (on the
@@ -191,10 +214,7 @@ Term *opt_with_kids(const Term *t, Term **kids) {
   int i = 0;
   while (i < t->nkids && kids[i] == t->kids[i]) i++;
   if (i == t->nkids) return (Term *)t;
-  Term *c = NEW(Term);
-  *c = *t;
-  fe_term_set_kids(c, t->nkids, kids);
-  return c;
+  return fe_term_copy_with_kids(t, kids);
 }
 
 static OptBind *bind_slot(OptBinds *b) {
@@ -269,13 +289,14 @@ static Term *freshen_chain(OptSymMap *m, const Term *t) {
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {
     Term *rhs = freshen(m, cur->kids[0]);
     int n = cur->kind == T_LET ? 1 : cur->nsyms;
-    Sym **xs = NEW_ARRAY(Sym *, n);
+    Sym *one, **xs = cur->kind == T_LET ? &one : NEW_ARRAY(Sym *, n);
     for (int i = 0; i < n; i++) {
       Sym *x = cur->kind == T_LET ? cur->sym : cur->syms[i];
-      opt_binds_let(&saved, cur->span, x, opt_map_term(m, x));
+      Term *outer = opt_map_term(m, x);
+      if (outer) opt_binds_let(&saved, cur->span, x, outer); /* x shadows itself */
       xs[i] = fresh(m, x);
     }
-    if (cur->kind == T_LET) opt_binds_let(&b, cur->span, xs[0], rhs);
+    if (cur->kind == T_LET) opt_binds_let(&b, cur->span, one, rhs);
     else {
       opt_binds_node(&b, cur, rhs);
       b.v[b.n - 1].xs = xs;
@@ -292,7 +313,7 @@ static Term *freshen(OptSymMap *m, const Term *t) {
   switch (t->kind) {
   case T_VAR: {
     Term *r = opt_map_term(m, t->sym);
-    return r ? fe_term_var(t->span, r->sym) : (Term *)t;
+    return r ? r : (Term *)t; /* the copy's variable node, shared by its uses */
   }
   case T_LET:
   case T_LETTUP: return freshen_chain(m, t);
@@ -309,12 +330,9 @@ static Term *freshen(OptSymMap *m, const Term *t) {
   }
   default: {
     if (t->nkids == 0) return (Term *)t;
-    Term **kids = NEW_ARRAY(Term *, t->nkids);
+    OPT_KIDS(kids, t->nkids);
     for (int i = 0; i < t->nkids; i++) kids[i] = freshen(m, t->kids[i]);
-    Term *c = NEW(Term);
-    *c = *t;
-    fe_term_set_kids(c, t->nkids, kids);
-    return c;
+    return fe_term_copy_with_kids(t, kids);
   }
   }
 }

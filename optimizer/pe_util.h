@@ -7,17 +7,14 @@
 
 #include "../frontend/ir/term.h"
 
-/* A hash map from symbols (by pointer) to a count and a term; a key and
-   its values share one slot (one cache line read per lookup). */
-typedef struct OptSymSlot {
-  Sym *key;
-  long count;
-  Term *term;
-} OptSymSlot;
-
+/* A hash map from symbols (by pointer) to counts and terms: ncounts
+   counts (32 bits) and nterms terms per symbol, in one slot with its key (one cache line
+   read per lookup, however many facts a pass keeps per symbol). The plain
+   functions use count 0 and term 0. */
 typedef struct OptSymMap {
-  OptSymSlot *slots;
+  uintptr_t *w; /* cap slots of stride words: key, terms, counts */
   long cap, n;
+  int nterms, stride;
 } OptSymMap;
 
 /* Declares name, a buffer for the n rebuilt kids of a node: on the
@@ -32,8 +29,16 @@ typedef struct OptSymMap {
    the rules copy freely. */
 static inline bool opt_is_atom(const Term *t) { return t->kind == T_VAR || t->kind == T_NUM || t->kind == T_BOOL; }
 
-/* An empty map. */
+/* An empty map with one count and one term per symbol. */
 OptSymMap *opt_map_new(void);
+/* An empty map with ncounts counts and nterms terms per symbol. */
+OptSymMap *opt_map_new_fields(int ncounts, int nterms);
+/* Count k, term k of x (0, NULL when absent); adding to count k, setting
+   term k (NULL on an absent x adds nothing). */
+long opt_map_count_at(const OptSymMap *m, const Sym *x, int k);
+void opt_map_add_at(OptSymMap *m, Sym *x, int k, long delta);
+Term *opt_map_term_at(const OptSymMap *m, const Sym *x, int k);
+void opt_map_set_at(OptSymMap *m, Sym *x, int k, Term *t);
 /* The count of x (0 when absent). */
 long opt_map_count(const OptSymMap *m, const Sym *x);
 /* Adds delta to the count of x. */

@@ -34,13 +34,18 @@ typedef struct Facts {
   long nundo, capundo;
 } Facts;
 
+/* The counts kept per variable in OptRw.sym */
+enum { USES, /* occurrences in the input */
+       BIND, /* binder lambda depth + 1 */
+       AWAY, /* occurrences at another lambda depth */
+       ELEM, /* occurrences as an array of a map, map2 or map3 */
+       NCOUNTS };
+/* and its term: let x = rhs, rewritten (RHS) */
+enum { RHS };
+
 struct OptRw {
   OptRule rule;
-  OptSymMap *uses;  /* occurrences in the input */
-  OptSymMap *bind;  /* binder lambda depth + 1 */
-  OptSymMap *away;  /* occurrences at another lambda depth */
-  OptSymMap *elem;  /* occurrences as an array of a map, map2 or map3 */
-  OptSymMap *rhs;   /* let x = rhs, rewritten */
+  OptSymMap *sym;   /* per variable: the counts and the term below */
   OptSymMap *alias; /* let x = a, a a variable or constant: x -> a */
   Facts facts;
 };
@@ -52,46 +57,46 @@ static void census(OptRw *c, const Term *t, long depth) {
   for (;;) {
     switch (t->kind) {
     case T_LET:
-      opt_map_add(c->bind, t->sym, depth + 1);
+      opt_map_add_at(c->sym, t->sym, BIND, depth + 1);
       census(c, t->kids[0], depth);
       t = t->kids[1];
       continue;
     case T_LETTUP:
-      for (int i = 0; i < t->nsyms; i++) opt_map_add(c->bind, t->syms[i], depth + 1);
+      for (int i = 0; i < t->nsyms; i++) opt_map_add_at(c->sym, t->syms[i], BIND, depth + 1);
       census(c, t->kids[0], depth);
       t = t->kids[1];
       continue;
     case T_LAM:
-      for (int i = 0; i < t->nsyms; i++) opt_map_add(c->bind, t->syms[i], depth + 2);
+      for (int i = 0; i < t->nsyms; i++) opt_map_add_at(c->sym, t->syms[i], BIND, depth + 2);
       census(c, t->kids[0], depth + 1);
       return;
     case T_VAR:
-      opt_map_add(c->uses, t->sym, 1);
-      if (opt_map_count(c->bind, t->sym) != depth + 1) opt_map_add(c->away, t->sym, 1);
+      opt_map_add_at(c->sym, t->sym, USES, 1);
+      if (opt_map_count_at(c->sym, t->sym, BIND) != depth + 1) opt_map_add_at(c->sym, t->sym, AWAY, 1);
       return;
     default:
       if (t->kind == T_PRIM && (t->prim == PRIM_MAP || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3))
         for (int i = 1; i < t->nkids; i++)
-          if (t->kids[i]->kind == T_VAR) opt_map_add(c->elem, t->kids[i]->sym, 1);
+          if (t->kids[i]->kind == T_VAR) opt_map_add_at(c->sym, t->kids[i]->sym, ELEM, 1);
       for (int i = 0; i < t->nkids; i++) census(c, t->kids[i], depth);
       return;
     }
   }
 }
 
-long opt_rw_uses(OptRw *c, const Sym *x) { return opt_map_count(c->uses, x); }
+long opt_rw_uses(OptRw *c, const Sym *x) { return opt_map_count_at(c->sym, x, USES); }
 
-long opt_rw_elem_uses(OptRw *c, const Sym *x) { return opt_map_count(c->elem, x); }
+long opt_rw_elem_uses(OptRw *c, const Sym *x) { return opt_map_count_at(c->sym, x, ELEM); }
 
-bool opt_rw_unused(OptRw *c, const Sym *x) { return opt_map_count(c->bind, x) > 0 && opt_map_count(c->uses, x) == 0; }
+bool opt_rw_unused(OptRw *c, const Sym *x) { return opt_map_count_at(c->sym, x, BIND) > 0 && opt_map_count_at(c->sym, x, USES) == 0; }
 
-bool opt_rw_same_depth(OptRw *c, const Sym *x) { return opt_map_count(c->away, x) == 0; }
+bool opt_rw_same_depth(OptRw *c, const Sym *x) { return opt_map_count_at(c->sym, x, AWAY) == 0; }
 
-Term *opt_rw_rhs(OptRw *c, const Sym *x) { return opt_map_term(c->rhs, x); }
+Term *opt_rw_rhs(OptRw *c, const Sym *x) { return opt_map_term_at(c->sym, x, RHS); }
 
 Term *opt_rw_resolve(OptRw *c, Term *t) {
   for (int i = 0; i < 1000 && t->kind == T_VAR; i++) {
-    Term *r = opt_map_term(c->rhs, t->sym);
+    Term *r = opt_map_term_at(c->sym, t->sym, RHS);
     if (!r) break;
     t = r;
   }
@@ -124,7 +129,7 @@ static Len len_of(OptRw *c, const Term *t, int fuel) {
   if (fuel <= 0) return (Len){t, 0};
   switch (t->kind) {
   case T_VAR: {
-    Term *r = opt_map_term(c->rhs, t->sym);
+    Term *r = opt_map_term_at(c->sym, t->sym, RHS);
     return r ? len_of(c, r, fuel - 1) : (Len){t->sym, 0};
   }
   case T_ARRAY: return (Len){NULL, t->nkids};
@@ -417,14 +422,14 @@ static void alias(OptRw *c, Sym *x, Term *a) {
   opt_map_set(c->alias, x, a);
   if (a->kind != T_VAR) return;
   Sym *y = a->sym;
-  long ux = opt_map_count(c->uses, x), ax = opt_map_count(c->away, x);
-  bool other = opt_map_count(c->bind, y) != opt_map_count(c->bind, x);
+  long ux = opt_map_count_at(c->sym, x, USES), ax = opt_map_count_at(c->sym, x, AWAY);
+  bool other = opt_map_count_at(c->sym, y, BIND) != opt_map_count_at(c->sym, x, BIND);
   /* y's occurrences in the let's input rhs go, but a rule may have made
      that rhs y out of others' (t[0] of a literal [y, ...]): they stay
      counted, an over-count that only makes the rules more careful */
-  opt_map_add(c->uses, y, ux);
-  opt_map_add(c->away, y, ax + (other ? ux - ax : 0));
-  opt_map_add(c->elem, y, opt_map_count(c->elem, x));
+  opt_map_add_at(c->sym, y, USES, ux);
+  opt_map_add_at(c->sym, y, AWAY, ax + (other ? ux - ax : 0));
+  opt_map_add_at(c->sym, y, ELEM, opt_map_count_at(c->sym, x, ELEM));
 }
 
 static Term *rw_chain(OptRw *c, const Term *t) {
@@ -459,7 +464,7 @@ static Term *rw_chain(OptRw *c, const Term *t) {
     before[n] = c->facts.nundo;
     rhss[n++] = rhs;
     if (cur->kind == T_LET) {
-      opt_map_set(c->rhs, cur->sym, rhs);
+      opt_map_set_at(c->sym, cur->sym, RHS, rhs);
       if (rhs->kind == T_PRIM && rhs->prim == PRIM_MAP2)
         push_fact(c, len_of(c, rhs->kids[1], 64), len_of(c, rhs->kids[2], 64));
     }
@@ -495,11 +500,7 @@ static Term *rw(OptRw *c, const Term *t) {
 Term *opt_rw_run(const Term *t, OptRule rule) {
   OptRw *c = NEW(OptRw);
   c->rule = rule;
-  c->uses = opt_map_new();
-  c->bind = opt_map_new();
-  c->away = opt_map_new();
-  c->elem = opt_map_new();
-  c->rhs = opt_map_new();
+  c->sym = opt_map_new_fields(NCOUNTS, 1);
   c->alias = opt_map_new();
   census(c, t, 0);
   return rw(c, t);

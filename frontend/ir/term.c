@@ -115,10 +115,32 @@ void fe_term_set_kids(Term *t, int n, Term **kids) {
   if (n > 0) memcpy(t->kids, kids, sizeof(Term *) * (size_t)n);
 }
 
-Term *fe_term_kids(Span s, TermKind kind, const Type *type, int n, Term **kids) {
-  Term *t = fe_term_new(kind, s, type);
-  fe_term_set_kids(t, n, kids);
+/* A node and its kids array in one allocation (half the objects for the
+   collector to allocate and mark; a later fe_term_set_kids replaces the
+   array and leaves the inline one unused). */
+static Term *with_kids(int n) {
+  Term *t = una_alloc(sizeof(Term) + sizeof(Term *) * (size_t)(n > 0 ? n : 1));
+  t->kids = (Term **)(t + 1);
   return t;
+}
+
+Term *fe_term_kids(Span s, TermKind kind, const Type *type, int n, Term **kids) {
+  Term *t = with_kids(n);
+  t->kind = kind;
+  t->span = s;
+  t->type = type;
+  t->nkids = n;
+  if (n > 0) memcpy(t->kids, kids, sizeof(Term *) * (size_t)n);
+  return t;
+}
+
+Term *fe_term_copy_with_kids(const Term *t, Term **kids) {
+  Term *c = with_kids(t->nkids);
+  Term **own = c->kids;
+  *c = *t;
+  c->kids = own;
+  if (t->nkids > 0) memcpy(own, kids, sizeof(Term *) * (size_t)t->nkids);
+  return c;
 }
 
 Term *fe_term_prim(Span s, const Type *type, Prim p, int n, Term **args) {

@@ -238,5 +238,7 @@ Term *fe_term_var(Span s, Sym *x);
 Term *fe_term_prim(Span s, const Type *type, Prim p, int n, Term **args);
 Term *fe_term_kids(Span s, TermKind kind, const Type *type, int n, Term **kids);
 void fe_term_set_kids(Term *t, int n, Term **kids);
+/* A copy of t with its t->nkids kids replaced by kids (copied). */
+Term *fe_term_copy_with_kids(const Term *t, Term **kids);
 
 #endif
