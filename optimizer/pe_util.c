@@ -219,7 +219,7 @@ Term *opt_with_kids(const Term *t, Term **kids) {
 
 static OptBind *bind_slot(OptBinds *b) {
   if (b->n == b->cap) {
-    long cap = b->cap ? 2 * b->cap : 64;
+    long cap = b->cap ? 2 * b->cap : 8;
     OptBind *v = NEW_ARRAY(OptBind, cap);
     if (b->n) memcpy(v, b->v, sizeof *v * (size_t)b->n);
     b->v = v;

@@ -58,8 +58,10 @@ static bool walk(UnfActivity *a, const Term *t) {
 
 UnfActivity *unf_activity(const Term *body, Sym **ctx, int n) {
   UnfActivity *a = NEW(UnfActivity);
-  ptrmap_init(&a->terms, 256);
-  ptrmap_init(&a->syms, 64);
+  /* small to start with: the branches of an if are analysed each on its
+     own, thousands of them in an else-if ladder (the maps grow) */
+  ptrmap_init(&a->terms, 8);
+  ptrmap_init(&a->syms, (size_t)n + 8);
   for (int i = 0; i < n; i++) ptrmap_put(&a->syms, ctx[i], &mark);
   walk(a, body);
   return a;

@@ -74,7 +74,7 @@ Term *unf_tt_use(const Term *atom) {
 
 void unf_tt_add_bind(UnfTt *st, UnfBind b) {
   if (st->n == st->cap) {
-    st->cap = st->cap ? st->cap * 2 : 256;
+    st->cap = st->cap ? st->cap * 2 : 8;
     UnfBind *a = NEW_ARRAY(UnfBind, st->cap);
     if (st->n) memcpy(a, st->binds, sizeof(UnfBind) * (size_t)st->n);
     st->binds = a;
