@@ -25,6 +25,7 @@ typedef struct Buf {
   StrBuf sb;
   int flags;
   const Term *comb_arg; /* the combinator argument about to be printed */
+  PtrMap used;          /* FE_PRINT_CHECKS: the variables the body reads */
 } Buf;
 
 static void put(Buf *b, const char *s, size_t n) { sb_putn(&b->sb, s, n); }
@@ -464,6 +465,56 @@ static void newline(Buf *b, int indent) {
   for (int i = 0; i < indent; i++) puts_(b, " ");
 }
 
+/* ---- lets kept for their length checks (FE_PRINT_CHECKS) ---- */
+
+/* Adds the variables t reads to used. */
+static void note_uses(PtrMap *used, const Term *t) {
+  while (t) {
+    fe_stack_check(t->span);
+    if (t->kind == T_VAR) ptrmap_put(used, t->sym, (void *)t->sym);
+    if (t->nkids == 0) return;
+    for (int i = 0; i + 1 < t->nkids; i++) note_uses(used, t->kids[i]);
+    t = t->kids[t->nkids - 1];
+  }
+}
+
+/* True when evaluating t (a lambda's body) cannot raise: variables,
+   numbers and pure scalar builtins only. */
+static bool plain_scalar(const Term *t) {
+  fe_stack_check(t->span);
+  switch (t->kind) {
+  case T_VAR: case T_NUM: case T_BOOL: return true;
+  case T_IF:
+    for (int i = 0; i < 3; i++)
+      if (!plain_scalar(t->kids[i])) return false;
+    return true;
+  case T_PRIM:
+    if (fe_prims[t->prim].effect != E_PURE || t->type->kind != TY_REAL) return false;
+    for (int i = 0; i < t->nkids; i++)
+      if (!plain_scalar(t->kids[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* The arrays of the let t when it stands only for its length check: its
+   variable is not read, and its right-hand side is a map2 or map3 whose
+   function cannot raise, or a zip; NULL otherwise. *n: their count. */
+static Term *const *checked_arrays(const Buf *b, const Term *t, int *n) {
+  if (!(b->flags & FE_PRINT_CHECKS) || t->kind != T_LET || ptrmap_get(&b->used, t->sym)) return NULL;
+  const Term *r = t->kids[0];
+  if (r->kind != T_PRIM) return NULL;
+  if (r->prim == PRIM_ZIP) {
+    *n = r->nkids;
+    return r->kids;
+  }
+  if ((r->prim != PRIM_MAP2 && r->prim != PRIM_MAP3) || r->kids[0]->kind != T_LAM ||
+      !plain_scalar(r->kids[0]->kids[0]))
+    return NULL;
+  *n = r->nkids - 1;
+  return r->kids + 1;
+}
+
 /* t as lines indented by indent: one let per line (a let whose right-hand
    side is a block gets it indented below, then `in` on its own line), and
    an if with a block in a branch as `if c then`, the branch, `else`, the
@@ -472,6 +523,17 @@ static void newline(Buf *b, int indent) {
 static void emit_block(Buf *b, const Term *t, int indent) {
   while (t->kind == T_LET || t->kind == T_LETTUP) {
     newline(b, indent);
+    int n = 0;
+    Term *const *arrays = checked_arrays(b, t, &n);
+    if (arrays) {
+      puts_(b, "-- checks: ");
+      for (int i = 0; i < n; i++) {
+        puts_(b, i ? " == length " : "length ");
+        emit(b, arrays[i], L_POST, false);
+      }
+      t = t->kids[1];
+      continue;
+    }
     put_let_head(b, t);
     if (blocky(t->kids[0])) {
       puts_(b, " =");
@@ -511,6 +573,10 @@ static void emit_body(Buf *b, const Term *body) {
 
 char *fe_def_str_opts(const Def *d, int flags) {
   Buf b = {.flags = flags};
+  if (flags & FE_PRINT_CHECKS) {
+    ptrmap_init(&b.used, 64);
+    note_uses(&b.used, d->body);
+  }
   putf(&b, "def %s", d->name);
   for (int i = 0; i < d->nparams; i++) {
     puts_(&b, " (");
@@ -719,6 +785,6 @@ char *fe_def_str_readable(const char *name, const Def *like, const Term *body) {
   d.name = name;
   d.body = copy;
   d.ret = copy->type;
-  return fe_def_str_opts(&d, FE_PRINT_MULTILINE);
+  return fe_def_str_opts(&d, FE_PRINT_MULTILINE | FE_PRINT_CHECKS);
 }
 

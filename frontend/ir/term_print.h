@@ -16,6 +16,10 @@ enum {
                              distinct symbols with one name stay distinct */
   FE_PRINT_MULTILINE = 2, /* fe_def_str: the body's leading lets one per
                              line ("  let x = e in"), indented */
+  FE_PRINT_CHECKS = 4,    /* with FE_PRINT_MULTILINE: a let kept only for
+                             its length check (its variable unused, a map2,
+                             map3 or zip whose function cannot raise) is a
+                             comment, `-- checks: length a == length b` */
 };
 
 /* The source text of t (surface or checked). Raises "expression nested too

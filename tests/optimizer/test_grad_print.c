@@ -103,6 +103,26 @@ START_TEST(derived_round_trip) {
 }
 END_TEST
 
+/* A dead map2 kept only for its length check prints as a comment (the
+   paper's ∇dot = (b, a)); the gradient still raises the primal's error
+   for arrays of different lengths. */
+START_TEST(length_checks_as_comments) {
+  Session *s = tl_session_with("");
+  TlRun g = tl_capture(s, ":grad dot", true);
+  ck_assert_msg(g.ok, "':grad dot' failed: %s", g.err);
+  ck_assert_str_eq(g.out, "def grad_dot (a: [R]) (b: [R]) : ([R], [R]) =\n"
+                          "  -- checks: length a == length b\n"
+                          "  (b, a)\n");
+  TlRun bad = tl_capture(s, "(grad dot) [1, 2] [1, 2, 3]", true);
+  ck_assert(!bad.ok);
+  ck_assert_msg(strstr(bad.err, "map2: lengths 2 and 3 differ"), "%s", bad.err);
+  /* a map2 whose value is read stays a let */
+  Session *s2 = tl_session_with("def f (a: [R]) (b: [R]) : R = let p = map2 (*) a b in sum p + p[0]\n");
+  TlRun g2 = tl_capture(s2, ":show source f", true);
+  ck_assert_msg(g2.ok && strstr(g2.out, "let p = map2 (*) a b in") && !strstr(g2.out, "-- checks"), "%s", g2.out);
+}
+END_TEST
+
 Suite *suite_grad_print(void) {
   Suite *s = suite_create("grad_print");
   TCase *tc = tcase_create("grad_print");
@@ -110,6 +130,7 @@ Suite *suite_grad_print(void) {
   tcase_add_loop_test(tc, examples_round_trip, 0, (int)(sizeof examples / sizeof examples[0]));
   tcase_add_loop_test(tc, generated_round_trip, 0, 8);
   tcase_add_loop_test(tc, derived_round_trip, 0, (int)(sizeof derived_examples / sizeof derived_examples[0]));
+  tcase_add_test(tc, length_checks_as_comments);
   suite_add_tcase(s, tc);
   return s;
 }
