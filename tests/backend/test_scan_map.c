@@ -25,6 +25,8 @@ static void teardown(void) { tl_teardown(); }
 
 static const char *const cases[] = {
     "map2 (*) (shift1L (scanr (*) 1 A)) (shift1R (scanl (*) 1 A))",
+    "map2 (*) (shift1R (scanl (*) 0.5 B)) (shift1L (scanr (*) 2 A))",
+    "map2 (+) (shift1L (scanr (+) 0.25 A)) (shift1R (scanl (+) (-1) B))",
     "map2 (x, y. x - y) (shift1R (scanl (+) 0 A)) B",
     "map2 (x, y. x - y) B (shift1L (scanl (+) 0 A))",
     "map2 (x, y. x / (1 + y * y)) (shift1L (scanr (max) (-inf) A)) B",
@@ -64,7 +66,7 @@ static void same_as_generic(size_t n, bool threads) {
 }
 
 START_TEST(same_bits) {
-  size_t sizes[] = {1, 2, 255, 256, 257, 513, 5000};
+  size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 513, 5000};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) same_as_generic(sizes[i], false);
 }
 END_TEST
