@@ -130,31 +130,6 @@ enum { SCAN_POLL = 16384 };
     }                                                                           \
     return acc;                                                                 \
   }                                                                             \
-  static void meet_##NAME(double v1, const double *x1, double v2,              \
-                          const double *x2, size_t n, double *o) {             \
-    double r = v1, l = v2;                                                      \
-    size_t h = n / 2, t = 0;                                                    \
-    for (; t < h; t++) {                                                        \
-      size_t q = n - 1 - t;                                                     \
-      o[q] = r;                                                                 \
-      r = OP(x1[q], r);                                                         \
-      o[t] = l;                                                                 \
-      l = OP(l, x2[t]);                                                         \
-    }                                                                           \
-    if (n & 1) {                                                                \
-      o[h] = OP(r, l);                                                          \
-      r = OP(x1[h], r);                                                         \
-      l = OP(l, x2[h]);                                                         \
-      t++;                                                                      \
-    }                                                                           \
-    for (; t < n; t++) {                                                        \
-      size_t q = n - 1 - t;                                                     \
-      o[q] = OP(r, o[q]);                                                       \
-      r = OP(x1[q], r);                                                         \
-      o[t] = OP(o[t], l);                                                       \
-      l = OP(l, x2[t]);                                                         \
-    }                                                                           \
-  }                                                                             \
   static void scatter_##NAME(double *d, const double *idx, const double *v,    \
                              size_t k) {                                       \
     for (size_t j = 0; j < k; j++) {                                            \
@@ -174,7 +149,7 @@ DEFINE_MONOID(minsw, OP_MINSW)
   {                                                                                                        \
     foldl_##NAME, lanes_##NAME, op_##NAME, lscan_##NAME, rscan_##NAME, lscanc_##NAME, rscanc_##NAME,       \
         combl_##NAME, combr_##NAME, zipr_##NAME, lscanf_##NAME, rscanf_##NAME, lzscan_##NAME, rzscan_##NAME,   \
-        meet_##NAME, scatter_##NAME, COMMUTES, UNIT                                                        \
+        scatter_##NAME, COMMUTES, UNIT                                                                     \
   }
 
 /* + and * commute bit for bit and have an exact unit (x + -0 and x * 1

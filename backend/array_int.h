@@ -54,13 +54,6 @@ typedef struct MonoidFns {
      OP(OP(o[j], c1), OP(c2, r)) (for a monoid that commutes) */
   double (*lzscan)(double acc, const double *x, size_t k, double *o, double c1, double c2);
   double (*rzscan)(double acc, const double *x, size_t k, double *o, double c1, double c2);
-  /* ∇prod's form in one loop, for a monoid that commutes: o[q] =
-     OP(R[q], L[q]) for q < n, with R[n-1] = v1, R[q] = OP(x1[q+1], R[q+1])
-     (shift1L of a scanr) and L[0] = v2, L[q] = OP(L[q-1], x2[q-1])
-     (shift1R of a scanl). The two chains run in the same loop, one from
-     each end, so their latencies overlap; each o[q] holds the first value
-     to reach it until the other arrives. */
-  void (*meet)(double v1, const double *x1, double v2, const double *x2, size_t n, double *o);
   /* d[idx[j]] = OP(d[idx[j]], v[j]) for j = 0 .. k - 1 in order, the
      indices checked (reduce_by_index) */
   void (*scatter)(double *d, const double *idx, const double *v, size_t k);

@@ -532,14 +532,6 @@ void cpu_scan_map2(int nthreads, const CpuScanArg *a, const CpuScanArg *b, const
   j->m = m;
   j->inplace_gmap = false;
   j->span = s;
-  /* ∇prod's form below CPU_PAR_MIN, both scans sequential: their chains
-     in one loop (the same steps, so the same bits) */
-  const Side *s1 = &j->s[0], *s2 = &j->s[1];
-  if (j->one_monoid && s1->K == 1 && s2->K == 1 && s1->a->right && s1->a->shift == CPU_SHIFT1L &&
-      !s2->a->right && s2->a->shift == CPU_SHIFT1R && s1->a->n == m && s2->a->n == m) {
-    m1->meet(s1->a->v, s1->a->x, s2->a->v, s2->a->x, m, out);
-    return;
-  }
   run_job(j);
 }
 
