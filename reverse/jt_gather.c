@@ -6,8 +6,8 @@
    updates of one array (of m: of its rows laid end to end,
    jt_map_any.c): the body is differentiated with respect to the values
    read (one scalar per read), and those cotangents go to their indices,
-   O(length of the map) in all. A read of an [R] under an `if`, `&&` or
-   `||` is such a read too, with its guard (the conditions on the way to
+   O(length of the map) in all. A read under an `if`, `&&` or `||` is
+   such a read too, with its guard (the conditions on the way to
    it, also over the parameters and free variables): it is read, and its
    cotangent scattered, only where the guard holds. `length a` is no use
    of a's values. Any other use of a makes its cotangent the sum over the
@@ -131,16 +131,17 @@ static Where narrow(Where w, const Term *c, bool neg) {
 static void scan(Scan *sc, const Term *t, Where w) {
   fe_stack_check(t->span);
   bind_syms(sc, t);
-  /* m[e][e2], m a free [[R]]: an element of the matrix read (not under a
-     condition) */
+  /* m[e][e2], m a free [[R]]: an element of the matrix read (with its
+     guard under a condition) */
   if (t->kind == T_PRIM && t->prim == PRIM_INDEX && t->type->kind == TY_REAL && t->kids[0]->kind == T_PRIM &&
       t->kids[0]->prim == PRIM_INDEX) {
     const Term *row = t->kids[0];
     int k = fv_of(sc, row->kids[0]);
     if (k >= 0) {
-      const Term *ix = w.lost || w.cond ? NULL : index_of(sc, row->kids[1]);
-      const Term *ix2 = ix ? index_of(sc, t->kids[1]) : NULL;
-      if (ix2) add_read(sc, t, k, ix, ix2, NULL);
+      const Term *ix = w.lost ? NULL : index_of(sc, row->kids[1]);
+      const Term *ix2 = ix ? index_of(sc, t->kids[1]) : NULL, *guard = NULL;
+      if (ix2 && w.cond && !(guard = index_of(sc, w.cond))) ix2 = NULL;
+      if (ix2) add_read(sc, t, k, ix, ix2, guard);
       else sc->bad[k] = true;
       scan(sc, row->kids[1], w);
       scan(sc, t->kids[1], w);

@@ -178,13 +178,6 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   for (int i = 0; i < nr; i++) {
     int m = ga.read_fv[i];
     Term *fv = fe_mk_var(s, p->j.fv[m]), *at_ix = (Term *)ga.index[i], *d = fvc[m];
-    /* a guarded read's cotangent (0 where the guard fails) goes to its
-       index where the guard holds, else to index 0 */
-    if (ga.guard[i]) {
-      /* the primal evaluated the guard, and the index where it holds */
-      at_ix = rev_jt_replayed(fe_copy(fe_mk_if(s, (Term *)ga.guard[i], at_ix, fe_mk_num(s, 0))));
-      guarded[m] = true;
-    }
     if (ga.index2[i]) {
       if (!offs[m]) offs[m] = fe_mk_sym("offs", fe_ty_array(fe_ty_real()), s);
       if (!d) d = fe_mk_replicate(s, row_start(s, offs[m], fe_mk_length(s, fv)), fe_mk_num(s, 0));
@@ -192,13 +185,30 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     } else if (!d) {
       d = fe_mk_zero_like(s, fv);
     }
+    /* a guarded read's cotangent (0 where the guard fails) goes to its
+       index where the guard holds, else to index 0 (the indices computed
+       only where the guard holds) */
+    if (ga.guard[i]) {
+      /* the primal evaluated the guard, and the index where it holds */
+      at_ix = rev_jt_replayed(fe_copy(fe_mk_if(s, (Term *)ga.guard[i], at_ix, fe_mk_num(s, 0))));
+      guarded[m] = true;
+    }
     Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), d, fe_mk_num(s, 0), map_over(p, lam0, at_ix),
                    rev_jt_column(s, w, ncomp, at + i)};
     fvc[m] = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
     fvc[m]->b = true; /* the primal read at these indices, one per element */
   }
   for (int m = 0; m < p->j.nfv; m++)
-    if (offs[m]) fvc[m] = matrix_of_rows(s, p->j.fv[m], offs[m], fvc[m]);
+    if (offs[m]) {
+      /* a matrix whose rows are all empty has no index 0 among its rows
+         laid end to end either: no read was made, the rows are empty */
+      if (guarded[m]) {
+        Term *total = row_start(s, offs[m], fe_mk_length(s, fe_mk_var(s, p->j.fv[m])));
+        Term *none = fe_mk_op2(s, PRIM_EQ, total, fe_mk_num(s, 0));
+        fvc[m] = fe_mk_if(s, none, fe_mk_replicate(s, fe_mk_num(s, 0), fe_mk_num(s, 0)), fvc[m]);
+      }
+      fvc[m] = matrix_of_rows(s, p->j.fv[m], offs[m], fvc[m]);
+    }
   /* index 0 is not an index of an empty array, which no guard let the
      primal read: its cotangent is the empty array */
   for (int m = 0; m < p->j.nfv; m++)

@@ -512,6 +512,20 @@ static double ratio_at(const char *src, int len, RevPath path) {
   return (double)opt_cost_total(cg) / (double)opt_cost_total(cf);
 }
 
+/* The ratio for f's one parameter given as Una text. */
+static double ratio_of(const char *src, const char *arg) {
+  char *err = NULL;
+  GcProgram *p = gc_load("<cost>", src, true, "f", &err);
+  ck_assert_msg(p != NULL, "%s", err);
+  int wrt[8];
+  int nwrt = gc_wrt(p, NULL, wrt);
+  Def *g = rev_grad(p->f, wrt, nwrt, REV_UNF);
+  Value args[1] = {tl_ev(arg)};
+  CpuCost cf, cg;
+  ck_assert(metered(p->f, args, &cf) && metered(g, args, &cg));
+  return (double)opt_cost_total(cg) / (double)opt_cost_total(cf);
+}
+
 START_TEST(test_linear) {
   for (int k = 0; k < 2; k++) {
     RevPath path = k == 0 ? REV_UNF : REV_DIRECT;
@@ -533,6 +547,12 @@ START_TEST(test_linear) {
                         "              else if i > 2 || a[i] < 0.6 then a[max (i - 1) 0] else a[i]) (iota (length a)))";
   double g10 = ratio_at(guarded, 10, REV_UNF), g2k = ratio_at(guarded, 2000, REV_UNF);
   ck_assert_msg(g2k <= g10 * 1.05, "guarded reads: ratio %g at length 10, %g at 2000", g10, g2k);
+  /* the same for a matrix's elements (its rows laid end to end) */
+  const char *mat = "def f (m: [[R]]) : R =\n"
+                    "  sum (map (i. if i > 0 && m[i, 1] > 0.5 then m[i, 0] * m[i - 1, 1] else m[0, 0]) (iota (length m)))";
+  double m10 = ratio_of(mat, "map (i. [sin i, cos i]) (iota 10)");
+  double m2k = ratio_of(mat, "map (i. [sin i, cos i]) (iota 2000)");
+  ck_assert_msg(m2k <= m10 * 1.05, "guarded matrix reads: ratio %g at 10 rows, %g at 2000", m10, m2k);
 }
 END_TEST
 

@@ -31,6 +31,10 @@ static const Case cases[] = {
      "  sum (map (i. if i + 1 < length a && a[i + 1] > 0 then a[i + 1] * b[i]\n"
      "              else if i > 2 || a[i] < 0 then a[max (i - 1) 0] * a[i] else b[i] * b[i]) (iota (length a)))",
      NULL, true},
+    {"matrix reads under an if",
+     "def f (m: [[R]]) (v: [R]) : R =\n"
+     "  sum (map (i. if i > 0 && i < length v && m[i, 0] < 0.5 then m[i, 0] * m[i - 1, 0] * v[i] else v[0]) (iota (length m)))",
+     NULL, false},
     {"gather in map2 over a matrix",
      "def f (m: [[R]]) (v: [R]) : R = sum (map2 (r, i. r[i] * v[i] + dot r v) m (iota (length v)))", NULL, false},
     {"for loop", "def f (x: R) (v: [R]) : R = loop y = x for i < length v do sin (y * v[i]) + y", NULL, true},
@@ -142,6 +146,11 @@ static const Exact exact[] = {
      "[]"},
     {"def f (a: [R]) (idx: [R]) : R = sum (map (i. if i > 0 && a[i] > 1 then a[i] * a[i - 1] else a[0]) idx)", "a",
      {"[1, 2, 3]", "[0, 2, 1, 2]"}, 2, "[3, 7, 4]"},
+    /* guarded matrix reads: none made (rows all empty), and some twice */
+    {"def f (m: [[R]]) (idx: [R]) : R = sum (map (i. if i > 0 then m[i, 0] * m[i, 0] else 1) idx)", "m",
+     {"[[], []]", "[0, 0]"}, 2, "[[], []]"},
+    {"def f (m: [[R]]) (idx: [R]) : R = sum (map (i. if i > 0 && m[i, 1] > 1 then m[i, 0] * m[i - 1, 1] else m[0, 0]) idx)",
+     "m", {"[[1, 2], [3, 4], [5, 0.5]]", "[0, 2, 1, 2]"}, 2, "[[3, 3], [2, 0], [0, 0]]"},
 };
 
 #define NEXACT ((int)(sizeof exact / sizeof exact[0]))
