@@ -553,6 +553,11 @@ START_TEST(test_linear) {
   double m10 = ratio_of(mat, "map (i. [sin i, cos i]) (iota 10)");
   double m2k = ratio_of(mat, "map (i. [sin i, cos i]) (iota 2000)");
   ck_assert_msg(m2k <= m10 * 1.05, "guarded matrix reads: ratio %g at 10 rows, %g at 2000", m10, m2k);
+  /* reads in a for loop of a few trips in a map (a stencil) */
+  const char *sten = "def f (a: [R]) : R =\n"
+                     "  sum (map (i. loop acc = 0 for j < 3 do acc + a[i + j] * a[i + j]) (iota (length a - 2)))";
+  double s10 = ratio_at(sten, 10, REV_UNF), s2k = ratio_at(sten, 2000, REV_UNF);
+  ck_assert_msg(s2k <= s10 * 1.05, "reads in a small loop: ratio %g at length 10, %g at 2000", s10, s2k);
 }
 END_TEST
 

@@ -35,6 +35,11 @@ static const Case cases[] = {
      "def f (m: [[R]]) (v: [R]) : R =\n"
      "  sum (map (i. if i > 0 && i < length v && m[i, 0] < 0.5 then m[i, 0] * m[i - 1, 0] * v[i] else v[0]) (iota (length m)))",
      NULL, false},
+    {"reads in a small for loop in a map (unrolled)",
+     "def f (a: [R]) (w: [R]) : R =\n"
+     "  sum (map (i. let (s, p) = loop (s, p) = (0, 1) for j < 3 do (s + a[i + j] * w[j], p * a[i + j]) in s * p)\n"
+     "    (iota (length a - 2)))",
+     NULL, false},
     {"gather in map2 over a matrix",
      "def f (m: [[R]]) (v: [R]) : R = sum (map2 (r, i. r[i] * v[i] + dot r v) m (iota (length v)))", NULL, false},
     {"for loop", "def f (x: R) (v: [R]) : R = loop y = x for i < length v do sin (y * v[i]) + y", NULL, true},
@@ -146,6 +151,8 @@ static const Exact exact[] = {
      "[]"},
     {"def f (a: [R]) (idx: [R]) : R = sum (map (i. if i > 0 && a[i] > 1 then a[i] * a[i - 1] else a[0]) idx)", "a",
      {"[1, 2, 3]", "[0, 2, 1, 2]"}, 2, "[3, 7, 4]"},
+    {"def f (a: [R]) : R = sum (map (i. loop acc = 0 for j < 2 do acc + a[i + j] * a[i + j]) [0, 1, 1])", NULL,
+     {"[1, 2, 3]"}, 1, "[2, 12, 12]"},
     /* guarded matrix reads: none made (rows all empty), and some twice */
     {"def f (m: [[R]]) (idx: [R]) : R = sum (map (i. if i > 0 then m[i, 0] * m[i, 0] else 1) idx)", "m",
      {"[[], []]", "[0, 0]"}, 2, "[[], []]"},
