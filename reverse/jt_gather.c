@@ -186,19 +186,26 @@ static void scan(Scan *sc, const Term *t, Where w) {
   for (int i = 0; i < t->nkids; i++) scan(sc, t->kids[i], w);
 }
 
-/* ---- small for loops unrolled ----
+/* ---- small for loops and maps over iota unrolled ----
 
    `loop x = e0 for j < n do e` with a literal count n of at most
    UNROLL_TRIPS and a body of at most UNROLL_NODES nodes becomes the lets
-   x0 = e0, x1 = e[x0/x, 0/j], ..., its value x_n: the same evaluations
-   in the same order, and its reads (a[i + j] in a stencil) are reads of
-   the body at indices over the parameters, no longer lost in a loop. */
+   x0 = e0, x1 = e[x0/x, 0/j], ..., its value x_n; `map (j. e) (iota n)`
+   the array literal [e[0/j], ..., e[n-1/j]]: the same evaluations in the
+   same order, and their reads (a[i + j] in a stencil) are reads of the
+   body at indices over the parameters, no longer lost in a loop or an
+   inner lambda. */
 enum { UNROLL_TRIPS = 8, UNROLL_NODES = 200 };
 
 static int size_upto(const Term *t, int limit) {
   int n = 1;
   for (int i = 0; i < t->nkids && n <= limit; i++) n += size_upto(t->kids[i], limit - n);
   return n;
+}
+
+/* A literal count of 1 to UNROLL_TRIPS. */
+static bool small_count(const Term *n) {
+  return n->kind == T_NUM && n->num >= 1 && n->num <= UNROLL_TRIPS && n->num == (double)(int)n->num;
 }
 
 static Term *unroll(const Term *t) {
@@ -213,10 +220,23 @@ static Term *unroll(const Term *t) {
     }
     if (kids) kids[i] = k;
   }
-  const Term *lam = kids ? kids[0] : t->kids[0], *count = t->kids[2];
-  if (t->kind == T_PRIM && t->prim == PRIM_LOOP_FOR && count->kind == T_NUM && count->num >= 1 &&
-      count->num <= UNROLL_TRIPS && count->num == (double)(int)count->num && lam->kind == T_LAM && lam->nsyms == 2 &&
-      size_upto(lam->kids[0], UNROLL_NODES) <= UNROLL_NODES) {
+  const Term *lam = kids ? kids[0] : t->kids[0];
+  if (t->kind == T_PRIM && t->prim == PRIM_MAP && lam->kind == T_LAM && lam->nsyms == 1) {
+    /* map (j. e) (iota n), n a literal: the array [e[0/j], ..., e[n-1/j]] */
+    const Term *ar = t->kids[1], *n = ar->kind == T_PRIM && ar->prim == PRIM_IOTA ? ar->kids[0] : NULL;
+    if (n && small_count(n) && size_upto(lam->kids[0], UNROLL_NODES) <= UNROLL_NODES) {
+      int m = (int)n->num;
+      Term **items = NEW_ARRAY(Term *, m);
+      for (int k = 0; k < m; k++) {
+        Term *to = fe_mk_num(t->span, k);
+        items[k] = fe_subst(lam->kids[0], 1, lam->syms, &to);
+      }
+      return fe_term_kids(t->span, T_ARRAY, t->type, m, items);
+    }
+  }
+  if (t->kind == T_PRIM && t->prim == PRIM_LOOP_FOR && small_count(t->kids[2]) && lam->kind == T_LAM &&
+      lam->nsyms == 2 && size_upto(lam->kids[0], UNROLL_NODES) <= UNROLL_NODES) {
+    const Term *count = t->kids[2];
     int n = (int)count->num;
     Span s = t->span;
     Sym **xs = NEW_ARRAY(Sym *, n + 1);

@@ -558,6 +558,10 @@ START_TEST(test_linear) {
                      "  sum (map (i. loop acc = 0 for j < 3 do acc + a[i + j] * a[i + j]) (iota (length a - 2)))";
   double s10 = ratio_at(sten, 10, REV_UNF), s2k = ratio_at(sten, 2000, REV_UNF);
   ck_assert_msg(s2k <= s10 * 1.05, "reads in a small loop: ratio %g at length 10, %g at 2000", s10, s2k);
+  const char *inner = "def f (a: [R]) : R =\n"
+                      "  sum (map (i. sum (map (j. a[i + j] * a[i + j]) (iota 3))) (iota (length a - 2)))";
+  double i10 = ratio_at(inner, 10, REV_UNF), i2k = ratio_at(inner, 2000, REV_UNF);
+  ck_assert_msg(i2k <= i10 * 1.05, "reads in a small inner map: ratio %g at length 10, %g at 2000", i10, i2k);
 }
 END_TEST
 

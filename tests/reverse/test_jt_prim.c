@@ -40,6 +40,9 @@ static const Case cases[] = {
      "  sum (map (i. let (s, p) = loop (s, p) = (0, 1) for j < 3 do (s + a[i + j] * w[j], p * a[i + j]) in s * p)\n"
      "    (iota (length a - 2)))",
      NULL, false},
+    {"reads in a map over a literal iota in a map (unrolled)",
+     "def f (a: [R]) : R = sum (map (i. sum (map (j. a[i + j] * a[i + 2 - j]) (iota 3)) * a[i]) (iota (length a - 2)))",
+     NULL, false},
     {"gather in map2 over a matrix",
      "def f (m: [[R]]) (v: [R]) : R = sum (map2 (r, i. r[i] * v[i] + dot r v) m (iota (length v)))", NULL, false},
     {"for loop", "def f (x: R) (v: [R]) : R = loop y = x for i < length v do sin (y * v[i]) + y", NULL, true},
