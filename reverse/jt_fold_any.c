@@ -152,13 +152,16 @@ static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *st
    one per step summed afterwards: a step that reads a free array at one
    index adds one value in place (reduce_by_index of the state, which the
    loop owns), so the sweep is linear in the steps and the array, not
-   their product. Sets *cot_v and fvc; the lets go to l. */
-static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, Term *states, Term *a, Term *zn,
+   their product. With zs (a scanl, whose every state has a cotangent),
+   the step's state cotangent is z_i +^ g.0. Sets *cot_v and fvc; the
+   lets go to l. */
+static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, Term *states, Term *a, Term *zn, Term *zs,
                        Term **cot_v, Term **fvc) {
   Span s = p->j.span;
   const RevJt *j = &p->j;
   const Type *st = lam->syms[0]->type, *et = lam->syms[1]->type, *R = fe_ty_real();
   Sym *pairs = let(l, s, "P", rev_checked(prim(s, PRIM_ZIP, 2, states, a, NULL)));
+  Sym *zsv = zs ? let(l, s, "Zs", zs) : NULL;
   int ns = 1 + j->nfv;
   const Type **tys = NEW_ARRAY(const Type *, ns);
   Term **init = NEW_ARRAY(Term *, ns);
@@ -184,6 +187,8 @@ static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, Term *state
   Term **next = NEW_ARRAY(Term *, ns);
   for (int m = 0; m < ns; m++) {
     Term *gm = ns == 1 ? var(s, gs) : fe_mk_proj(s, var(s, gs), m);
+    /* a scan's state i has a cotangent of its own, z_i */
+    if (m == 0 && zsv) gm = rev_gadd(s, at(s, var(s, zsv), var(s, i)), gm);
     next[m] = m == 0 ? gm : rev_gadd(s, var(s, parts[m]), gm);
   }
   Term *body = ns == 1 ? next[0] : fe_mk_tuple(s, ns, next);
@@ -209,8 +214,8 @@ static void fold_cots(const RevJtPrim *p, Lets *l, const Term *lam, Term *v, Ter
                       Term *zn, Term *zs, Term **cot_v, Term **cot_a, Term **fvc) {
   Span s = p->j.span;
   Term *states = fe_mk_shift(s, PRIM_SHIFT1R, rev_jt_replayed(fe_mk_scanl(s, fe_copy(lam), use(v), use(a))));
-  if (!want_a && !zs && p->j.nfv > 0) {
-    loop_sweep(p, l, lam, states, use(a), zn, cot_v, fvc);
+  if (!want_a && p->j.nfv > 0) {
+    loop_sweep(p, l, lam, states, use(a), zn, zs, cot_v, fvc);
     *cot_a = NULL;
     return;
   }
