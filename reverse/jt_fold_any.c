@@ -152,14 +152,16 @@ static void sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *st
    one per step summed afterwards: a step that reads a free array at one
    index adds one value in place (reduce_by_index of the state, which the
    loop owns), so the sweep is linear in the steps and the array, not
-   their product. With zs (a scanl, whose every state has a cotangent),
-   the step's state cotangent is z_i +^ g.0. Sets *cot_v and fvc; the
-   lets go to l. */
-static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, Term *states, Term *a, Term *zn, Term *zs,
-                       Term **cot_v, Term **fvc) {
+   their product. With zs (a scan, whose every state has a cotangent),
+   the step's state cotangent is z_i +^ g.0. si: the lambda's state
+   parameter; 1 for scanr's mirror image, whose loop runs forward over
+   its pairs (r_(i+1), A_i), d_(i+1) = z_(i+1) +^ J_y^T d_i. Sets *cot_v
+   and fvc; the lets go to l. */
+static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, int si, Term *states, Term *a, Term *zn,
+                       Term *zs, Term **cot_v, Term **fvc) {
   Span s = p->j.span;
   const RevJt *j = &p->j;
-  const Type *st = lam->syms[0]->type, *et = lam->syms[1]->type, *R = fe_ty_real();
+  const Type *st = lam->syms[si]->type, *et = lam->syms[1 - si]->type, *R = fe_ty_real();
   Sym *pairs = let(l, s, "P", rev_checked(prim(s, PRIM_ZIP, 2, states, a, NULL)));
   Sym *zsv = zs ? let(l, s, "Zs", zs) : NULL;
   int ns = 1 + j->nfv;
@@ -180,8 +182,12 @@ static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, Term *state
   Sym *u = fe_mk_sym("s", st, s), *w = fe_mk_sym("a", et, s), *i = fe_mk_sym("i", R, s);
   Term *last = fe_mk_op2(s, PRIM_SUB, fe_mk_length(s, var(s, pairs)), fe_mk_num(s, 1));
   Term *pi = at(s, var(s, pairs), var(s, i));
-  Sym *params[2] = {u, w};
-  bool want[2] = {true, false};
+  Sym *params[2];
+  bool want[2];
+  params[si] = u;
+  params[1 - si] = w;
+  want[si] = true;
+  want[1 - si] = false;
   Term *g = rev_jt_vjp(j, lam, params, want, var(s, parts[0]));
   Sym *gs = fe_mk_sym("g", g->type, s);
   Term **next = NEW_ARRAY(Term *, ns);
@@ -195,7 +201,8 @@ static void loop_sweep(const RevJtPrim *p, Lets *l, const Term *lam, Term *state
   body = fe_mk_let(s, gs, g, body);
   Sym *uw[2] = {u, w};
   body = fe_mk_lettup(s, 2, uw, pi, body);
-  body = fe_mk_let(s, i, fe_mk_op2(s, PRIM_SUB, last, var(s, k)), body);
+  /* a fold's sweep runs from the last step back, scanr's mirror forward */
+  body = fe_mk_let(s, i, si == 0 ? fe_mk_op2(s, PRIM_SUB, last, var(s, k)) : var(s, k), body);
   if (ns > 1) body = fe_mk_lettup(s, ns, parts, var(s, q), body);
   else body = fe_mk_let(s, parts[0], var(s, q), body);
   Sym *lp[2] = {q, k};
@@ -215,7 +222,7 @@ static void fold_cots(const RevJtPrim *p, Lets *l, const Term *lam, Term *v, Ter
   Span s = p->j.span;
   Term *states = fe_mk_shift(s, PRIM_SHIFT1R, rev_jt_replayed(fe_mk_scanl(s, fe_copy(lam), use(v), use(a))));
   if (!want_a && p->j.nfv > 0) {
-    loop_sweep(p, l, lam, states, use(a), zn, zs, cot_v, fvc);
+    loop_sweep(p, l, lam, 0, states, use(a), zn, zs, cot_v, fvc);
     *cot_a = NULL;
     return;
   }
@@ -280,12 +287,17 @@ Term *rev_jt_scanr(const RevJtPrim *p) {
   Term *states = fe_mk_shift(s, PRIM_SHIFT1L, rev_jt_replayed(fe_mk_scanr(s, fe_copy(lam), use(v), use(a))));
   Term *z0 = at(s, use(p->z), fe_mk_num(s, 0));
   Term *zs = fe_mk_shift(s, PRIM_SHIFT1L, use(p->z));
+  Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
+  if (!p->active[1] && p->j.nfv > 0) { /* the mirror of the fold's loop, forward */
+    Term *opc[2] = {NULL, NULL};
+    loop_sweep(p, &l, lam, 1, states, use(a), z0, zs, &opc[0], fvc);
+    return wrap(&l, s, rev_jt_prim_result(p, fvc, opc));
+  }
   /* sweep pairs (state, element) by zip states A; the mirror wants
      (A_i, r_(i+1)), so the lambda's parameter 1 is the state */
   Sym *cots, *g;
   int ng;
   sweep(p, &l, lam, 1, states, use(a), p->active[1], z0, zs, &cots, &g, &ng);
-  Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
   Term *opc[2] = {last(s, fe_mk_var(s, cots)), NULL};
   if (g && p->active[1]) opc[1] = rev_jt_column(s, g, ng, 0);
   if (g) rev_jt_prim_fv_sums(p, g, ng, p->active[1] ? 1 : 0, fvc);

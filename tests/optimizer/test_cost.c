@@ -578,6 +578,9 @@ START_TEST(test_linear) {
   const char *scan = "def f (a: [R]) : R = sum (scanl (acc, i. acc * 0.5 + a[i] * a[i]) 0 (iota (length a)))";
   double c10 = ratio_at_opt(scan, 10, REV_UNF, true), c2k = ratio_at_opt(scan, 2000, REV_UNF, true);
   ck_assert_msg(c2k <= c10 * 1.05, "a scanl's reads: ratio %g at length 10, %g at 2000", c10, c2k);
+  const char *scanr = "def f (a: [R]) : R = sum (scanr (i, acc. acc * 0.5 + a[i] * a[i]) 0 (iota (length a)))";
+  double r10 = ratio_at_opt(scanr, 10, REV_UNF, true), r2k = ratio_at_opt(scanr, 2000, REV_UNF, true);
+  ck_assert_msg(r2k <= r10 * 1.05, "a scanr's reads: ratio %g at length 10, %g at 2000", r10, r2k);
   const char *fold = "def f (a: [R]) : R = foldl (acc, i. acc * 0.5 + a[i] * a[i]) 0 (iota (length a))";
   double f10 = ratio_at_opt(fold, 10, REV_UNF, true), f2k = ratio_at_opt(fold, 2000, REV_UNF, true);
   ck_assert_msg(f2k <= f10 * 1.05, "a foldl's reads: ratio %g at length 10, %g at 2000", f10, f2k);
