@@ -34,5 +34,8 @@ _Noreturn void cpu_bad_index(Span s, double i, double len);
 Value cpu_index_prim(const Exec *ex, const Term *t, Value *frame);
 Value cpu_loop_prim(const Exec *ex, const Term *t, Value *frame);
 Value cpu_shape_prim(const Exec *ex, const Term *t, Value *frame);
+/* The arrays a concat (or a tree of concats) joins, evaluated left to
+   right as the CPU's concat evaluates them: *n of them. */
+Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n);
 
 #endif

@@ -87,6 +87,16 @@ static void copy_reals(double *d, const double *s, size_t n) {
 /* The arrays of a tree of concats (concat (concat a b) (concat c d)),
    evaluated left to right, the order the nested concats take: n of them
    into v (grown as needed). */
+static void concat_leaves(const Exec *ex, const Term *t, Value *frame, Array ***v, int *n, int *cap);
+
+Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n) {
+  int cap = 4;
+  Array **v = NEW_ARRAY(Array *, cap);
+  *n = 0;
+  concat_leaves(ex, t, frame, &v, n, &cap);
+  return v;
+}
+
 static void concat_leaves(const Exec *ex, const Term *t, Value *frame, Array ***v, int *n, int *cap) {
   fe_stack_check(t->span);
   for (int i = 0; i < 2; i++) {

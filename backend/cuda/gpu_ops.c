@@ -12,7 +12,8 @@
      3. its launches, with the parameters of launch.h, on device arrays.
    Shifts are views of device arrays; length reads no elements; load
    copies the file's array to the device (a nested array, [[R]] or
-   deeper, stays on the host). Everything else runs on the CPU
+   deeper, stays on the host); a concat of [R]s copies its arrays into
+   one on the device. Everything else runs on the CPU
    (array_ops.c), which fetches the device arrays it reads. */
 #include "gpu_array.h"
 #include "gpu_eval.h"
@@ -271,6 +272,26 @@ static Value run_fill(const Exec *ex, const GpuLoaded *g, const Term *t, Value *
   return val_array(out);
 }
 
+/* A concat of [R]s (a tree of them): its arrays copied into one new
+   device array, on the device (arrays only on the host go to the device
+   first, once, as any kernel's inputs do). */
+static Value run_concat(const Exec *ex, const Term *t, Value *frame) {
+  int n;
+  Array **leaves = cpu_concat_leaves(ex, t, frame, &n);
+  size_t len = 0;
+  for (int i = 0; i < n; i++) len += leaves[i]->len;
+  Array *out = gpu_new_array(len, t->span);
+  if (len == 0) return val_array(out);
+  CudaPtr o = gpu_array_ptr(out, t->span);
+  size_t at = 0;
+  for (int i = 0; i < n; i++) {
+    size_t k = leaves[i]->len;
+    if (k) cuda_copy(o + (CudaPtr)(at * sizeof(double)), gpu_array_ptr(leaves[i], t->span), k * sizeof(double), t->span);
+    at += k;
+  }
+  return val_array(out);
+}
+
 Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   const GpuLoaded *g = t->note && t->note->kernel ? ex->gpu[t->note->kernel->id] : NULL;
   switch (t->prim) {
@@ -282,6 +303,9 @@ Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
     return val_array(val_view(a, t->prim == PRIM_SHIFT1L ? 1 : 0, a->len - 1));
   }
   case PRIM_LENGTH: return val_real((double)ex->eval(ex, t->kids[0], frame).u.a->len);
+  case PRIM_CONCAT:
+    if (t->type->elem->kind == TY_REAL) return run_concat(ex, t, frame);
+    break;
   case PRIM_LOAD: {
     Value v = cpu_array_prim(ex, t, frame);
     if (v.u.a->boxed) return v; /* a nested array ([[R]], ...) stays on the host */

@@ -90,6 +90,10 @@ START_TEST(on_the_fake_device) {
                  true);
   ck_assert_msg(r.ok && strcmp(r.out, "2\n[2, 3]\n6\n[[1, 3], [2, 4]]\n[1, 5]\n([1], [2])\ngpu\n") == 0,
                 "%s%s", r.out, r.err);
+  /* a concat of [R]s (a tree of them, shifts among them) is copied on
+     the device */
+  r = tl_capture(s, "concat [1, 2] (concat [3] (shift1L [0, 4, 5]))\nconcat ([] : [R]) [7]\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "[1, 2, 3, 4, 5]\n[7]\n") == 0, "%s%s", r.out, r.err);
   r = tl_capture(s, "[10, 20, 30][3]\n", false);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.err, "t.una:1:13: error: index 3 out of bounds for an array of length 3\n");
@@ -124,6 +128,26 @@ START_TEST(nested_load_stays_on_the_host) {
     ck_abort_msg("%s", fe_error_text(t.err));
   }
   ck_assert_int_eq(system(una_sprintf("rm -rf '%s'", dir)), 0);
+}
+END_TEST
+
+/* A concat of [R]s on the GPU path is a device array, made by copies on
+   the device (the CPU's concat would give a host array). */
+START_TEST(concat_on_the_device) {
+  use_fake("");
+  Session *s = gpu_session();
+  TlRun r = tl_capture(s, ":device gpu\n:device\n", true);
+  ck_assert_msg(r.ok && strcmp(r.out, "gpu\n") == 0, "%s%s", r.out, r.err);
+  Def *d = tl_check_in(s, "concat [1, 2] (concat [3] (shift1L [0, 4, 5]))");
+  FeTry t;
+  if (fe_try(&t)) {
+    Value x = gpu_call(d, NULL);
+    fe_untry(&t);
+    ck_assert(x.kind == V_ARRAY && !x.u.a->boxed && x.u.a->dev && !x.u.a->r);
+    ck_assert_str_eq(val_to_string(x), "[1, 2, 3, 4, 5]");
+  } else {
+    ck_abort_msg("%s", fe_error_text(t.err));
+  }
 }
 END_TEST
 
@@ -165,6 +189,7 @@ Suite *suite_gpu_session(void) {
   tcase_add_test(tc, auto_says_once);
   tcase_add_test(tc, on_the_fake_device);
   tcase_add_test(tc, nested_load_stays_on_the_host);
+  tcase_add_test(tc, concat_on_the_device);
   tcase_add_test(tc, out_of_memory);
   tcase_add_test(tc, kernel_failure);
   suite_add_tcase(s, tc);
