@@ -34,6 +34,10 @@ _Noreturn void cpu_bad_index(Span s, double i, double len);
 Value cpu_index_prim(const Exec *ex, const Term *t, Value *frame);
 Value cpu_loop_prim(const Exec *ex, const Term *t, Value *frame);
 Value cpu_shape_prim(const Exec *ex, const Term *t, Value *frame);
+/* a[i:j] (the SLICE term t), a view of a's elements i..j-1 after the
+   checks of LANGUAGE.md section 4; fetch: a's elements brought to the
+   host first (the GPU path leaves a device array where it is). */
+Value cpu_slice(const Exec *ex, const Term *t, Value *frame, bool fetch);
 /* The arrays a concat (or a tree of concats) joins, evaluated left to
    right as the CPU's concat evaluates them: *n of them. */
 Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n);

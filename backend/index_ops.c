@@ -34,9 +34,11 @@ static bool bound_ok(double x, size_t len) {
   return x == floor(x) && x >= 0 && x <= (double)len;
 }
 
-/* a[i:j]: a view of elements i..j-1 */
-static Value op_slice(const Exec *ex, const Term *t, Value *frame) {
-  Array *a = cpu_eval_array(ex, t->kids[0], frame);
+Value cpu_slice(const Exec *ex, const Term *t, Value *frame, bool fetch) {
+  Value v = ex->eval(ex, t->kids[0], frame);
+  ASSERT(v.kind == V_ARRAY);
+  Array *a = v.u.a;
+  if (fetch) val_host(a);
   double i = ex->eval(ex, t->kids[1], frame).u.r;
   double j = ex->eval(ex, t->kids[2], frame).u.r;
   if (ex->meter) cpu_meter_array(ex->meter, t, 1);
@@ -51,6 +53,9 @@ static Value op_slice(const Exec *ex, const Term *t, Value *frame) {
     fe_error(t->span, "slice %s:%s out of bounds for an array of length %zu", bi, bj, a->len);
   return val_array(val_view(a, (size_t)i, (size_t)(j - i)));
 }
+
+/* a[i:j]: a view of elements i..j-1 */
+static Value op_slice(const Exec *ex, const Term *t, Value *frame) { return cpu_slice(ex, t, frame, true); }
 
 Value cpu_index_prim(const Exec *ex, const Term *t, Value *frame) {
   switch (t->prim) {

@@ -13,7 +13,8 @@
    Shifts are views of device arrays; length reads no elements; load
    copies the file's array to the device (a nested array, [[R]] or
    deeper, stays on the host); a concat of [R]s copies its arrays into
-   one on the device. Everything else runs on the CPU
+   one on the device; a slice is a view, as a shift. Everything else runs
+   on the CPU
    (array_ops.c), which fetches the device arrays it reads. */
 #include "gpu_array.h"
 #include "gpu_eval.h"
@@ -306,6 +307,7 @@ Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   case PRIM_CONCAT:
     if (t->type->elem->kind == TY_REAL) return run_concat(ex, t, frame);
     break;
+  case PRIM_SLICE: return cpu_slice(ex, t, frame, false); /* a view, of a device array too */
   case PRIM_LOAD: {
     Value v = cpu_array_prim(ex, t, frame);
     if (v.u.a->boxed) return v; /* a nested array ([[R]], ...) stays on the host */

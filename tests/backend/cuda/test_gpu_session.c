@@ -148,6 +148,19 @@ START_TEST(concat_on_the_device) {
   } else {
     ck_abort_msg("%s", fe_error_text(t.err));
   }
+  /* a slice of it is a view of the device array; its checks are the CPU's */
+  d = tl_check_in(s, "(concat [1, 2] [3, 4, 5])[1:4]");
+  if (fe_try(&t)) {
+    Value x = gpu_call(d, NULL);
+    fe_untry(&t);
+    ck_assert(x.kind == V_ARRAY && x.u.a->dev && !x.u.a->r);
+    ck_assert_str_eq(val_to_string(x), "[2, 3, 4]");
+  } else {
+    ck_abort_msg("%s", fe_error_text(t.err));
+  }
+  r = tl_capture(s, "(concat [1, 2] [3])[2:5]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_str_eq(r.err, "t.una:1:20: error: slice 2:5 out of bounds for an array of length 3\n");
 }
 END_TEST
 
