@@ -13,8 +13,8 @@
    Shifts are views of device arrays; length reads no elements; load
    copies the file's array to the device (a nested array, [[R]] or
    deeper, stays on the host); a concat of [R]s copies its arrays into
-   one on the device; a slice is a view, as a shift. Everything else runs
-   on the CPU
+   one on the device; a slice is a view, as a shift; a[i] of a device
+   array copies back its one element. Everything else runs on the CPU
    (array_ops.c), which fetches the device arrays it reads. */
 #include "gpu_array.h"
 #include "gpu_eval.h"
@@ -293,6 +293,23 @@ static Value run_concat(const Exec *ex, const Term *t, Value *frame) {
   return val_array(out);
 }
 
+/* a[i] of an [R] that is on the device only: its one element copied back
+   (the CPU's a[i] would bring the whole array to the host), after the
+   CPU's checks, in its order (a, then i). */
+static Value run_index(const Exec *ex, const Term *t, Value *frame) {
+  Value v = ex->eval(ex, t->kids[0], frame);
+  Array *a = v.u.a;
+  double i = ex->eval(ex, t->kids[1], frame).u.r;
+  size_t k = cpu_index_arg(t->span, i, a->len);
+  if (a->boxed || a->r || !a->dev) {
+    val_host(a);
+    return val_array_get(a, k);
+  }
+  double x;
+  cuda_download(&x, gpu_array_ptr(a, t->span) + (CudaPtr)(k * sizeof(double)), sizeof x, t->span);
+  return val_real(x);
+}
+
 Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   const GpuLoaded *g = t->note && t->note->kernel ? ex->gpu[t->note->kernel->id] : NULL;
   switch (t->prim) {
@@ -308,6 +325,7 @@ Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
     if (t->type->elem->kind == TY_REAL) return run_concat(ex, t, frame);
     break;
   case PRIM_SLICE: return cpu_slice(ex, t, frame, false); /* a view, of a device array too */
+  case PRIM_INDEX: return run_index(ex, t, frame);
   case PRIM_LOAD: {
     Value v = cpu_array_prim(ex, t, frame);
     if (v.u.a->boxed) return v; /* a nested array ([[R]], ...) stays on the host */

@@ -131,9 +131,10 @@ START_TEST(nested_load_stays_on_the_host) {
 }
 END_TEST
 
-/* A concat of [R]s on the GPU path is a device array, made by copies on
-   the device (the CPU's concat would give a host array). */
-START_TEST(concat_on_the_device) {
+/* On the GPU path a concat of [R]s is a device array, made by copies on
+   the device, a slice of one a view of it, and a[i] of one copies back one
+   element (the CPU's builtins would give host arrays, or fetch a). */
+START_TEST(reshaping_on_the_device) {
   use_fake("");
   Session *s = gpu_session();
   TlRun r = tl_capture(s, ":device gpu\n:device\n", true);
@@ -158,6 +159,27 @@ START_TEST(concat_on_the_device) {
   } else {
     ck_abort_msg("%s", fe_error_text(t.err));
   }
+  /* a[i] of a device array copies back its one element, not the array */
+  Value arr = val_real(0);
+  d = tl_check_in(s, "concat [1, 2] [3, 4, 5]");
+  if (fe_try(&t)) {
+    arr = gpu_call(d, NULL);
+    fe_untry(&t);
+  } else {
+    ck_abort_msg("%s", fe_error_text(t.err));
+  }
+  tl_capture(s, "def third (a: [R]) : R = a[3]\n", true);
+  if (fe_try(&t)) {
+    Value x = gpu_call(tl_def(s, "third"), &arr);
+    fe_untry(&t);
+    ck_assert(x.kind == V_REAL && x.u.r == 4);
+    ck_assert(arr.u.a->dev && !arr.u.a->r);
+  } else {
+    ck_abort_msg("%s", fe_error_text(t.err));
+  }
+  r = tl_capture(s, "(concat [1, 2] [3])[3]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_str_eq(r.err, "t.una:1:20: error: index 3 out of bounds for an array of length 3\n");
   r = tl_capture(s, "(concat [1, 2] [3])[2:5]\n", false);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.err, "t.una:1:20: error: slice 2:5 out of bounds for an array of length 3\n");
@@ -202,7 +224,7 @@ Suite *suite_gpu_session(void) {
   tcase_add_test(tc, auto_says_once);
   tcase_add_test(tc, on_the_fake_device);
   tcase_add_test(tc, nested_load_stays_on_the_host);
-  tcase_add_test(tc, concat_on_the_device);
+  tcase_add_test(tc, reshaping_on_the_device);
   tcase_add_test(tc, out_of_memory);
   tcase_add_test(tc, kernel_failure);
   suite_add_tcase(s, tc);
