@@ -40,6 +40,14 @@ static const Case cases[] = {
      "  sum (map (i. let (s, p) = loop (s, p) = (0, 1) for j < 3 do (s + a[i + j] * w[j], p * a[i + j]) in s * p)\n"
      "    (iota (length a - 2)))",
      NULL, false},
+    {"reads in nested small loops and a one-trip loop in a map (unrolled)",
+     "def f (a: [R]) (x: R) : R =\n"
+     "  sum (map (i. let s = loop s = x for j < 2 do loop t = s for k < 2 do t * 0.5 + a[i + j + k] * x in\n"
+     "               loop u = s for m < 1 do u + sin a[i]) (iota (length a - 2)))",
+     NULL, false},
+    {"a map over a literal iota of pairs in a map (unrolled)",
+     "def f (a: [R]) : R = sum (map (i. let p = map (j. (a[i + j], a[i] * 2)) (iota 2) in p[0].1 * p[1].2 + p[1].1) (iota (length a - 1)))",
+     NULL, false},
     {"reads in a map over a literal iota in a map (unrolled)",
      "def f (a: [R]) : R = sum (map (i. sum (map (j. a[i + j] * a[i + 2 - j]) (iota 3)) * a[i]) (iota (length a - 2)))",
      NULL, false},
