@@ -178,11 +178,11 @@ static Term *project_array(OptRw *c, Term *w, int k) {
   if (!tail) return NULL;
   bool inline_w = w->kind != T_VAR;
   bool once = inline_w || (opt_rw_uses(c, w->sym) == 1 && opt_rw_same_depth(c, w->sym));
-  bool cheap = tail == lam->kids[0] ? opt_is_atom(tail->kids[k]) : opt_size_upto(lam->kids[0], 33) <= 32;
+  bool cheap = tail == lam->kids[0] ? opt_is_atom(tail->kids[k]) : fe_term_size_upto(lam->kids[0], 33) <= 32;
   /* a tuple of reals: each component's map a scalar kernel (sibling maps
      over the same one or two arrays run as one kernel, their shared lets
      computed once), instead of the whole map on the tree evaluator */
-  if (!cheap && reals_tuple(tail->type) && opt_size_upto(lam->kids[0], NARROW_BODY) <= NARROW_BODY) cheap = true;
+  if (!cheap && reals_tuple(tail->type) && fe_term_size_upto(lam->kids[0], NARROW_BODY) <= NARROW_BODY) cheap = true;
   if (!once && !cheap) return NULL;
   for (int i = 1; i < r->nkids; i++)
     if (!inline_w && !cheap_array(r->kids[i])) return NULL;
@@ -591,7 +591,7 @@ static Term *outer_rows(OptRw *c, Term *t) {
    lifted out of the map). */
 static Term *reduce_over_if(Term *t) {
   Term *a = t->kids[2], *tail = tail_of(a);
-  if (tail->kind != T_IF || opt_size_upto(tail->kids[0], 16) >= 16 || opt_may_raise(tail->kids[0])) return NULL;
+  if (tail->kind != T_IF || fe_term_size_upto(tail->kids[0], 16) >= 16 || opt_may_raise(tail->kids[0])) return NULL;
   if (opt_may_raise(t->kids[1])) return NULL; /* z is evaluated after the lets now */
   Term *side[2];
   for (int b = 0; b < 2; b++) {
@@ -756,7 +756,7 @@ static Term *rule_index(OptRw *c, Term *t) {
       for (int k = 1; k < r->nkids; k++)
         if (!cheap_array(r->kids[k])) return t;
       if (t->kids[0]->kind == T_VAR && opt_rw_uses(c, t->kids[0]->sym) != 1 &&
-          (opt_size_upto(r->kids[0], 33) > 32 || reads_map(c, r)))
+          (fe_term_size_upto(r->kids[0], 33) > 32 || reads_map(c, r)))
         return t;
       /* nor when its element is a whole builtin's work (a row of a
          matrix product, a dot product) and the read is in a function
@@ -831,7 +831,7 @@ static Term *invariant_if(OptRw *c, Term *t) {
   Term *lam = t->kids[0], *chain = lam->kids[0], *body = tail_of(chain);
   if (body->kind != T_IF) return NULL;
   Term *cond = body->kids[0];
-  if (opt_mentions_any(cond, lam->syms, lam->nsyms) || opt_size_upto(cond, 16) >= 16 || !opt_rw_safe(c, cond))
+  if (opt_mentions_any(cond, lam->syms, lam->nsyms) || fe_term_size_upto(cond, 16) >= 16 || !opt_rw_safe(c, cond))
     return NULL;
   for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
     if (l->kind == T_LET ? opt_mentions(cond, l->sym) : opt_mentions_any(cond, l->syms, l->nsyms)) return NULL;

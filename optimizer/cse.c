@@ -403,7 +403,7 @@ static bool atomic_prim(const Term *t) {
    not hashed 20,000 times). */
 static bool array_prim(const Cse *c, const Term *t) {
   return t->kind == T_PRIM && t->type->kind == TY_ARRAY && fe_prims[t->prim].cls == P_ARRAY &&
-         c->roots[t->prim] > 0 && opt_size_upto(t, ARRAY_PRIM_MAX + 1) <= ARRAY_PRIM_MAX && shareable(t);
+         c->roots[t->prim] > 0 && fe_term_size_upto(t, ARRAY_PRIM_MAX + 1) <= ARRAY_PRIM_MAX && shareable(t);
 }
 
 /* Lambda bodies and branches are statements; other kids are operands. */

@@ -47,7 +47,7 @@ static bool elementwise(const Term *r) {
   const Term *f = r->kids[0];
   for (int i = 0; i < f->nsyms; i++)
     if (f->syms[i]->type->kind != TY_REAL) return false;
-  return opt_size_upto(f, ELEMENTWISE_MAX + 1) <= ELEMENTWISE_MAX;
+  return fe_term_size_upto(f, ELEMENTWISE_MAX + 1) <= ELEMENTWISE_MAX;
 }
 
 /* The matrix-vector product of the variable y that the let right-hand

@@ -90,10 +90,10 @@ static Term *fusable(OptRw *c, Term *a, bool map_only) {
     if (!r || !opt_rw_same_depth(c, a->sym)) return NULL;
     bool shared = !once && !of_tuples(a) && uses <= SHARED_FUSE_USES && opt_rw_elem_uses(c, a->sym) == uses &&
                   (is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2)) &&
-                  opt_size_upto(r->kids[0], SHARED_FUSE_MAX) <= SHARED_FUSE_MAX;
+                  fe_term_size_upto(r->kids[0], SHARED_FUSE_MAX) <= SHARED_FUSE_MAX;
     if (!once && !of_tuples(a) && !shared) return NULL;
     if (!once && !shared && r->kind == T_PRIM && r->nkids > 0 && r->kids[0]->kind == T_LAM &&
-        opt_size_upto(r->kids[0], TUPLE_FUSE_MAX) > TUPLE_FUSE_MAX)
+        fe_term_size_upto(r->kids[0], TUPLE_FUSE_MAX) > TUPLE_FUSE_MAX)
       return NULL;
   }
   if (!(is_prim(r, PRIM_MAP) || (!map_only && (is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3))))) return NULL;

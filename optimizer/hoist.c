@@ -58,7 +58,7 @@ static bool reads_by_index(const Term *t) {
 
 static bool hoistable(const Term *t) {
   return t->type && t->type->kind == TY_ARRAY && t->kind == T_PRIM && t->nkids > 0 &&
-         opt_size_upto(t, MAX_HOIST) <= MAX_HOIST && !opt_may_raise(t) && !reads_by_index(t);
+         fe_term_size_upto(t, MAX_HOIST) <= MAX_HOIST && !opt_may_raise(t) && !reads_by_index(t);
 }
 
 static Term *bind(Hoist *h, Term *t) {

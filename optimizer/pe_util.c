@@ -140,12 +140,6 @@ Term *opt_checked_as(Term *n, const Term *from) {
   return n;
 }
 
-int opt_size_upto(const Term *t, int limit) {
-  int n = 1;
-  for (int i = 0; i < t->nkids && n <= limit; i++) n += opt_size_upto(t->kids[i], limit - n);
-  return n;
-}
-
 /* The effects of calling d, memoized in d->effects. */
 enum { EFF_KNOWN = 1, EFF_RAISES = 2, EFF_IO = 4 };
 

@@ -59,8 +59,6 @@ void opt_count_uses(const Term *t, OptSymMap *m, long sign);
    combinator bodies. A lambda value itself (a closure not applied) is
    pure. Iterative. */
 bool opt_may_raise(const Term *t);
-/* The node count of t, counted up to limit + 1 at most (stops there). */
-int opt_size_upto(const Term *t, int limit);
 /* Whether a call of d may raise (its body may), and whether it reads or
    writes a file: memoized in d->effects (a Def's body never changes). */
 bool opt_def_may_raise(Def *d);

@@ -46,7 +46,7 @@ static const Def *small_def(Inliner *in, Def *d) {
   if (m) return m == &no ? NULL : m;
   static const FeInlinePolicy small = {SMALL_CALL, SMALL_TOTAL, NULL, NULL};
   Def *r = fe_inline_some(d, &small);
-  bool ok = !calls_any(r->body) && opt_size_upto(r->body, SMALL_CALL) <= SMALL_CALL;
+  bool ok = !calls_any(r->body) && fe_term_size_upto(r->body, SMALL_CALL) <= SMALL_CALL;
   ptrmap_put(&in->small, d, ok ? (void *)r : &no);
   return ok ? r : NULL;
 }
@@ -69,7 +69,7 @@ static Term *inline_in(Inliner *in, const Term *t, int depth) {
   int inner = depth + (t->kind == T_LAM);
   for (int i = 0; i < t->nkids; i++) kids[i] = inline_in(in, t->kids[i], inner);
   const Def *s = t->kind == T_CALL && (depth > 0 || fuses_arg(t)) ? small_def(in, t->def) : NULL;
-  if (s && depth == 0 && opt_size_upto(s->body, TINY_CALL) > TINY_CALL) s = NULL;
+  if (s && depth == 0 && fe_term_size_upto(s->body, TINY_CALL) > TINY_CALL) s = NULL;
   if (!s) return opt_with_kids(t, kids);
   /* let p1 = a1 in ... let pn = an in body (fresh binders) */
   Sym **ps = NEW_ARRAY(Sym *, s->nparams + 1);

@@ -137,7 +137,7 @@ static const Term *chain_tail(const Term *r) {
    f g_2)` becomes one in-place update or none); NULL otherwise. */
 static Term *lettup_into_if(Ctx *c, const Term *cur, Term *r) {
   if (cur->kind != T_LETTUP || r->kind != T_IF || chain_tail(r->kids[1])->kind != T_TUPLE ||
-      chain_tail(r->kids[2])->kind != T_TUPLE || opt_size_upto(cur->kids[1], 25) > 24)
+      chain_tail(r->kids[2])->kind != T_TUPLE || fe_term_size_upto(cur->kids[1], 25) > 24)
     return NULL;
   /* rest as this pass leaves it: it may read variables whose lets the
      chain has replaced (scalar replacement) */

@@ -11,10 +11,11 @@
    it, also over the parameters and free variables): it is read, and its
    cotangent scattered, only where the guard holds. `length a` is no use
    of a's values. Any other use of a makes its cotangent the sum over the
-   elements of whole-array cotangents (the map's general rule). A for
-   loop with a small literal count is unrolled first (below). */
+   elements of whole-array cotangents (the map's general rule). Small
+   literal for loops and maps over iota are unrolled first (unroll.h). */
 #include "jt_prim.h"
 #include "jt_util.h"
+#include "unroll.h"
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/ptrmap.h"
 #include "../frontend/ir/subst.h"
@@ -186,75 +187,6 @@ static void scan(Scan *sc, const Term *t, Where w) {
   for (int i = 0; i < t->nkids; i++) scan(sc, t->kids[i], w);
 }
 
-/* ---- small for loops and maps over iota unrolled ----
-
-   `loop x = e0 for j < n do e` with a literal count n of at most
-   UNROLL_TRIPS and a body of at most UNROLL_NODES nodes becomes the lets
-   x0 = e0, x1 = e[x0/x, 0/j], ..., its value x_n; `map (j. e) (iota n)`
-   the array literal [e[0/j], ..., e[n-1/j]]: the same evaluations in the
-   same order, and their reads (a[i + j] in a stencil) are reads of the
-   body at indices over the parameters, no longer lost in a loop or an
-   inner lambda. */
-enum { UNROLL_TRIPS = 8, UNROLL_NODES = 200 };
-
-static int size_upto(const Term *t, int limit) {
-  int n = 1;
-  for (int i = 0; i < t->nkids && n <= limit; i++) n += size_upto(t->kids[i], limit - n);
-  return n;
-}
-
-/* A literal count of 1 to UNROLL_TRIPS. */
-static bool small_count(const Term *n) {
-  return n->kind == T_NUM && n->num >= 1 && n->num <= UNROLL_TRIPS && n->num == (double)(int)n->num;
-}
-
-static Term *unroll(const Term *t) {
-  fe_stack_check(t->span);
-  if (t->nkids == 0) return (Term *)t;
-  Term **kids = NULL;
-  for (int i = 0; i < t->nkids; i++) {
-    Term *k = unroll(t->kids[i]);
-    if (k != t->kids[i] && !kids) {
-      kids = NEW_ARRAY(Term *, t->nkids);
-      memcpy(kids, t->kids, sizeof(Term *) * (size_t)t->nkids);
-    }
-    if (kids) kids[i] = k;
-  }
-  const Term *lam = kids ? kids[0] : t->kids[0];
-  if (t->kind == T_PRIM && t->prim == PRIM_MAP && lam->kind == T_LAM && lam->nsyms == 1) {
-    /* map (j. e) (iota n), n a literal: the array [e[0/j], ..., e[n-1/j]] */
-    const Term *ar = t->kids[1], *n = ar->kind == T_PRIM && ar->prim == PRIM_IOTA ? ar->kids[0] : NULL;
-    if (n && small_count(n) && size_upto(lam->kids[0], UNROLL_NODES) <= UNROLL_NODES) {
-      int m = (int)n->num;
-      Term **items = NEW_ARRAY(Term *, m);
-      for (int k = 0; k < m; k++) {
-        Term *to = fe_mk_num(t->span, k);
-        items[k] = fe_subst(lam->kids[0], 1, lam->syms, &to);
-      }
-      return fe_term_kids(t->span, T_ARRAY, t->type, m, items);
-    }
-  }
-  if (t->kind == T_PRIM && t->prim == PRIM_LOOP_FOR && small_count(t->kids[2]) && lam->kind == T_LAM &&
-      lam->nsyms == 2 && size_upto(lam->kids[0], UNROLL_NODES) <= UNROLL_NODES) {
-    const Term *count = t->kids[2];
-    int n = (int)count->num;
-    Span s = t->span;
-    Sym **xs = NEW_ARRAY(Sym *, n + 1);
-    for (int k = 0; k <= n; k++) xs[k] = fe_mk_sym(lam->syms[0]->name, lam->syms[0]->type, s);
-    Term *r = fe_mk_var(s, xs[n]);
-    for (int k = n; k >= 1; k--) {
-      Term *to[2] = {fe_mk_var(s, xs[k - 1]), fe_mk_num(s, k - 1)};
-      r = fe_mk_let(s, xs[k], fe_subst(lam->kids[0], 2, lam->syms, to), r);
-    }
-    return fe_mk_let(s, xs[0], kids ? kids[1] : t->kids[1], r);
-  }
-  if (!kids) return (Term *)t;
-  Term *c = NEW(Term);
-  *c = *t;
-  c->kids = kids;
-  return c;
-}
-
 /* A copy of t with the reads replaced by their scalars. */
 static Term *replace(const Term *t, const PtrMap *to) {
   Sym *r = ptrmap_get(to, t);
@@ -274,7 +206,7 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
   sc.j = j;
   sc.bad = NEW_ARRAY(bool, j->nfv);
   for (int k = 0; k < j->nfv; k++) sc.bad[k] = j->fv[k]->type->kind != TY_ARRAY;
-  const Term *body = unroll(lam->kids[0]);
+  const Term *body = rev_unroll_small(lam->kids[0]);
   scan(&sc, body, (Where){NULL, false});
   PtrMap to = {0};
   ptrmap_init(&to, 16);

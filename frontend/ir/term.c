@@ -134,6 +134,12 @@ Term *fe_term_kids(Span s, TermKind kind, const Type *type, int n, Term **kids) 
   return t;
 }
 
+int fe_term_size_upto(const Term *t, int limit) {
+  int n = 1;
+  for (int i = 0; i < t->nkids && n <= limit; i++) n += fe_term_size_upto(t->kids[i], limit - n);
+  return n;
+}
+
 Term *fe_term_copy_with_kids(const Term *t, Term **kids) {
   Term *c = with_kids(t->nkids);
   Term **own = c->kids;

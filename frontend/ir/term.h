@@ -240,5 +240,7 @@ Term *fe_term_kids(Span s, TermKind kind, const Type *type, int n, Term **kids);
 void fe_term_set_kids(Term *t, int n, Term **kids);
 /* A copy of t with its t->nkids kids replaced by kids (copied). */
 Term *fe_term_copy_with_kids(const Term *t, Term **kids);
+/* The node count of t, counted up to limit + 1 at most (stops there). */
+int fe_term_size_upto(const Term *t, int limit);
 
 #endif
