@@ -39,7 +39,8 @@ Value cpu_shape_prim(const Exec *ex, const Term *t, Value *frame);
    host first (the GPU path leaves a device array where it is). */
 Value cpu_slice(const Exec *ex, const Term *t, Value *frame, bool fetch);
 /* The arrays a concat (or a tree of concats) joins, evaluated left to
-   right as the CPU's concat evaluates them: *n of them. */
+   right as the CPU's concat evaluates them, where they are (a device
+   array is not fetched): *n of them. */
 Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n);
 
 #endif

@@ -86,23 +86,13 @@ static void copy_reals(double *d, const double *s, size_t n) {
 
 /* The arrays of a tree of concats (concat (concat a b) (concat c d)),
    evaluated left to right, the order the nested concats take: n of them
-   into v (grown as needed). */
-static void concat_leaves(const Exec *ex, const Term *t, Value *frame, Array ***v, int *n, int *cap);
-
-Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n) {
-  int cap = 4;
-  Array **v = NEW_ARRAY(Array *, cap);
-  *n = 0;
-  concat_leaves(ex, t, frame, &v, n, &cap);
-  return v;
-}
-
-static void concat_leaves(const Exec *ex, const Term *t, Value *frame, Array ***v, int *n, int *cap) {
+   into v (grown as needed); fetch: their elements brought to the host. */
+static void concat_leaves(const Exec *ex, const Term *t, Value *frame, bool fetch, Array ***v, int *n, int *cap) {
   fe_stack_check(t->span);
   for (int i = 0; i < 2; i++) {
     const Term *k = t->kids[i];
     if (k->kind == T_PRIM && k->prim == PRIM_CONCAT) {
-      concat_leaves(ex, k, frame, v, n, cap);
+      concat_leaves(ex, k, frame, fetch, v, n, cap);
       continue;
     }
     if (*n == *cap) {
@@ -111,8 +101,19 @@ static void concat_leaves(const Exec *ex, const Term *t, Value *frame, Array ***
       *v = g;
       *cap *= 2;
     }
-    (*v)[(*n)++] = cpu_eval_array(ex, k, frame);
+    Value a = ex->eval(ex, k, frame);
+    ASSERT(a.kind == V_ARRAY);
+    if (fetch) val_host(a.u.a);
+    (*v)[(*n)++] = a.u.a;
   }
+}
+
+Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n) {
+  int cap = 4;
+  Array **v = NEW_ARRAY(Array *, cap);
+  *n = 0;
+  concat_leaves(ex, t, frame, false, &v, n, &cap);
+  return v;
 }
 
 /* A concat, or a tree of them (GradBench's ba lays out its Jacobian's
@@ -126,7 +127,7 @@ static Value op_concat(const Exec *ex, const Term *t, Value *frame) {
     two[1] = cpu_eval_array(ex, t->kids[1], frame);
     n = 2;
   } else {
-    concat_leaves(ex, t, frame, &leaves, &n, &cap);
+    concat_leaves(ex, t, frame, true, &leaves, &n, &cap);
   }
   size_t len = 0;
   for (int i = 0; i < n; i++) len += leaves[i]->len;

@@ -177,6 +177,16 @@ START_TEST(reshaping_on_the_device) {
   } else {
     ck_abort_msg("%s", fe_error_text(t.err));
   }
+  /* a concat reads a device array where it is */
+  tl_capture(s, "def more (a: [R]) : [R] = concat a [9]\n", true);
+  if (fe_try(&t)) {
+    Value x = gpu_call(tl_def(s, "more"), &arr);
+    fe_untry(&t);
+    ck_assert(arr.u.a->dev && !arr.u.a->r);
+    ck_assert_str_eq(val_to_string(x), "[1, 2, 3, 4, 5, 9]");
+  } else {
+    ck_abort_msg("%s", fe_error_text(t.err));
+  }
   r = tl_capture(s, "(concat [1, 2] [3])[3]\n", false);
   ck_assert(!r.ok);
   ck_assert_str_eq(r.err, "t.una:1:20: error: index 3 out of bounds for an array of length 3\n");
