@@ -210,9 +210,10 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
       fvc[m] = matrix_of_rows(s, p->j.fv[m], offs[m], fvc[m]);
     }
   /* index 0 is not an index of an empty array, which no guard let the
-     primal read: its cotangent is the empty array */
+     primal read: its cotangent is the empty array (a matrix's rows laid
+     end to end are tested above) */
   for (int m = 0; m < p->j.nfv; m++)
-    if (guarded[m]) {
+    if (guarded[m] && !offs[m]) {
       Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, p->j.fv[m])), fe_mk_num(s, 0));
       fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
     }
