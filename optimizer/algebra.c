@@ -44,6 +44,8 @@ static Term *prim2(const Term *like, Prim p, Term *a, Term *b) {
 }
 
 static Term *fold_rule(OptRw *c, Term *t) {
+  bool known;
+  if (opt_rw_known(c, t, &known)) return fe_mk_bool(t->span, known);
   if (t->kind == T_IF && t->kids[0]->kind == T_BOOL) return t->kids[0]->b ? t->kids[1] : t->kids[2];
   if (t->kind == T_IF && opt_alpha_eq(t->kids[1], t->kids[2]) && opt_rw_safe(c, t->kids[0])) return t->kids[1];
   if (t->kind == T_IF) {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
 #include "../frontend/ir/ptrmap.h"
 #include "pe_util.h"
@@ -43,11 +44,27 @@ enum { USES, /* occurrences in the input */
 /* and its term: let x = rhs, rewritten (RHS) */
 enum { RHS };
 
+/* A condition known where the walk is: an if's condition in its
+   branches (value: which branch), or an index x of a map over iota n
+   (cond NULL: 0 <= x < n, x an integer). */
+typedef struct Known {
+  const Term *cond;
+  bool value;
+  const Sym *x;
+  const Term *n;
+} Known;
+
+/* The innermost conditions consulted (an else-if ladder of thousands
+   stays linear). */
+enum { KNOWN_DEPTH = 8 };
+
 struct OptRw {
   OptRule rule;
   OptSymMap *sym;   /* per variable: the counts and the term below */
   OptSymMap *alias; /* let x = a, a a variable or constant: x -> a */
   Facts facts;
+  Known *known;     /* the conditions in scope, innermost last */
+  int nknown, capknown;
 };
 
 /* ---- the input's use counts and lambda depths ---- */
@@ -344,6 +361,58 @@ bool opt_rw_safe(OptRw *c, const Term *t) {
   }
 }
 
+/* ---- known conditions ---- */
+
+static void push_known(OptRw *c, Known k) {
+  if (c->nknown == c->capknown) {
+    int cap = c->capknown ? 2 * c->capknown : 16;
+    Known *n = NEW_ARRAY(Known, cap);
+    if (c->nknown) memcpy(n, c->known, sizeof *n * (size_t)c->nknown);
+    c->known = n;
+    c->capknown = cap;
+  }
+  c->known[c->nknown++] = k;
+}
+
+static bool is_var(const Term *t, const Sym *x) { return t->kind == T_VAR && t->sym == x; }
+
+/* What the index fact k says of the comparison t, when it says. */
+static bool index_fact(const Known *k, const Term *t, bool *value) {
+  if (t->kind != T_PRIM || t->nkids != 2) return false;
+  const Term *a = t->kids[0], *b = t->kids[1];
+  switch (t->prim) {
+  case PRIM_LE: /* 0 <= x */
+  case PRIM_GT: /* 0 > x */
+    if (opt_is_num(a, 0) && is_var(b, k->x)) return *value = t->prim == PRIM_LE, true;
+    /* x <= n - 1 is not looked for */
+    return false;
+  case PRIM_GE: /* x >= 0 */
+  case PRIM_LT: /* x < 0, x < n */
+    if (is_var(a, k->x) && opt_is_num(b, 0)) return *value = t->prim == PRIM_GE, true;
+    if (t->prim == PRIM_LT && is_var(a, k->x) && opt_alpha_eq(b, k->n)) return *value = true, true;
+    return false;
+  case PRIM_EQ: /* floor x == x */
+    if (a->kind == T_PRIM && a->prim == PRIM_FLOOR && is_var(a->kids[0], k->x) && is_var(b, k->x))
+      return *value = true, true;
+    return false;
+  default: return false;
+  }
+}
+
+bool opt_rw_known(OptRw *c, const Term *t, bool *value) {
+  if (c->nknown == 0 || t->type->kind != TY_BOOL || t->kind == T_BOOL) return false;
+  for (int i = c->nknown - 1; i >= 0 && i >= c->nknown - KNOWN_DEPTH; i--) {
+    const Known *k = &c->known[i];
+    if (!k->cond) {
+      if (index_fact(k, t, value)) return true;
+      continue;
+    }
+    if (opt_alpha_eq(t, k->cond)) return *value = k->value, true;
+    if (t->kind == T_PRIM && t->prim == PRIM_NOT && opt_alpha_eq(t->kids[0], k->cond)) return *value = !k->value, true;
+  }
+  return false;
+}
+
 /* ---- small predicates ---- */
 
 bool opt_is_num(const Term *t, double v) {
@@ -493,6 +562,35 @@ static Term *rw(OptRw *c, const Term *t) {
   }
   if (t->nkids == 0) return apply(c, (Term *)t);
   OPT_KIDS(k, t->nkids);
+  int saved = c->nknown;
+  if (t->kind == T_IF) {
+    /* each branch knows the condition's value */
+    k[0] = rw(c, t->kids[0]);
+    for (int b = 1; b <= 2; b++) {
+      push_known(c, (Known){k[0], b == 1, NULL, NULL});
+      k[b] = rw(c, t->kids[b]);
+      c->nknown = saved;
+    }
+    return apply(c, opt_with_kids(t, k));
+  }
+  if (t->kind == T_PRIM && (t->prim == PRIM_MAP || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3) &&
+      t->kids[0]->kind == T_LAM) {
+    /* the arrays first: an element of iota n is an index below n */
+    for (int i = 1; i < t->nkids; i++) {
+      k[i] = rw(c, t->kids[i]);
+      Term *a = opt_rw_resolve(c, k[i]);
+      if (a->kind == T_PRIM && a->prim == PRIM_IOTA)
+        push_known(c, (Known){NULL, true, t->kids[0]->syms[i - 1], a->kids[0]});
+      /* and the body runs only when the array has elements */
+      if (k[i]->kind == T_VAR) {
+        Span sp = k[i]->span;
+        push_known(c, (Known){fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, k[i]), fe_mk_num(sp, 0)), false, NULL, NULL});
+      }
+    }
+    k[0] = rw(c, t->kids[0]);
+    c->nknown = saved;
+    return apply(c, opt_with_kids(t, k));
+  }
   for (int i = 0; i < t->nkids; i++) k[i] = rw(c, t->kids[i]);
   return apply(c, opt_with_kids(t, k));
 }

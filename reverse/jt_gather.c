@@ -15,6 +15,7 @@
    literal for loops and maps over iota are unrolled first (unroll.h). */
 #include "jt_prim.h"
 #include "jt_util.h"
+#include "hoist_rows.h"
 #include "unroll.h"
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/ptrmap.h"
@@ -77,6 +78,17 @@ static void bind_syms(Scan *sc, const Term *t) {
   }
   if (t->kind == T_LETTUP || t->kind == T_LAM)
     for (int i = 0; i < t->nsyms; i++) ptrmap_put(&sc->bound, t->syms[i], &mark);
+}
+
+/* Whether c is `not (length m == 0)`, as a `length m == 0` tested by an
+   if's else branch narrows to. */
+static bool nonempty_test(const Term *c, const Sym *m) {
+  if (!(c->kind == T_PRIM && c->prim == PRIM_NOT)) return false;
+  const Term *e = c->kids[0];
+  if (!(e->kind == T_PRIM && e->prim == PRIM_EQ)) return false;
+  const Term *l = e->kids[0], *z = e->kids[1];
+  return l->kind == T_PRIM && l->prim == PRIM_LENGTH && l->kids[0]->kind == T_VAR && l->kids[0]->sym == m &&
+         z->kind == T_NUM && z->num == 0;
 }
 
 /* Records the read t of the free array fv[k] at ix (and ix2: a matrix's
@@ -153,9 +165,15 @@ static void scan(Scan *sc, const Term *t, Where w) {
   if (t->kind == T_PRIM && t->prim == PRIM_INDEX) {
     int k = fv_of(sc, t->kids[0]);
     const Term *ix = NULL, *guard = NULL;
-    if (k >= 0 && !w.lost && t->kids[0]->type->elem->kind == TY_REAL) {
+    const Type *elem = t->kids[0]->type->elem;
+    bool row = elem->kind == TY_ARRAY && elem->elem->kind == TY_REAL;
+    if (k >= 0 && !w.lost && (elem->kind == TY_REAL || row)) {
       ix = index_of(sc, t->kids[1]);
       if (ix && w.cond && !(guard = index_of(sc, w.cond))) ix = NULL;
+      /* a row's cotangent has the row's length: where a guard fails
+         there is no row to add it to, unless the guard is m's being
+         nonempty (hoist_rows.h), whose failing leaves no read at all */
+      if (ix && row && w.cond && !nonempty_test(w.cond, t->kids[0]->sym)) ix = NULL;
     }
     if (k >= 0) {
       if (!ix) sc->bad[k] = true;
@@ -206,21 +224,23 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
   sc.j = j;
   sc.bad = NEW_ARRAY(bool, j->nfv);
   for (int k = 0; k < j->nfv; k++) sc.bad[k] = j->fv[k]->type->kind != TY_ARRAY;
-  const Term *body = rev_unroll_small(lam->kids[0]);
+  RevHoisted hr;
+  Term *body = rev_hoist_rows(rev_unroll_small(lam->kids[0]), j->fv, j->nfv, &hr);
   scan(&sc, body, (Where){NULL, false});
   PtrMap to = {0};
   ptrmap_init(&to, 16);
   g->gathered = NEW_ARRAY(bool, j->nfv);
-  g->r = NEW_ARRAY(Sym *, sc.nreads > 0 ? sc.nreads : 1);
-  g->read_fv = NEW_ARRAY(int, sc.nreads > 0 ? sc.nreads : 1);
-  g->index = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
-  g->index2 = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
-  g->guard = NEW_ARRAY(const Term *, sc.nreads > 0 ? sc.nreads : 1);
+  int most = sc.nreads + hr.n > 0 ? sc.nreads + hr.n : 1;
+  g->r = NEW_ARRAY(Sym *, most);
+  g->read_fv = NEW_ARRAY(int, most);
+  g->index = NEW_ARRAY(const Term *, most);
+  g->index2 = NEW_ARRAY(const Term *, most);
+  g->guard = NEW_ARRAY(const Term *, most);
   for (int i = 0; i < sc.nreads; i++) {
     int k = sc.read_fv[i];
     if (sc.bad[k]) continue;
     g->gathered[k] = true;
-    Sym *r = fe_mk_sym("r", fe_ty_real(), sc.reads[i]->span);
+    Sym *r = fe_mk_sym(sc.reads[i]->type->kind == TY_REAL ? "r" : "row", sc.reads[i]->type, sc.reads[i]->span);
     ptrmap_put(&to, sc.reads[i], r);
     g->r[g->nreads] = r;
     g->read_fv[g->nreads] = k;
@@ -228,7 +248,29 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
     g->guard[g->nreads] = sc.guard[i];
     g->index[g->nreads++] = sc.index[i];
   }
+  /* the hoisted rows: reads of their matrices where those are gathered,
+     else bound in the body to their safe reads */
+  RevHoisted kept = hr;
+  kept.n = 0;
+  for (int i = 0; i < hr.n; i++) {
+    int k = 0;
+    while (j->fv[k] != hr.matrix[i]) k++;
+    if (sc.bad[k]) {
+      kept.row[kept.n] = hr.row[i];
+      kept.matrix[kept.n] = hr.matrix[i];
+      kept.index[kept.n++] = hr.index[i];
+      continue;
+    }
+    Span s = hr.index[i]->span;
+    g->gathered[k] = true;
+    g->r[g->nreads] = hr.row[i];
+    g->read_fv[g->nreads] = k;
+    g->index2[g->nreads] = NULL;
+    g->guard[g->nreads] =
+        fe_mk_op1(s, PRIM_NOT, fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, hr.matrix[i])), fe_mk_num(s, 0)));
+    g->index[g->nreads++] = rev_hoist_safe_index(s, &hr, i);
+  }
   if (g->nreads == 0) return false;
-  g->body = fe_copy(replace(body, &to));
+  g->body = fe_copy(rev_hoist_bind(&kept, replace(body, &to)));
   return true;
 }

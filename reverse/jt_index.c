@@ -28,13 +28,6 @@ static Term *singleton(Span s, Term *e) {
   return fe_term_kids(s, T_ARRAY, fe_ty_array(e->type), 1, items);
 }
 
-/* The operator (g, h. g +^ h) of type T. */
-static Term *gplus(Span s, const Type *t) {
-  if (t->kind == TY_REAL) return fe_mk_oplam(s, PRIM_ADD);
-  Sym *ps[2] = {fe_mk_sym("g", t, s), fe_mk_sym("h", t, s)};
-  return fe_mk_lam(s, 2, ps, rev_gadd(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1])));
-}
-
 static Term *slice(Span s, Term *a, Term *from, Term *to) {
   Term *k[3] = {a, from, to};
   return fe_mk_array_prim(s, PRIM_SLICE, 3, k);
@@ -50,7 +43,7 @@ Term *rev_jt_index(const RevJtPrim *p) {
   Term *opc[2] = {NULL, NULL};
   if (p->active[0]) {
     Term *a = p->ops[0], *i = p->ops[1], *z = p->z;
-    Term *k[5] = {gplus(s, z->type), fe_mk_zero_like(s, use(a)), fe_mk_zero_like(s, use(z)),
+    Term *k[5] = {rev_jt_gplus(s, z->type), fe_mk_zero_like(s, use(a)), fe_mk_zero_like(s, use(z)),
                   singleton(s, use(i)), singleton(s, use(z))};
     opc[0] = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, k);
   }

@@ -57,6 +57,12 @@ static Term *over_elements(const RevJtPrim *p, Sym **params, Sym *c, Term *body)
   return fe_mk_map(s, fe_mk_lam(s, 1, &i, body), fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
 }
 
+/* Whether gather i reads a whole row of a matrix (hoist_rows.h). */
+static bool is_row(const RevGathers *g, int i) { return g->r[i]->type->kind == TY_ARRAY; }
+
+/* [], a row of no elements. */
+static Term *empty_row(Span s) { return fe_mk_replicate(s, fe_mk_num(s, 0), fe_mk_num(s, 0)); }
+
 static bool is_matrix(const Type *t) {
   return t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_REAL;
 }
@@ -163,7 +169,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
        is not used: 0) */
     if (ga.guard[i])
       read = fe_mk_if(s, rev_jt_replayed(fe_copy(rev_jt_paste(s, ga.guard[i], k, lam0->syms, params))), read,
-                      fe_mk_num(s, 0));
+                      is_row(&ga, i) ? empty_row(s) : fe_mk_num(s, 0));
     vjp = fe_mk_let(s, params[k + i], read, vjp);
   }
   Term *w_rhs = over_elements(p, params, c, vjp);
@@ -176,6 +182,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   Sym **offs = NEW_ARRAY(Sym *, p->j.nfv > 0 ? p->j.nfv : 1);
   bool *guarded = NEW_ARRAY(bool, p->j.nfv > 0 ? p->j.nfv : 1);
   for (int i = 0; i < nr; i++) {
+    if (is_row(&ga, i)) continue;
     int m = ga.read_fv[i];
     Term *fv = fe_mk_var(s, p->j.fv[m]), *at_ix = (Term *)ga.index[i], *d = fvc[m];
     if (ga.index2[i]) {
@@ -214,6 +221,29 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
      end to end are tested above) */
   for (int m = 0; m < p->j.nfv; m++)
     if (guarded[m] && !offs[m]) {
+      Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, p->j.fv[m])), fe_mk_num(s, 0));
+      fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
+    }
+  /* a matrix's rows read whole: each row's cotangent added to its row
+     (after its elements' above); a guard is m's being nonempty
+     (jt_gather.c), and an empty m gets no cotangent from rows */
+  bool *row_guarded = NEW_ARRAY(bool, p->j.nfv > 0 ? p->j.nfv : 1);
+  for (int i = 0; i < nr; i++) {
+    if (!is_row(&ga, i)) continue;
+    int m = ga.read_fv[i];
+    Term *fv = fe_mk_var(s, p->j.fv[m]), *at_ix = (Term *)ga.index[i];
+    Term *d = fvc[m] ? fvc[m] : fe_mk_zero_like(s, fv);
+    if (ga.guard[i]) {
+      at_ix = rev_jt_replayed(fe_copy(fe_mk_if(s, (Term *)ga.guard[i], at_ix, fe_mk_num(s, 0))));
+      row_guarded[m] = true;
+    }
+    Term *rk[5] = {rev_jt_gplus(s, fv->type->elem), d, empty_row(s), map_over(p, lam0, at_ix),
+                   rev_jt_column(s, w, ncomp, at + i)};
+    fvc[m] = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
+    fvc[m]->b = true; /* rows the primal read (or, guarded, m's rows), one per element */
+  }
+  for (int m = 0; m < p->j.nfv; m++)
+    if (row_guarded[m]) {
       Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, p->j.fv[m])), fe_mk_num(s, 0));
       fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
     }

@@ -56,17 +56,15 @@ Term *rev_jt_scaled(Span s, Sym *w_arr, int ncomp, int i, Sym *wts) {
   return rev_checked(fe_mk_map2(s, fe_mk_lam(s, 2, ps, body), fe_mk_var(s, w_arr), fe_mk_var(s, wts)));
 }
 
+Term *rev_jt_gplus(Span s, const Type *t) {
+  if (t->kind == TY_REAL) return fe_mk_oplam(s, PRIM_ADD);
+  Sym *ps[2] = {fe_mk_sym("g", t, s), fe_mk_sym("h", t, s)};
+  return fe_mk_lam(s, 2, ps, rev_gadd(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1])));
+}
+
 Term *rev_jt_gsum(Span s, Term *arr, Term *zero) {
-  const Type *t = arr->type->elem;
-  ASSERT(fe_type_eq(t, zero->type));
-  Term *lam;
-  if (t->kind == TY_REAL) {
-    lam = fe_mk_oplam(s, PRIM_ADD);
-  } else {
-    Sym *ps[2] = {fe_mk_sym("g", t, s), fe_mk_sym("h", t, s)};
-    lam = fe_mk_lam(s, 2, ps, rev_gadd(s, fe_mk_var(s, ps[0]), fe_mk_var(s, ps[1])));
-  }
-  return fe_mk_reduce(s, lam, zero, arr);
+  ASSERT(fe_type_eq(arr->type->elem, zero->type));
+  return fe_mk_reduce(s, rev_jt_gplus(s, arr->type->elem), zero, arr);
 }
 
 void rev_jt_fv_cots(const RevJt *j, Sym *w_arr, int ncomp, int first, Sym *wts, Term **items) {

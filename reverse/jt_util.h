@@ -48,6 +48,10 @@ Term *rev_checked(Term *t);
 /* fe_mk_gadd of two cotangents of the same value, its map2s checked. */
 Term *rev_gadd(Span s, Term *a, Term *b);
 
+/* The operator (g, h. g +^ h) over T ((+) over R), its map2s checked:
+   the sum of two cotangents of one value. */
+Term *rev_jt_gplus(Span s, const Type *t);
+
 /* The inner product <z, e> of two terms of the same ground type, of type
    R: z * e for R, the sum of the element-wise products for arrays, the
    sum over the components for tuples. z must be a variable (or built from

@@ -116,6 +116,20 @@ static const Case cases[] = {
      NULL, true},
     {"nested arrays built", "def f (v: [R]) : R = sum (map (r. prod r) (map (x. [x, x * x, 1]) v))", NULL, true},
     {"lgamma and digamma", "def f (x: R) : R = lgamma (x * x + 1) + digamma (x * x + 2) * x", NULL, true},
+    /* rows read in inner lambdas, hoisted to the map's body (hoist_rows.h) */
+    {"indexed matrix-vector product",
+     "def f (m: [[R]]) (x: [R]) : R =\n"
+     "  sum (map (i. sum (map (j. m[i, j] * x[j]) (iota (min (length x) (length m[i]))))) (iota (length m)))",
+     NULL, true},
+    {"indexed matrix-vector product, a loop",
+     "def f (m: [[R]]) (x: [R]) : R =\n"
+     "  sum (map (i. loop acc = 0 for j < min (length x) (length m[i]) do acc + m[i, j] * sin x[j]) (iota (length m)))",
+     NULL, true},
+    {"rows at an index through a let, two per element",
+     "def f (m: [[R]]) : R =\n"
+     "  sum (map (i. let k = length m - 1 - i in\n"
+     "               sum (map (j. m[k, j] * m[i, j] * m[i, j]) (iota (min (length m[k]) (length m[i]))))) (iota (length m)))",
+     NULL, true},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
@@ -175,6 +189,22 @@ static const Exact exact[] = {
      {"[[], []]", "[0, 0]"}, 2, "[[], []]"},
     {"def f (m: [[R]]) (idx: [R]) : R = sum (map (i. if i > 0 && m[i, 1] > 1 then m[i, 0] * m[i - 1, 1] else m[0, 0]) idx)",
      "m", {"[[1, 2], [3, 4], [5, 0.5]]", "[0, 2, 1, 2]"}, 2, "[[3, 3], [2, 0], [0, 0]]"},
+    /* rows read in inner lambdas (hoist_rows.h): each row's cotangent added
+       to its row; an inner map that never runs (nor reads: an empty
+       matrix, rows out of range); a row read whole beside its elements */
+    {"def f (m: [[R]]) (x: [R]) : R = sum (map (i. sum (map (j. m[i, j] * x[j]) (iota (length x)))) (iota (length m)))",
+     NULL, {"[[1, 2, 3], [4, 5, 6]]", "[7, 8, 9]"}, 2, "([[7, 8, 9], [7, 8, 9]], [5, 7, 9])"},
+    {"def f (m: [[R]]) (x: [R]) : R = sum (map (i. loop acc = 0 for j < length x do acc + m[i, j] * x[j]) (iota (length m)))",
+     NULL, {"[[1, 2, 3], [4, 5, 6]]", "[7, 8, 9]"}, 2, "([[7, 8, 9], [7, 8, 9]], [5, 7, 9])"},
+    {"def f (m: [[R]]) (x: [R]) : R = sum (map (i. sum (map (j. m[i, j] * x[j]) (iota (length x)))) (iota (length m)))",
+     NULL, {"([] : [[R]])", "[7, 8, 9]"}, 2, "([], [0, 0, 0])"},
+    {"def f (m: [[R]]) (x: [R]) : R = sum (map (i. sum (map (j. m[i + 0.5, j] * x[j]) (iota (length x * i)))) [0, 0])",
+     NULL, {"[[1, 2, 3], [4, 5, 6]]", "[7, 8, 9]"}, 2, "([[0, 0, 0], [0, 0, 0]], [0, 0, 0])"},
+    {"def f (m: [[R]]) (x: [R]) : R =\n"
+     "  sum (map (i. sum (map (j. m[length m - 1 - i, j] * m[i, j] * x[j]) (iota (length x)))) (iota (length m)))",
+     NULL, {"[[1, 2, 3], [4, 5, 6]]", "[7, 8, 9]"}, 2, "([[56, 80, 108], [14, 32, 54]], [8, 20, 36])"},
+    {"def f (m: [[R]]) : R = sum (map (i. m[i, 0] * sum (map (j. m[i, j]) (iota (length m[i])))) (iota (length m)))",
+     NULL, {"[[1, 2], [3, 4]]"}, 1, "[[4, 1], [10, 3]]"},
 };
 
 #define NEXACT ((int)(sizeof exact / sizeof exact[0]))
