@@ -400,7 +400,7 @@ static bool index_fact(const Known *k, const Term *t, bool *value) {
 }
 
 bool opt_rw_known(OptRw *c, const Term *t, bool *value) {
-  if (c->nknown == 0 || t->type->kind != TY_BOOL || t->kind == T_BOOL) return false;
+  if (c->nknown == 0 || !t->type || t->type->kind != TY_BOOL || t->kind == T_BOOL) return false;
   for (int i = c->nknown - 1; i >= 0 && i >= c->nknown - KNOWN_DEPTH; i--) {
     const Known *k = &c->known[i];
     if (!k->cond) {
