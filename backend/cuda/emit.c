@@ -495,6 +495,23 @@ static void emit_sequential(StrBuf *b, const PlanKernel *k) {
   sb_printf(b, "}\n");
 }
 
+/* reduce_by_index D (+) v I V: out holds D (copied, or D itself) and has
+   v elements (a real); each value is added at its index with atomicAdd
+   (sm_60 and later), in no fixed order. An index that is not an integer
+   in bounds adds nothing: the first such value's position goes to
+   aux[0] (atomicMin; ~0 when none), and the launch code raises the CPU's
+   error for it, after the values' own faults. */
+static void emit_scatter(StrBuf *b, const PlanKernel *k) {
+  head(b, k, "");
+  sb_printf(b, "  unsigned long long *bad = (unsigned long long *)aux;\n"
+         "  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;\n"
+         "       j += (long long)gridDim.x * UNA_BLOCK) {\n"
+         "    double x = SRC(j), i = L%d[j];\n"
+         "    if (i >= 0.0 && i < v && i == floor(i)) atomicAdd(&out[(long long)i], x);\n"
+         "    else atomicMin(bad, (unsigned long long)j);\n"
+         "  }\n}\n", k->nleaves - 1);
+}
+
 static void emit_fill(StrBuf *b, const PlanKernel *k) {
   head(b, k, "");
   sb_printf(b, "  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;\n"
@@ -538,6 +555,7 @@ const char *gpu_emit_plan(const Plan *p) {
     case PK_IOTA:
     case PK_REPLICATE:
     case PK_RAND: emit_fill(&b, k); break;
+    case PK_SCATTER: emit_scatter(&b, k); break;
     case PK_CHECK: break;
     }
     undefines(&b, k);

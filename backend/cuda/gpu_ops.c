@@ -14,7 +14,8 @@
    copies the file's array to the device (a nested array, [[R]] or
    deeper, stays on the host); a concat of [R]s copies its arrays into
    one on the device; a slice is a view, as a shift; a[i] of a device
-   array copies back its one element. Everything else runs on the CPU
+   array copies back its one element; a reduce_by_index (+) of [R]s adds
+   its values on the device (atomics). Everything else runs on the CPU
    (array_ops.c), which fetches the device arrays it reads. */
 #include "gpu_array.h"
 #include "gpu_eval.h"
@@ -252,6 +253,63 @@ static Value launch_elements(const GpuLoaded *g, Launch *lp, size_t n, Span s) {
   }
 }
 
+/* reduce_by_index D (+) v I V with a kernel (PK_SCATTER): D, v, I and
+   V's leaves evaluated in the CPU's order (backend/scatter.c), the count
+   checked, then one launch that adds the values into a copy of D (into D
+   itself when the plan found it fresh, plan/note.h in_place). The
+   values' faults come first, then the first bad index, as the CPU
+   raises them; the sums' order is the atomics' (results within rounding
+   of the CPU's). */
+static Value run_scatter(const Exec *ex, const GpuLoaded *g, const Term *t, Value *frame) {
+  const PlanKernel *k = g->k;
+  Span s = t->span;
+  Array *d = cpu_eval_array(ex, t->kids[1], frame);
+  (void)ex->eval(ex, t->kids[2], frame); /* the unit: the sums need none */
+  Array *is = cpu_eval_array(ex, t->kids[3], frame);
+  Launch l;
+  memset(&l, 0, sizeof l);
+  l.nleaves = k->nleaves;
+  l.leaves = una_alloc(sizeof(CudaPtr) * (size_t)(k->nleaves + 1));
+  l.leaf_arrays = una_alloc(sizeof(Array *) * (size_t)(k->nleaves + 1));
+  size_t nv = eval_src(ex, k->src, frame, &l);
+  if (is->len != nv) fe_error(s, "reduce_by_index: %zu indices but %zu values", is->len, nv);
+  l.leaf_arrays[k->nleaves - 1] = is;
+  l.leaves[k->nleaves - 1] = gpu_array_ptr(is, s);
+  if (!bind_inputs(ex, k, frame, &l, s)) return cpu_array_prim(ex, t, frame);
+  Array *out = d;
+  if (!(t->note && t->note->in_place)) {
+    out = gpu_new_array(d->len, s);
+    if (d->len) cuda_copy(gpu_array_ptr(out, s), gpu_array_ptr(d, s), d->len * sizeof(double), s);
+  } else if (d->len) {
+    gpu_array_ptr(d, s);
+    gpu_drop_host(d); /* written on the device only */
+  }
+  if (nv == 0) return val_array(out);
+  fe_poll_interrupt(s);
+  unsigned long long none = ~0ull;
+  DevBuf *bad = cuda_devbuf_new(sizeof none, s);
+  cuda_upload(bad->ptr, &none, sizeof none, s);
+  l.out = d->len ? gpu_array_ptr(out, s) : 0;
+  l.aux = bad->ptr;
+  l.n = (long long)nv;
+  l.v = (double)d->len;
+  launch(&l, g->f[0], blocks_for(l.n, MAP_GRID), GPU_BLOCK, s);
+  check_fault(k, &l, s);
+  unsigned long long first;
+  cuda_download(&first, bad->ptr, sizeof first, s);
+  if (first != ~0ull) {
+    double i;
+    cuda_download(&i, l.leaves[k->nleaves - 1] + (CudaPtr)(first * sizeof(double)), sizeof i, s);
+    cpu_index_arg(s, i, d->len);
+    una_internal_error(__FILE__, __LINE__, "a scatter's bad index is in bounds");
+  }
+  GC_reachable_here(l.leaf_arrays);
+  GC_reachable_here(l.gather_arrays);
+  GC_reachable_here(l.fault_buf);
+  GC_reachable_here(bad);
+  return val_array(out);
+}
+
 /* iota, replicate and rand with a kernel: the CPU's argument checks, then
    the fill on the device. */
 static Value run_fill(const Exec *ex, const GpuLoaded *g, const Term *t, Value *frame) {
@@ -337,6 +395,9 @@ Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
   case PRIM_REPLICATE:
   case PRIM_RAND:
     if (g) return run_fill(ex, g, t, frame);
+    break;
+  case PRIM_REDUCE_BY_INDEX:
+    if (g) return run_scatter(ex, g, t, frame);
     break;
   case PRIM_MAP:
   case PRIM_MAP2:

@@ -193,7 +193,8 @@ static PlanKernel *add_kernel(Lowering *lw, PlanKernelKind kind, Term *t) {
   k->kind = kind;
   k->term = t;
   k->id = lw->p->nkernels;
-  static const char *const stem[] = {"map", "reduce", "scan", "scan_seq", "foldl", "iota", "replicate", "rand", "map"};
+  static const char *const stem[] = {"map",       "reduce", "scan", "scan_seq", "foldl",
+                                     "iota",      "replicate", "rand", "map",     "scatter"};
   const char *what = (kind == PK_MAP || kind == PK_CHECK) && t->prim == PRIM_MAP2 ? "map2"
                      : kind == PK_SCAN || kind == PK_SCAN_SEQ ? (t->prim == PRIM_SCANR ? "scanr" : "scanl")
                                                               : stem[kind];
@@ -443,11 +444,31 @@ static void plan_builtin(Lowering *lw, Term *t) {
     note_of(t)->state_map = state_map(lw, t);
     return;
   }
-  case PRIM_REDUCE_BY_INDEX:
+  case PRIM_REDUCE_BY_INDEX: {
     note_of(t)->in_place = owns(lw, t, t->kids[1]);
     /* values written as a map: computed into the scatter, never stored */
-    if (real_array(t->type) && fusable(lw, t->kids[4])) note_of(t->kids[4])->fused = true;
+    if (!real_array(t->type) || !real_array(t->kids[3]->type) || !real_array(t->kids[4]->type)) return;
+    bool swapped;
+    if (cpu_monoid_of(t->kids[0], &swapped) != CPU_M_ADD) {
+      if (fusable(lw, t->kids[4])) note_of(t->kids[4])->fused = true;
+      return;
+    }
+    /* a sum: a kernel too (the GPU's; the indices its last leaf) */
+    PlanKernel *k = add_kernel(lw, PK_SCATTER, t);
+    k->monoid = CPU_M_ADD;
+    SrcBuild b = {0};
+    k->src = src_of(lw, &b, t->kids[4], false);
+    PlanSrc *ix = NEW(PlanSrc);
+    ix->leaf = true;
+    ix->term = t->kids[3];
+    ix->index = b.nleaves;
+    PUSH(b.leaves, b.nleaves, b.cap, ix);
+    k->leaves = b.leaves;
+    k->nleaves = b.nleaves;
+    k->fns = b.fns;
+    k->nfns = b.nfns;
     return;
+  }
   case PRIM_MAP3: { /* by blocks of indices, reading its arrays (variables), or one element at a time */
     const CpuKernel *k = cpu_step_kernel_for(t->kids[0]);
     note_of(t->kids[0])->step = k;

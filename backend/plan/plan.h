@@ -44,9 +44,14 @@ typedef enum {
   PK_IOTA,      /* iota n */
   PK_REPLICATE, /* replicate n v */
   PK_RAND,      /* rand n seed */
-  PK_CHECK      /* a dead let's map/map2: its leaves evaluated and lengths
+  PK_CHECK,     /* a dead let's map/map2: its leaves evaluated and lengths
                    checked (the optimizer keeps it for its errors), no
                    element computed */
+  PK_SCATTER    /* reduce_by_index D (+) v I V of [R]s: src the values V
+                   (maps written inline fused), the last leaf the indices
+                   I; the GPU adds each value at its index (atomics); the
+                   CPU runs backend/scatter.c, V fused as the same notes
+                   say */
 } PlanKernelKind;
 
 /* One lambda of a kernel, with its scalar program (una_f<id> on the GPU). */
@@ -79,7 +84,7 @@ typedef struct PlanKernel {
   int id;
   const char *name; /* una_map_3 (the GPU's names; REDUCE and SCAN add
                        _a, _b, _c per launch) */
-  PlanSrc *src;     /* MAP, REDUCE, SCAN, SCAN_SEQ, FOLDL, CHECK */
+  PlanSrc *src;     /* MAP, REDUCE, SCAN, SCAN_SEQ, FOLDL, CHECK, SCATTER */
   int nleaves;
   PlanSrc **leaves;
   const PlanFn *op; /* REDUCE, SCAN, SCAN_SEQ, FOLDL */

@@ -75,6 +75,10 @@ static Term *kernel_ref(Names *nm, const PlanKernel *k, const Term *t) {
   case PK_SCAN:
   case PK_SCAN_SEQ:
   case PK_FOLDL: kids[n++] = display(nm, t->kids[1]); break;
+  case PK_SCATTER: /* the destination and unit; the indices are the last leaf */
+    kids[n++] = display(nm, t->kids[1]);
+    kids[n++] = display(nm, t->kids[2]);
+    break;
   case PK_IOTA: kids[n++] = display(nm, t->kids[0]); break;
   case PK_REPLICATE:
   case PK_RAND:
@@ -121,8 +125,8 @@ static Term *display(Names *nm, const Term *t) {
 
 /* ---- kernels ---- */
 
-static const char *const kind_names[] = {"map", "reduce", "scan", "sequential scan", "foldl",
-                                         "iota", "replicate", "rand", "check (nothing computed)"};
+static const char *const kind_names[] = {"map",  "reduce",    "scan", "sequential scan",          "foldl",
+                                         "iota", "replicate", "rand", "check (nothing computed)", "scatter"};
 
 static void put_src(StrBuf *b, const PlanSrc *s) {
   if (s->leaf) {
@@ -160,6 +164,12 @@ static void put_kernel(StrBuf *b, const PlanKernel *k) {
   case PK_REPLICATE:
   case PK_RAND: sb_put(b, ", n = its first argument\n"); return;
   default: break;
+  }
+  if (k->kind == PK_SCATTER) {
+    sb_printf(b, ", n = length L%d, elements ", k->nleaves - 1);
+    put_src(b, k->src);
+    sb_printf(b, " added at L%d[i] (atomics on the GPU; the CPU runs its scatter)\n", k->nleaves - 1);
+    return;
   }
   sb_put(b, ", n = length L0, elements ");
   put_src(b, k->src);

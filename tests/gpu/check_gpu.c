@@ -325,6 +325,39 @@ START_TEST(gathers) {
 }
 END_TEST
 
+/* reduce_by_index (+) of [R]s: the values added on the device (atomics),
+   the CPU's results and errors, in the CPU's order */
+START_TEST(scatters) {
+  Session *s = tl_session_with("");
+  const char *prog = "let a = map (x. x * 10) (iota 1000)\n"
+                     "reduce_by_index (replicate 4 1) (+) 0 (map (i. i - 4 * floor (i / 4)) (iota 1000)) a\n"
+                     "reduce_by_index [0, 0, 0] (+) 0 [2, 0, 2] (map (i. a[i] + 0.5) [1, 2, 3])\n"
+                     "let d = [1, 2]\nreduce_by_index d (+) 0 [1] [5]\nd\n"
+                     "reduce_by_index ([] : [R]) (+) 0 [] []\n"
+                     "sum (reduce_by_index (replicate 10 0) (+) 0 (map (x. 7) a) (map (x. x / 8) a))\n";
+  TlRun g = tl_capture(s, una_sprintf(":device gpu\n%s", prog), true);
+  TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", prog), true);
+  ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
+  ck_assert_msg(strcmp(g.out, "[1245001, 1247501, 1250001, 1252501]\n[20.5, 0, 41]\n[1, 7]\n[1, 2]\n[]\n624375\n") == 0, "%s", g.out);
+  /* the first bad index in order, and a count that differs */
+  TlRun r = tl_capture(s, "reduce_by_index [0, 0] (+) 0 [0, 3, 1.5, 2] [1, 2, 3, 4]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "t.una:1:1: error: index 3 out of bounds for an array of length 2") != NULL, "%s", r.err);
+  r = tl_capture(s, "reduce_by_index [0, 0] (+) 0 [0, 1.5] [1, 2]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "t.una:1:1: error: index 1.5 is not an integer") != NULL, "%s", r.err);
+  r = tl_capture(s, "reduce_by_index [0, 0] (+) 0 [0, 1] [1]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "reduce_by_index: 2 indices but 1 values") != NULL, "%s", r.err);
+  /* a value's own fault (a gather) comes before a bad index */
+  r = tl_capture(s, "reduce_by_index [0, 0] (+) 0 [5, 0] (map (i. a[i]) [0, 2000])\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "index 2000 out of bounds for an array of length 1000") != NULL, "%s", r.err);
+  r = tl_capture(s, ":cuda reduce_by_index [0, 0] (+) 0 [1, 0] (map (x. x * 2) [3, 4])\n", true);
+  ck_assert_msg(r.ok && strstr(r.out, "atomicAdd(&out[") != NULL, "%s%s", r.out, r.err);
+}
+END_TEST
+
 /* The gradients of the language-2 constructs (reverse/jt_prim.h) through
    the plan on the device, against the CPU. */
 static const char *const grad_programs[] = {
@@ -462,6 +495,7 @@ int main(void) {
   tcase_add_test(tc, session);
   tcase_add_test(tc, cache);
   tcase_add_test(tc, gathers);
+  tcase_add_test(tc, scatters);
   tcase_add_test(tc, gradients);
   tcase_add_test(tc, derivatives);
   tcase_add_test(tc, corpus);

@@ -58,6 +58,17 @@ static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long 
   return old;
 }
 
+static inline double atomicAdd(double *p, double v) {
+  double old = *p;
+  *p = old + v;
+  return old;
+}
+static inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
+  unsigned long long old = *p;
+  if (v < old) *p = v;
+  return old;
+}
+
 static inline double __longlong_as_double(long long x) {
   double d;
   memcpy(&d, &x, sizeof d);
