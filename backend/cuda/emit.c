@@ -495,21 +495,36 @@ static void emit_sequential(StrBuf *b, const PlanKernel *k) {
   sb_printf(b, "}\n");
 }
 
-/* reduce_by_index D (+) v I V: out holds D (copied, or D itself) and has
-   v elements (a real); each value is added at its index with atomicAdd
-   (sm_60 and later), in no fixed order. An index that is not an integer
-   in bounds adds nothing: the first such value's position goes to
-   aux[0] (atomicMin; ~0 when none), and the launch code raises the CPU's
-   error for it, after the values' own faults. */
+/* reduce_by_index D op v I V, op a builtin monoid: out holds D (copied,
+   or D itself) and has v elements (a real); each value is combined into
+   its place atomically, in no fixed order: atomicAdd for + (double, sm_60
+   and later), a compare-and-swap loop for * max min (una_max and una_min
+   as the CPU's). An index that is not an integer in bounds changes
+   nothing: the first such value's position goes to aux[0] (atomicMin; ~0
+   when none), and the launch code raises the CPU's error for it, after
+   the values' own faults. */
 static void emit_scatter(StrBuf *b, const PlanKernel *k) {
   head(b, k, "");
   sb_printf(b, "  unsigned long long *bad = (unsigned long long *)aux;\n"
          "  for (long long j = (long long)blockIdx.x * UNA_BLOCK + threadIdx.x; j < n;\n"
          "       j += (long long)gridDim.x * UNA_BLOCK) {\n"
          "    double x = SRC(j), i = L%d[j];\n"
-         "    if (i >= 0.0 && i < v && i == floor(i)) atomicAdd(&out[(long long)i], x);\n"
-         "    else atomicMin(bad, (unsigned long long)j);\n"
-         "  }\n}\n", k->nleaves - 1);
+         "    if (!(i >= 0.0 && i < v && i == floor(i))) {\n"
+         "      atomicMin(bad, (unsigned long long)j);\n"
+         "      continue;\n"
+         "    }\n", k->nleaves - 1);
+  if (k->monoid == CPU_M_ADD) {
+    sb_printf(b, "    atomicAdd(&out[(long long)i], x);\n");
+  } else {
+    const char *op = k->monoid == CPU_M_MUL ? "a * x" : k->monoid == CPU_M_MAX ? "una_max(a, x)" : "una_min(a, x)";
+    sb_printf(b, "    unsigned long long *p = (unsigned long long *)&out[(long long)i], seen = *p, was;\n"
+           "    do {\n"
+           "      was = seen;\n"
+           "      double a = __longlong_as_double((long long)was);\n"
+           "      seen = atomicCAS(p, was, (unsigned long long)__double_as_longlong(%s));\n"
+           "    } while (seen != was);\n", op);
+  }
+  sb_printf(b, "  }\n}\n");
 }
 
 static void emit_fill(StrBuf *b, const PlanKernel *k) {

@@ -449,13 +449,14 @@ static void plan_builtin(Lowering *lw, Term *t) {
     /* values written as a map: computed into the scatter, never stored */
     if (!real_array(t->type) || !real_array(t->kids[3]->type) || !real_array(t->kids[4]->type)) return;
     bool swapped;
-    if (cpu_monoid_of(t->kids[0], &swapped) != CPU_M_ADD) {
+    CpuMonoid m = cpu_monoid_of(t->kids[0], &swapped);
+    if (m == CPU_M_NONE) {
       if (fusable(lw, t->kids[4])) note_of(t->kids[4])->fused = true;
       return;
     }
-    /* a sum: a kernel too (the GPU's; the indices its last leaf) */
+    /* a builtin monoid: a kernel too (the GPU's; the indices its last leaf) */
     PlanKernel *k = add_kernel(lw, PK_SCATTER, t);
-    k->monoid = CPU_M_ADD;
+    k->monoid = m;
     SrcBuild b = {0};
     k->src = src_of(lw, &b, t->kids[4], false);
     PlanSrc *ix = NEW(PlanSrc);

@@ -47,11 +47,11 @@ typedef enum {
   PK_CHECK,     /* a dead let's map/map2: its leaves evaluated and lengths
                    checked (the optimizer keeps it for its errors), no
                    element computed */
-  PK_SCATTER    /* reduce_by_index D (+) v I V of [R]s: src the values V
-                   (maps written inline fused), the last leaf the indices
-                   I; the GPU adds each value at its index (atomics); the
-                   CPU runs backend/scatter.c, V fused as the same notes
-                   say */
+  PK_SCATTER    /* reduce_by_index D op v I V of [R]s, op a builtin
+                   monoid (+ * max min): src the values V (maps written
+                   inline fused), the last leaf the indices I; the GPU
+                   combines each value into its place (atomics); the CPU
+                   runs backend/scatter.c, V fused as the same notes say */
 } PlanKernelKind;
 
 /* One lambda of a kernel, with its scalar program (una_f<id> on the GPU). */
@@ -88,7 +88,7 @@ typedef struct PlanKernel {
   int nleaves;
   PlanSrc **leaves;
   const PlanFn *op; /* REDUCE, SCAN, SCAN_SEQ, FOLDL */
-  CpuMonoid monoid; /* SCAN: which builtin monoid op computes */
+  CpuMonoid monoid; /* SCAN, SCATTER: which builtin monoid op computes */
   bool right;       /* scanr */
   bool ordered;     /* REDUCE: op may not commute, so elements are folded
                        in contiguous runs, in order */

@@ -168,7 +168,8 @@ static void put_kernel(StrBuf *b, const PlanKernel *k) {
   if (k->kind == PK_SCATTER) {
     sb_printf(b, ", n = length L%d, elements ", k->nleaves - 1);
     put_src(b, k->src);
-    sb_printf(b, " added at L%d[i] (atomics on the GPU; the CPU runs its scatter)\n", k->nleaves - 1);
+    sb_printf(b, " combined by %s into place L%d[i] (atomics on the GPU; the CPU runs its scatter)\n",
+              monoid_name(k->monoid), k->nleaves - 1);
     return;
   }
   sb_put(b, ", n = length L0, elements ");

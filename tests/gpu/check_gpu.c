@@ -325,7 +325,8 @@ START_TEST(gathers) {
 }
 END_TEST
 
-/* reduce_by_index (+) of [R]s: the values added on the device (atomics),
+/* reduce_by_index (+ * max min) of [R]s: the values combined on the
+   device (atomics),
    the CPU's results and errors, in the CPU's order */
 START_TEST(scatters) {
   Session *s = tl_session_with("");
@@ -334,11 +335,15 @@ START_TEST(scatters) {
                      "reduce_by_index [0, 0, 0] (+) 0 [2, 0, 2] (map (i. a[i] + 0.5) [1, 2, 3])\n"
                      "let d = [1, 2]\nreduce_by_index d (+) 0 [1] [5]\nd\n"
                      "reduce_by_index ([] : [R]) (+) 0 [] []\n"
-                     "sum (reduce_by_index (replicate 10 0) (+) 0 (map (x. 7) a) (map (x. x / 8) a))\n";
+                     "sum (reduce_by_index (replicate 10 0) (+) 0 (map (x. 7) a) (map (x. x / 8) a))\n"
+                     "reduce_by_index [0, 5, 1] (max) 0 (map (i. i - 3 * floor (i / 3)) (iota 1000)) (map (x. sin x) a)\n"
+                     "reduce_by_index [1, 1, 1] (min) 0 [0, 2, 2, 0] [3, -1, nan, 4]\n"
+                     "reduce_by_index [1, 2] (*) 1 [1, 1, 0] [0.5, 4, 8]\n";
   TlRun g = tl_capture(s, una_sprintf(":device gpu\n%s", prog), true);
   TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", prog), true);
   ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
-  ck_assert_msg(strcmp(g.out, "[1245001, 1247501, 1250001, 1252501]\n[20.5, 0, 41]\n[1, 7]\n[1, 2]\n[]\n624375\n") == 0, "%s", g.out);
+  ck_assert_msg(strcmp(g.out, "[1245001, 1247501, 1250001, 1252501]\n[20.5, 0, 41]\n[1, 7]\n[1, 2]\n[]\n624375\n"
+                        "[0.99975182701909, 5, 1]\n[1, 1, nan]\n[8, 4]\n") == 0, "%s", g.out);
   /* the first bad index in order, and a count that differs */
   TlRun r = tl_capture(s, "reduce_by_index [0, 0] (+) 0 [0, 3, 1.5, 2] [1, 2, 3, 4]\n", false);
   ck_assert(!r.ok);
@@ -355,6 +360,9 @@ START_TEST(scatters) {
   ck_assert_msg(strstr(r.err, "index 2000 out of bounds for an array of length 1000") != NULL, "%s", r.err);
   r = tl_capture(s, ":cuda reduce_by_index [0, 0] (+) 0 [1, 0] (map (x. x * 2) [3, 4])\n", true);
   ck_assert_msg(r.ok && strstr(r.out, "atomicAdd(&out[") != NULL, "%s%s", r.out, r.err);
+  r = tl_capture(s, ":cuda reduce_by_index [0, 0] (max) 0 [1, 0] [3, 4]\n", true);
+  ck_assert_msg(r.ok && strstr(r.out, "atomicCAS(p, was") != NULL && strstr(r.out, "una_max(a, x)") != NULL, "%s%s",
+                r.out, r.err);
 }
 END_TEST
 

@@ -82,15 +82,16 @@ START_TEST(on_the_fake_device) {
   ck_assert(!r.ok);
   HAS(r.err, "error: map2: lengths 2 and 3 differ");
   /* indexing outside kernels, loops, the reshaping builtins and a
-     reduce_by_index of another operator than (+) have no kernels yet: on
+     reduce_by_index of an operator that is not a builtin monoid have no
+     kernels yet: on
      the GPU path they run on the CPU (a map that gathers and a
-     reduce_by_index (+) have kernels: tests/gpu/check_gpu.c runs them on
+     reduce_by_index (+) (or * max min) have kernels: tests/gpu/check_gpu.c runs them on
      the host stand-in) */
   r = tl_capture(s, "[1, 2, 3][1]\n[1, 2, 3][1:]\nloop x = 0 for i < 4 do x + i\n"
-                    "transpose [[1, 2], [3, 4]]\nreduce_by_index [0, 0] (max) 0 [0, 1, 1] [1, 2, 3]\n"
+                    "transpose [[1, 2], [3, 4]]\nreduce_by_index [0, 0] (a, b. a + 2 * b) 0 [0, 1, 1] [1, 2, 3]\n"
                     "unzip (zip [1] [2])\n:device\n",
                  true);
-  ck_assert_msg(r.ok && strcmp(r.out, "2\n[2, 3]\n6\n[[1, 3], [2, 4]]\n[1, 3]\n([1], [2])\ngpu\n") == 0,
+  ck_assert_msg(r.ok && strcmp(r.out, "2\n[2, 3]\n6\n[[1, 3], [2, 4]]\n[2, 10]\n([1], [2])\ngpu\n") == 0,
                 "%s%s", r.out, r.err);
   /* a concat of [R]s (a tree of them, shifts among them) is copied on
      the device */
