@@ -32,16 +32,22 @@ static Sym *matrix_of(const Hoist *h, const Term *t) {
   return NULL;
 }
 
+/* The most nodes an expanded index may have (lets that use each other
+   twice would otherwise expand exponentially). */
+enum { INDEX_NODES = 64 };
+
 /* e over the parameters and free variables, the body's lets expanded,
-   built of arithmetic that cannot fail; NULL when it is not. */
-static Term *expand(const Hoist *h, const Term *e) {
+   built of arithmetic that cannot fail, of at most *budget nodes (taken
+   from it); NULL when it is not. */
+static Term *expand(const Hoist *h, const Term *e, int *budget) {
   fe_stack_check(e->span);
+  if (--*budget < 0) return NULL;
   switch (e->kind) {
   case T_NUM: return (Term *)e;
   case T_VAR: {
     if (ptrmap_get(&h->bound, e->sym)) return NULL;
     const Term *rhs = ptrmap_get(&h->lets, e->sym);
-    return rhs ? expand(h, rhs) : (Term *)e;
+    return rhs ? expand(h, rhs, budget) : (Term *)e;
   }
   case T_PRIM:
     switch (e->prim) {
@@ -61,7 +67,7 @@ static Term *expand(const Hoist *h, const Term *e) {
     case PRIM_ABS: {
       Term **kids = NEW_ARRAY(Term *, e->nkids);
       for (int i = 0; i < e->nkids; i++)
-        if (e->kids[i]->type->kind != TY_REAL || !(kids[i] = expand(h, e->kids[i]))) return NULL;
+        if (e->kids[i]->type->kind != TY_REAL || !(kids[i] = expand(h, e->kids[i], budget))) return NULL;
       return fe_term_copy_with_kids(e, kids);
     }
     default: return NULL;
@@ -117,7 +123,8 @@ static Term *walk(Hoist *h, const Term *t, bool inner) {
   bind(h, t, inner);
   if (inner && t->kind == T_PRIM && t->prim == PRIM_INDEX) {
     Sym *m = matrix_of(h, t->kids[0]);
-    Term *ix = m ? expand(h, t->kids[1]) : NULL;
+    int budget = INDEX_NODES;
+    Term *ix = m ? expand(h, t->kids[1], &budget) : NULL;
     if (ix) return fe_mk_var(t->span, row_for(h, t->span, m, ix));
   }
   if (t->nkids == 0) return (Term *)t;

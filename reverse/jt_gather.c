@@ -51,23 +51,29 @@ static bool mentions_bound(const Scan *sc, const Term *t) {
   return false;
 }
 
+/* The most nodes an index (or guard) expanded may have: lets that use
+   each other twice would otherwise expand exponentially. */
+enum { EXPANDED_NODES = 256 };
+
 /* t with the variables bound by the body's lets replaced by their
    right-hand sides (an index written `let j = max (i - 1) 0 in a[j]`, to
-   be computed outside the body); NULL when it mentions another variable
-   bound inside the body (a tuple pattern's, an inner lambda's). */
-static Term *expand_bound(const Scan *sc, const Term *t) {
+   be computed outside the body), of at most *budget nodes (taken from
+   it); NULL when it mentions another variable bound inside the body (a
+   tuple pattern's, an inner lambda's) or is larger. */
+static Term *expand_bound(const Scan *sc, const Term *t, int *budget) {
   fe_stack_check(t->span);
+  if (--*budget < 0) return NULL;
   if (t->kind == T_VAR) {
     if (!ptrmap_get(&sc->bound, t->sym)) return (Term *)t;
     const Term *rhs = ptrmap_get(&sc->lets, t->sym);
-    return rhs ? expand_bound(sc, rhs) : NULL;
+    return rhs ? expand_bound(sc, rhs, budget) : NULL;
   }
   if (t->nkids == 0) return (Term *)t;
   Term *c = NEW(Term);
   *c = *t;
   c->kids = NEW_ARRAY(Term *, t->nkids);
   for (int i = 0; i < t->nkids; i++)
-    if (!(c->kids[i] = expand_bound(sc, t->kids[i]))) return NULL;
+    if (!(c->kids[i] = expand_bound(sc, t->kids[i], budget))) return NULL;
   return c;
 }
 
@@ -123,7 +129,8 @@ static void add_read(Scan *sc, const Term *t, int k, const Term *ix, const Term 
 /* An index of a read, over the parameters and free variables (the body's
    lets expanded), or NULL. */
 static const Term *index_of(const Scan *sc, const Term *e) {
-  return mentions_bound(sc, e) ? expand_bound(sc, e) : e;
+  int budget = EXPANDED_NODES;
+  return mentions_bound(sc, e) ? expand_bound(sc, e, &budget) : e;
 }
 
 /* Where a subterm of the body is evaluated: under the condition cond (a

@@ -205,6 +205,12 @@ static const Exact exact[] = {
      NULL, {"[[1, 2, 3], [4, 5, 6]]", "[7, 8, 9]"}, 2, "([[56, 80, 108], [14, 32, 54]], [8, 20, 36])"},
     {"def f (m: [[R]]) : R = sum (map (i. m[i, 0] * sum (map (j. m[i, j]) (iota (length m[i])))) (iota (length m)))",
      NULL, {"[[1, 2], [3, 4]]"}, 1, "[[4, 1], [10, 3]]"},
+    /* an index through 40 lets that each use the one before three times:
+       expanded, 3^40 nodes; it is not a gather (the general rule), and
+       derives at once */
+    {"def f (a: [R]) (idx: [R]) : R = sum (map (i. let k0 = i in "
+     "let k1 = k0 * k0 - k0 in let k2 = k1 * k1 - k1 in let k3 = k2 * k2 - k2 in let k4 = k3 * k3 - k3 in let k5 = k4 * k4 - k4 in let k6 = k5 * k5 - k5 in let k7 = k6 * k6 - k6 in let k8 = k7 * k7 - k7 in let k9 = k8 * k8 - k8 in let k10 = k9 * k9 - k9 in let k11 = k10 * k10 - k10 in let k12 = k11 * k11 - k11 in let k13 = k12 * k12 - k12 in let k14 = k13 * k13 - k13 in let k15 = k14 * k14 - k14 in let k16 = k15 * k15 - k15 in let k17 = k16 * k16 - k16 in let k18 = k17 * k17 - k17 in let k19 = k18 * k18 - k18 in let k20 = k19 * k19 - k19 in let k21 = k20 * k20 - k20 in let k22 = k21 * k21 - k21 in let k23 = k22 * k22 - k22 in let k24 = k23 * k23 - k23 in let k25 = k24 * k24 - k24 in let k26 = k25 * k25 - k25 in let k27 = k26 * k26 - k26 in let k28 = k27 * k27 - k27 in let k29 = k28 * k28 - k28 in let k30 = k29 * k29 - k29 in let k31 = k30 * k30 - k30 in let k32 = k31 * k31 - k31 in let k33 = k32 * k32 - k32 in let k34 = k33 * k33 - k33 in let k35 = k34 * k34 - k34 in let k36 = k35 * k35 - k35 in let k37 = k36 * k36 - k36 in let k38 = k37 * k37 - k37 in let k39 = k38 * k38 - k38 in let k40 = k39 * k39 - k39 in a[k40 * 0]) idx)",
+     "a", {"[1, 2, 3]", "[0, 1]"}, 2, "[2, 0, 0]"},
 };
 
 #define NEXACT ((int)(sizeof exact / sizeof exact[0]))
