@@ -132,11 +132,22 @@ enum { SCAN_POLL = 16384 };
   }                                                                             \
   static void scatter_##NAME(double *d, const double *idx, const double *v,    \
                              size_t k) {                                       \
-    for (size_t j = 0; j < k; j++) {                                            \
+    size_t ahead = k < SCATTER_AHEAD ? k : SCATTER_AHEAD;                       \
+    for (size_t j = 0; j < k - ahead; j++) {                                    \
+      __builtin_prefetch(&d[(size_t)idx[j + ahead]], 1, 1);                     \
+      size_t i = (size_t)idx[j];                                                \
+      d[i] = OP(d[i], v[j]);                                                    \
+    }                                                                           \
+    for (size_t j = k - ahead; j < k; j++) {                                    \
       size_t i = (size_t)idx[j];                                                \
       d[i] = OP(d[i], v[j]);                                                    \
     }                                                                           \
   }
+
+/* How far ahead a scatter prefetches its places (random places in a
+   destination larger than the caches miss; the indices are read ahead
+   anyway, all in range: scatter.c checks a block before it scatters it). */
+enum { SCATTER_AHEAD = 32 };
 
 DEFINE_MONOID(add, OP_ADD)
 DEFINE_MONOID(mul, OP_MUL)
