@@ -36,6 +36,9 @@
 
 static bool is_neg(const Term *t) { return t->kind == T_PRIM && t->prim == PRIM_NEG; }
 
+/* `length a`: a non-negative integer */
+static bool is_length(const Term *t) { return t->kind == T_PRIM && t->prim == PRIM_LENGTH; }
+
 static Term *neg(Span s, Term *x) { return fe_term_prim(s, x->type, PRIM_NEG, 1, &x); }
 
 static Term *prim2(const Term *like, Prim p, Term *a, Term *b) {
@@ -65,6 +68,7 @@ static Term *fold_rule(OptRw *c, Term *t) {
   case P_SCALAR1:
     if (k[0]->kind == T_NUM) return fe_mk_num(t->span, cpu_scalar1(t->prim, k[0]->num));
     if (t->prim == PRIM_NEG && k[0]->kind == T_PRIM && k[0]->prim == PRIM_NEG) return k[0]->kids[0];
+    if (t->prim == PRIM_FLOOR && is_length(k[0])) return k[0]; /* an integer */
     return t;
   case P_SCALAR2:
     if (k[0]->kind == T_NUM && k[1]->kind == T_NUM)
@@ -93,6 +97,7 @@ static Term *fold_rule(OptRw *c, Term *t) {
     case PRIM_SUB:
       if (opt_is_num(k[1], 0)) return k[0];
       if (is_neg(k[1])) return prim2(t, PRIM_ADD, k[0], k[1]->kids[0]);
+      if (is_length(k[0]) && opt_alpha_eq(k[0], k[1]) && opt_rw_safe(c, k[0])) return fe_mk_num(t->span, 0);
       return t;
     case PRIM_DIV:
       if (opt_is_num(k[1], 1)) return k[0];
@@ -109,6 +114,9 @@ static Term *fold_rule(OptRw *c, Term *t) {
       return fe_mk_bool(t->span, cpu_compare(t->prim, k[0]->num, k[1]->num));
     if (k[0]->kind == T_BOOL && k[1]->kind == T_BOOL && (t->prim == PRIM_EQ || t->prim == PRIM_NE))
       return fe_mk_bool(t->span, (k[0]->b == k[1]->b) == (t->prim == PRIM_EQ));
+    /* a length (an integer, never nan) compared with itself */
+    if (is_length(k[0]) && opt_alpha_eq(k[0], k[1]) && opt_rw_safe(c, k[0]))
+      return fe_mk_bool(t->span, t->prim == PRIM_EQ || t->prim == PRIM_LE || t->prim == PRIM_GE);
     return t;
   case P_LOGIC: {
     bool is_and = t->prim == PRIM_AND;

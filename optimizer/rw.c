@@ -391,8 +391,11 @@ static bool index_fact(const Known *k, const Term *t, bool *value) {
     if (is_var(a, k->x) && opt_is_num(b, 0)) return *value = t->prim == PRIM_GE, true;
     if (t->prim == PRIM_LT && is_var(a, k->x) && opt_alpha_eq(b, k->n)) return *value = true, true;
     return false;
-  case PRIM_EQ: /* floor x == x */
+  case PRIM_EQ: /* floor x == x, x - x == 0 (x finite) */
     if (a->kind == T_PRIM && a->prim == PRIM_FLOOR && is_var(a->kids[0], k->x) && is_var(b, k->x))
+      return *value = true, true;
+    if (a->kind == T_PRIM && a->prim == PRIM_SUB && is_var(a->kids[0], k->x) && is_var(a->kids[1], k->x) &&
+        opt_is_num(b, 0))
       return *value = true, true;
     return false;
   default: return false;

@@ -25,8 +25,8 @@ Term *opt_rw_run(const Term *t, OptRule rule);
 /* True when the boolean t is known where the walk is (*value its
    value): t, or its negation, is the condition of an if whose branch
    contains t, or t compares an index x of a map over iota n with the
-   bounds it has (0 <= x, x >= 0, x < n, floor x == x; x < 0 and 0 > x
-   are false), or t is `length a == 0` in the function of a map over the
+   bounds it has (0 <= x, x >= 0, x < n, floor x == x, x - x == 0; x < 0
+   and 0 > x are false), or t is `length a == 0` in the function of a map over the
    array variable a (false: the function runs on an element). Only the innermost few conditions are consulted. */
 bool opt_rw_known(OptRw *c, const Term *t, bool *value);
 

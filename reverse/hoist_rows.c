@@ -10,23 +10,34 @@
 
 static char inner_mark;
 
+/* An inner lambda's index j, running over [0, n) (a for loop's counter,
+   the parameter of a map over iota n), n hoisted. */
+typedef struct Counter {
+  const Sym *j;
+  Term *n;
+} Counter;
+
 typedef struct {
   Sym *const *fv;
   int nfv;
   PtrMap lets;  /* the body's lets outside inner lambdas: their right-hand sides */
   PtrMap bound; /* every other variable bound in the body */
   int n, cap;
-  Sym **row;     /* per hoisted row: its variable */
-  Sym **matrix;  /* ... the matrix */
-  Term **index;  /* ... its index, the lets expanded */
+  Sym **row;     /* per hoisted row or window: its variable */
+  Sym **matrix;  /* ... the matrix, or the vector */
+  Term **index;  /* ... the row's index, the window's base, the lets expanded */
+  Term **count;  /* ... a window's length; NULL for a row */
+  Sym **lo;      /* ... a window's start */
+  Counter *counters; /* the inner lambdas' indices around the walk */
+  int ncounters, capcounters;
 } Hoist;
 
 static bool is_matrix(const Type *t) {
   return t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_REAL;
 }
 
-static Sym *matrix_of(const Hoist *h, const Term *t) {
-  if (t->kind != T_VAR || !is_matrix(t->sym->type)) return NULL;
+static Sym *free_array(const Hoist *h, const Term *t, bool matrix) {
+  if (t->kind != T_VAR || !(matrix ? is_matrix(t->sym->type) : fe_type_is_real_array(t->sym->type))) return NULL;
   for (int k = 0; k < h->nfv; k++)
     if (h->fv[k] == t->sym) return t->sym;
   return NULL;
@@ -86,27 +97,83 @@ static bool same(const Term *a, const Term *b) {
   return true;
 }
 
-/* The row variable for m[ix]: an earlier one of an equal index, or new. */
-static Sym *row_for(Hoist *h, Span s, Sym *m, Term *ix) {
+/* The entry for m[ix] (count NULL: a row of the matrix m) or for the
+   window of count elements from ix of the vector m: an earlier one of
+   the same, or new. */
+static int entry_for(Hoist *h, Span s, Sym *m, Term *ix, Term *count) {
   for (int i = 0; i < h->n; i++)
-    if (h->matrix[i] == m && same(h->index[i], ix)) return h->row[i];
+    if (h->matrix[i] == m && same(h->index[i], ix) && !h->count[i] == !count && (!count || same(h->count[i], count)))
+      return i;
   if (h->n == h->cap) {
     int cap = h->cap ? 2 * h->cap : 4;
-    Sym **r = NEW_ARRAY(Sym *, cap), **mx = NEW_ARRAY(Sym *, cap);
-    Term **x = NEW_ARRAY(Term *, cap);
+    Sym **r = NEW_ARRAY(Sym *, cap), **mx = NEW_ARRAY(Sym *, cap), **lo = NEW_ARRAY(Sym *, cap);
+    Term **x = NEW_ARRAY(Term *, cap), **c = NEW_ARRAY(Term *, cap);
     if (h->n) {
       memcpy(r, h->row, sizeof *r * (size_t)h->n);
       memcpy(mx, h->matrix, sizeof *mx * (size_t)h->n);
       memcpy(x, h->index, sizeof *x * (size_t)h->n);
+      memcpy(c, h->count, sizeof *c * (size_t)h->n);
+      memcpy(lo, h->lo, sizeof *lo * (size_t)h->n);
     }
     h->row = r;
     h->matrix = mx;
     h->index = x;
+    h->count = c;
+    h->lo = lo;
     h->cap = cap;
   }
   h->matrix[h->n] = m;
   h->index[h->n] = ix;
-  return h->row[h->n++] = fe_mk_sym("row", m->type->elem, s);
+  h->count[h->n] = count;
+  h->lo[h->n] = count ? fe_mk_sym("lo", fe_ty_real(), s) : NULL;
+  h->row[h->n] = fe_mk_sym(count ? "win" : "row", count ? m->type : m->type->elem, s);
+  return h->n++;
+}
+
+/* The counter whose index is the variable t, or NULL. */
+static const Counter *counter_of(const Hoist *h, const Term *t) {
+  if (t->kind != T_VAR) return NULL;
+  for (int i = h->ncounters - 1; i >= 0; i--)
+    if (h->counters[i].j == t->sym) return &h->counters[i];
+  return NULL;
+}
+
+/* a[e], a a free vector, e = base + j (or j + base, or j) with j an inner
+   lambda's index over [0, n) and base hoisted: win[e - lo] of the
+   window win of a from base (hoist_rows.h); NULL when it is not. */
+static Term *window_read(Hoist *h, const Term *t) {
+  Sym *a = free_array(h, t->kids[0], false);
+  if (!a) return NULL;
+  const Term *e = t->kids[1];
+  const Counter *c = counter_of(h, e);
+  Term *base = c ? fe_mk_num(e->span, 0) : NULL;
+  if (!c && e->kind == T_PRIM && e->prim == PRIM_ADD) {
+    for (int side = 0; side < 2 && !c; side++) {
+      c = counter_of(h, e->kids[side]);
+      int budget = INDEX_NODES;
+      if (c && !(base = expand(h, e->kids[1 - side], &budget))) c = NULL;
+    }
+  }
+  if (!c) return NULL;
+  int i = entry_for(h, t->span, a, base, c->n);
+  Term *ix[2] = {fe_mk_var(t->span, h->row[i]),
+                 fe_mk_op2(t->span, PRIM_SUB, (Term *)e, fe_mk_var(t->span, h->lo[i]))};
+  Term *r = fe_mk_array_prim(t->span, PRIM_INDEX, 2, ix);
+  r->b = t->b;
+  return r;
+}
+
+static void push_counter(Hoist *h, const Sym *j, const Term *n) {
+  int budget = INDEX_NODES;
+  Term *c = expand(h, n, &budget);
+  if (h->ncounters == h->capcounters) {
+    int cap = h->capcounters ? 2 * h->capcounters : 4;
+    Counter *nc = NEW_ARRAY(Counter, cap);
+    if (h->ncounters) memcpy(nc, h->counters, sizeof *nc * (size_t)h->ncounters);
+    h->counters = nc;
+    h->capcounters = cap;
+  }
+  h->counters[h->ncounters++] = (Counter){c ? j : NULL, c};
 }
 
 static void bind(Hoist *h, const Term *t, bool inner) {
@@ -122,13 +189,27 @@ static Term *walk(Hoist *h, const Term *t, bool inner) {
   fe_stack_check(t->span);
   bind(h, t, inner);
   if (inner && t->kind == T_PRIM && t->prim == PRIM_INDEX) {
-    Sym *m = matrix_of(h, t->kids[0]);
+    Sym *m = free_array(h, t->kids[0], true);
     int budget = INDEX_NODES;
     Term *ix = m ? expand(h, t->kids[1], &budget) : NULL;
-    if (ix) return fe_mk_var(t->span, row_for(h, t->span, m, ix));
+    if (ix) {
+      int e = entry_for(h, t->span, m, ix, NULL); /* may move h->row */
+      return fe_mk_var(t->span, h->row[e]);
+    }
+    Term *w = window_read(h, t);
+    if (w) return w;
   }
   if (t->nkids == 0) return (Term *)t;
   bool in = inner || t->kind == T_LAM;
+  /* the index of a for loop, or of a map over iota n, is a counter in
+     its function */
+  int saved = h->ncounters;
+  const Term *lam = t->kind == T_PRIM ? t->kids[0] : NULL;
+  if (t->kind == T_PRIM && t->prim == PRIM_LOOP_FOR && lam->kind == T_LAM && lam->nsyms == 2)
+    push_counter(h, lam->syms[1], t->kids[2]);
+  if (t->kind == T_PRIM && t->prim == PRIM_MAP && lam->kind == T_LAM && lam->nsyms == 1 &&
+      t->kids[1]->kind == T_PRIM && t->kids[1]->prim == PRIM_IOTA)
+    push_counter(h, lam->syms[0], t->kids[1]->kids[0]);
   Term **kids = NULL;
   for (int i = 0; i < t->nkids; i++) {
     Term *k = walk(h, t->kids[i], in);
@@ -138,6 +219,7 @@ static Term *walk(Hoist *h, const Term *t, bool inner) {
     }
     if (kids) kids[i] = k;
   }
+  h->ncounters = saved;
   return kids ? fe_term_copy_with_kids(t, kids) : (Term *)t;
 }
 
@@ -160,18 +242,54 @@ Term *rev_hoist_safe_read(Span s, const RevHoisted *h, int i) {
   return fe_mk_if(s, none, empty, read);
 }
 
+/* floor x == x && x - x == 0: x an integer (finite) */
+static Term *whole(Span s, Term *x) {
+  return fe_mk_op2(s, PRIM_AND, fe_mk_op2(s, PRIM_EQ, fe_mk_op1(s, PRIM_FLOOR, fe_copy(x)), fe_copy(x)),
+                   fe_mk_op2(s, PRIM_EQ, fe_mk_op2(s, PRIM_SUB, fe_copy(x), fe_copy(x)), fe_mk_num(s, 0)));
+}
+
+Term *rev_hoist_window_lo(Span s, const RevHoisted *h, int i) {
+  Term *base = h->index[i], *len = fe_mk_length(s, fe_mk_var(s, h->matrix[i]));
+  Term *in = fe_mk_op2(s, PRIM_MAX, fe_mk_num(s, 0), fe_mk_op2(s, PRIM_MIN, len, fe_copy(base)));
+  return fe_mk_if(s, whole(s, base), in, fe_mk_num(s, 0));
+}
+
+Term *rev_hoist_window_hi(Span s, const RevHoisted *h, int i, Term *lo) {
+  Term *base = h->index[i], *n = h->count[i], *len = fe_mk_length(s, fe_mk_var(s, h->matrix[i]));
+  Term *end = fe_mk_op2(s, PRIM_MAX, fe_copy(lo), fe_mk_op2(s, PRIM_MIN, len, fe_mk_add(s, fe_copy(base), fe_copy(n))));
+  return fe_mk_if(s, fe_mk_op2(s, PRIM_AND, whole(s, base), whole(s, n)), end, lo);
+}
+
+/* a[lo : hi] of window i, lo its variable */
+static Term *window_read_at(Span s, const RevHoisted *h, int i) {
+  Term *lo = fe_mk_var(s, h->lo[i]);
+  Term *k[3] = {fe_mk_var(s, h->matrix[i]), lo, rev_hoist_window_hi(s, h, i, fe_mk_var(s, h->lo[i]))};
+  Term *r = fe_mk_array_prim(s, PRIM_SLICE, 3, k);
+  r->b = true; /* 0 <= lo <= hi <= length a by construction */
+  return r;
+}
+
 Term *rev_hoist_bind(const RevHoisted *h, Term *body) {
   for (int i = h->n - 1; i >= 0; i--) {
     Span s = h->index[i]->span;
-    body = fe_mk_let(s, h->row[i], rev_hoist_safe_read(s, h, i), body);
+    body = fe_mk_let(s, h->row[i], h->count[i] ? window_read_at(s, h, i) : rev_hoist_safe_read(s, h, i), body);
   }
+  return body;
+}
+
+Term *rev_hoist_bind_starts(const RevHoisted *h, Term *body) {
+  for (int i = h->n - 1; i >= 0; i--)
+    if (h->count[i]) {
+      Span s = h->index[i]->span;
+      body = fe_mk_let(s, h->lo[i], rev_hoist_window_lo(s, h, i), body);
+    }
   return body;
 }
 
 Term *rev_hoist_rows(const Term *body, Sym *const *fv, int nfv, RevHoisted *out) {
   memset(out, 0, sizeof *out);
   bool any = false;
-  for (int k = 0; k < nfv; k++) any |= is_matrix(fv[k]->type);
+  for (int k = 0; k < nfv; k++) any |= fv[k]->type->kind == TY_ARRAY;
   if (!any) return (Term *)body;
   Hoist h;
   memset(&h, 0, sizeof h);
@@ -184,5 +302,7 @@ Term *rev_hoist_rows(const Term *body, Sym *const *fv, int nfv, RevHoisted *out)
   out->row = h.row;
   out->matrix = h.matrix;
   out->index = h.index;
+  out->count = h.count;
+  out->lo = h.lo;
   return r;
 }

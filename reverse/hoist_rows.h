@@ -1,5 +1,6 @@
-/* hoist_rows.h: the rows of free matrices that an inner lambda of a map's
-   body reads, read once per element at the body's top instead.
+/* hoist_rows.h: the rows of free matrices (and the windows of free
+   vectors) that an inner lambda of a map's body reads, read once per
+   element at the body's top instead.
 
    In map (i. sum (map (j. m[i, j] * x[j]) (iota (length x)))) (iota n)
    the inner map reads row i of the free matrix m at each j: to the map's
@@ -20,20 +21,34 @@
      let row = if length m == 0 then [] else
                m[if 0 <= e && e < length m && floor e == e then e else 0]
    and the rows it reads where the inner lambda does not get a cotangent
-   of zeros. Equal indices of one matrix share one row. */
+   of zeros. Equal indices of one matrix share one row.
+
+   A free vector's reads a[base + j] (or a[j]) in an inner lambda whose
+   index j runs over [0, n) (a for loop's counter, the parameter of a map
+   over iota n), base and n hoistable as above, read a window instead:
+     let lo = .. in let win = a[lo : hi] in ... win[base + j - lo] ...
+   with lo and hi (rev_hoist_window_lo/hi) never failing and holding every
+   read the primal made. The map then gathers windows (jt_gather.c): each
+   element's window cotangent, of n elements, is added into a from its
+   start (jt_map_any.c), O(n) per element instead of a whole cotangent of
+   a (a convolution's gradient). */
 #ifndef UNA_REVERSE_HOIST_ROWS_H
 #define UNA_REVERSE_HOIST_ROWS_H
 
 #include "../frontend/ir/term.h"
 
-/* The rows hoisted from a body: row[i] stands for matrix[i][index[i]]
-   (the index as hoisted, which may fail; rev_hoist_safe_read reads it
-   safely). */
+/* The rows and windows hoisted from a body. A row (count[i] NULL):
+   row[i] stands for matrix[i][index[i]] (the index as hoisted, which may
+   fail; rev_hoist_safe_read reads it safely). A window: row[i] stands for
+   matrix[i][lo : hi] (a vector), lo[i] for its start, whose reads in the
+   inner lambda are row[i][e - lo[i]]. */
 typedef struct RevHoisted {
   int n;
   Sym **row;
   Sym **matrix;
   Term **index;
+  Term **count;
+  Sym **lo;
 } RevHoisted;
 
 /* body (of a lambda whose free arrays of interest are fv[0..nfv)) with
@@ -48,7 +63,21 @@ Term *rev_hoist_rows(const Term *body, Sym *const *fv, int nfv, RevHoisted *h);
 Term *rev_hoist_safe_index(Span s, const RevHoisted *h, int i);
 Term *rev_hoist_safe_read(Span s, const RevHoisted *h, int i);
 
-/* body with the hoisted rows bound to their safe reads. */
+/* A window's bounds, which never fail: with base its index[i] and n its
+   count[i], and whole(x) = floor x == x && x - x == 0,
+     lo = if whole base then max 0 (min (length a) base) else 0
+     hi = if whole base && whole n then max lo (min (length a) (base + n)) else lo
+   so that 0 <= lo <= hi <= length a, and every read a[base + j], j in
+   [0, n), that is in bounds is win[base + j - lo]. */
+Term *rev_hoist_window_lo(Span s, const RevHoisted *h, int i);
+Term *rev_hoist_window_hi(Span s, const RevHoisted *h, int i, Term *lo);
+
+/* body with the windows' starts bound (lo[i] = rev_hoist_window_lo):
+   the inner lambdas read them. */
+Term *rev_hoist_bind_starts(const RevHoisted *h, Term *body);
+
+/* body with the hoisted rows bound to their safe reads and the windows
+   to their slices a[lo : hi] (inside rev_hoist_bind_starts). */
 Term *rev_hoist_bind(const RevHoisted *h, Term *body);
 
 #endif

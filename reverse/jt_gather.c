@@ -189,6 +189,20 @@ static void scan(Scan *sc, const Term *t, Where w) {
       return;
     }
   }
+  /* a[lo : hi] of a free [R] a, unguarded: a window, its cotangent
+     added from lo (jt_map_any.c) */
+  if (t->kind == T_PRIM && t->prim == PRIM_SLICE && fe_type_is_real_array(t->type)) {
+    int k = fv_of(sc, t->kids[0]);
+    if (k >= 0) {
+      const Term *lo = w.lost || w.cond ? NULL : index_of(sc, t->kids[1]);
+      const Term *hi = lo ? index_of(sc, t->kids[2]) : NULL;
+      if (hi) add_read(sc, t, k, lo, hi, NULL);
+      else sc->bad[k] = true;
+      scan(sc, t->kids[1], w);
+      scan(sc, t->kids[2], w);
+      return;
+    }
+  }
   /* length a gives a no cotangent: a use that is not a read, but no
      other use either */
   if (t->kind == T_PRIM && t->prim == PRIM_LENGTH && fv_of(sc, t->kids[0]) >= 0) return;
@@ -255,29 +269,47 @@ bool rev_jt_gathers(const RevJt *j, const Term *lam, RevGathers *g) {
     g->guard[g->nreads] = sc.guard[i];
     g->index[g->nreads++] = sc.index[i];
   }
-  /* the hoisted rows: reads of their matrices where those are gathered,
-     else bound in the body to their safe reads */
+  /* the hoisted rows and windows: reads of their arrays where those are
+     gathered, else bound in the body to their safe reads (the windows'
+     starts are bound in the body either way: its inner lambdas read
+     them) */
   RevHoisted kept = hr;
   kept.n = 0;
+  if (hr.n) {
+    kept.row = NEW_ARRAY(Sym *, hr.n);
+    kept.matrix = NEW_ARRAY(Sym *, hr.n);
+    kept.index = NEW_ARRAY(Term *, hr.n);
+    kept.count = NEW_ARRAY(Term *, hr.n);
+    kept.lo = NEW_ARRAY(Sym *, hr.n);
+  }
   for (int i = 0; i < hr.n; i++) {
     int k = 0;
     while (j->fv[k] != hr.matrix[i]) k++;
     if (sc.bad[k]) {
       kept.row[kept.n] = hr.row[i];
       kept.matrix[kept.n] = hr.matrix[i];
-      kept.index[kept.n++] = hr.index[i];
+      kept.index[kept.n] = hr.index[i];
+      kept.count[kept.n] = hr.count[i];
+      kept.lo[kept.n++] = hr.lo[i];
       continue;
     }
     Span s = hr.index[i]->span;
     g->gathered[k] = true;
     g->r[g->nreads] = hr.row[i];
     g->read_fv[g->nreads] = k;
+    if (hr.count[i]) { /* a window: its bounds */
+      Term *lo = rev_hoist_window_lo(s, &hr, i);
+      g->index2[g->nreads] = rev_hoist_window_hi(s, &hr, i, fe_copy(lo));
+      g->guard[g->nreads] = NULL;
+      g->index[g->nreads++] = lo;
+      continue;
+    }
     g->index2[g->nreads] = NULL;
     g->guard[g->nreads] =
         fe_mk_op1(s, PRIM_NOT, fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, hr.matrix[i])), fe_mk_num(s, 0)));
     g->index[g->nreads++] = rev_hoist_safe_index(s, &hr, i);
   }
   if (g->nreads == 0) return false;
-  g->body = fe_copy(rev_hoist_bind(&kept, replace(body, &to)));
+  g->body = fe_copy(rev_hoist_bind_starts(&hr, rev_hoist_bind(&kept, replace(body, &to))));
   return true;
 }

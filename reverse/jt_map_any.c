@@ -57,11 +57,43 @@ static Term *over_elements(const RevJtPrim *p, Sym **params, Sym *c, Term *body)
   return fe_mk_map(s, fe_mk_lam(s, 1, &i, body), fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
 }
 
-/* Whether gather i reads a whole row of a matrix (hoist_rows.h). */
-static bool is_row(const RevGathers *g, int i) { return g->r[i]->type->kind == TY_ARRAY; }
+/* Whether gather i reads a whole row of a matrix (hoist_rows.h), or a
+   window of a vector (a slice). */
+static bool is_row(const RevGathers *g, const RevJt *j, int i) {
+  return g->r[i]->type->kind == TY_ARRAY && j->fv[g->read_fv[i]]->type->elem->kind == TY_ARRAY;
+}
+static bool is_window(const RevGathers *g, const RevJt *j, int i) {
+  return g->r[i]->type->kind == TY_ARRAY && j->fv[g->read_fv[i]]->type->elem->kind == TY_REAL;
+}
 
 /* [], a row of no elements. */
 static Term *empty_row(Span s) { return fe_mk_replicate(s, fe_mk_num(s, 0), fe_mk_num(s, 0)); }
+
+/* The cotangents D (windows', one per element) added into acc from the
+   starts LO:
+     let D = .. in let LO = .. in
+     loop acc = acc0 for k < length D do
+       let d = D[k] in let l = LO[k] in
+       reduce_by_index acc (+) 0 (map (t. l + t) (iota (length d))) d */
+static Term *window_cots(Span s, Term *acc0, Term *dcol, Term *los) {
+  Sym *D = fe_mk_sym("D", dcol->type, s), *LO = fe_mk_sym("LO", los->type, s);
+  Sym *acc = fe_mk_sym("acc", acc0->type, s), *kk = fe_mk_sym("k", fe_ty_real(), s);
+  Sym *d = fe_mk_sym("d", dcol->type->elem, s), *l = fe_mk_sym("l", fe_ty_real(), s), *t = fe_mk_sym("t", fe_ty_real(), s);
+  Term *ixd[2] = {fe_mk_var(s, D), fe_mk_var(s, kk)}, *ixl[2] = {fe_mk_var(s, LO), fe_mk_var(s, kk)};
+  Term *rd = fe_mk_array_prim(s, PRIM_INDEX, 2, ixd), *rl = fe_mk_array_prim(s, PRIM_INDEX, 2, ixl);
+  rd->b = rl->b = true; /* k < length D = length LO */
+  Term *n = fe_mk_length(s, fe_mk_var(s, d));
+  Term *at = fe_mk_map(s, fe_mk_lam(s, 1, &t, fe_mk_add(s, fe_mk_var(s, l), fe_mk_var(s, t))),
+                       fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
+  Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), fe_mk_var(s, acc), fe_mk_num(s, 0), at, fe_mk_var(s, d)};
+  Term *add = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
+  add->b = true; /* the window is in range */
+  Term *body = fe_mk_let(s, d, rd, fe_mk_let(s, l, rl, add));
+  Sym *ps[2] = {acc, kk};
+  Term *lk[3] = {fe_mk_lam(s, 2, ps, body), acc0, fe_mk_length(s, fe_mk_var(s, D))};
+  Term *loop = fe_mk_array_prim(s, PRIM_LOOP_FOR, 3, lk);
+  return fe_mk_let(s, D, dcol, fe_mk_let(s, LO, los, loop));
+}
 
 static bool is_matrix(const Type *t) {
   return t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_REAL;
@@ -157,6 +189,14 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   Term *vjp = rev_jt_vjp(&j, lam, params, want, fe_mk_var(s, c));
   /* the reads, at their indices, before the vjp */
   for (int i = nr - 1; i >= 0; i--) {
+    if (is_window(&ga, &p->j, i)) { /* a[lo : hi] */
+      Term *sk[3] = {fe_mk_var(s, p->j.fv[ga.read_fv[i]]), rev_jt_paste(s, ga.index[i], k, lam0->syms, params),
+                     rev_jt_paste(s, ga.index2[i], k, lam0->syms, params)};
+      Term *win = fe_mk_array_prim(s, PRIM_SLICE, 3, sk);
+      win->b = true; /* the primal's slice, or a hoisted window: in range */
+      vjp = fe_mk_let(s, params[k + i], win, vjp);
+      continue;
+    }
     Term *ix[2] = {fe_mk_var(s, p->j.fv[ga.read_fv[i]]), rev_jt_paste(s, ga.index[i], k, lam0->syms, params)};
     Term *read = fe_mk_array_prim(s, PRIM_INDEX, 2, ix);
     read->b = true; /* the primal read there: in range */
@@ -169,7 +209,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
        is not used: 0) */
     if (ga.guard[i])
       read = fe_mk_if(s, rev_jt_replayed(fe_copy(rev_jt_paste(s, ga.guard[i], k, lam0->syms, params))), read,
-                      is_row(&ga, i) ? empty_row(s) : fe_mk_num(s, 0));
+                      is_row(&ga, &p->j, i) ? empty_row(s) : fe_mk_num(s, 0));
     vjp = fe_mk_let(s, params[k + i], read, vjp);
   }
   Term *w_rhs = over_elements(p, params, c, vjp);
@@ -182,7 +222,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   Sym **offs = NEW_ARRAY(Sym *, p->j.nfv > 0 ? p->j.nfv : 1);
   bool *guarded = NEW_ARRAY(bool, p->j.nfv > 0 ? p->j.nfv : 1);
   for (int i = 0; i < nr; i++) {
-    if (is_row(&ga, i)) continue;
+    if (is_row(&ga, &p->j, i) || is_window(&ga, &p->j, i)) continue;
     int m = ga.read_fv[i];
     Term *fv = fe_mk_var(s, p->j.fv[m]), *at_ix = (Term *)ga.index[i], *d = fvc[m];
     if (ga.index2[i]) {
@@ -229,7 +269,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
      (jt_gather.c), and an empty m gets no cotangent from rows */
   bool *row_guarded = NEW_ARRAY(bool, p->j.nfv > 0 ? p->j.nfv : 1);
   for (int i = 0; i < nr; i++) {
-    if (!is_row(&ga, i)) continue;
+    if (!is_row(&ga, &p->j, i)) continue;
     int m = ga.read_fv[i];
     Term *fv = fe_mk_var(s, p->j.fv[m]), *at_ix = (Term *)ga.index[i];
     Term *d = fvc[m] ? fvc[m] : fe_mk_zero_like(s, fv);
@@ -246,6 +286,15 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     if (row_guarded[m]) {
       Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, p->j.fv[m])), fe_mk_num(s, 0));
       fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
+    }
+  /* a vector's windows: each window's cotangent added from its start,
+     one element after the other (a loop whose state is updated in place) */
+  for (int i = 0; i < nr; i++)
+    if (is_window(&ga, &p->j, i)) {
+      int m = ga.read_fv[i];
+      Term *fv = fe_mk_var(s, p->j.fv[m]);
+      fvc[m] = window_cots(s, fvc[m] ? fvc[m] : fe_mk_zero_like(s, fv), rev_jt_column(s, w, ncomp, at + i),
+                           map_over(p, lam0, (Term *)ga.index[i]));
     }
   /* the other free variables: sums over the elements */
   Term **rest = NEW_ARRAY(Term *, j.nfv + 1);

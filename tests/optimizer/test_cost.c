@@ -586,6 +586,17 @@ START_TEST(test_linear) {
   ck_assert_msg(v200 <= v10 * 1.05, "rows read in an inner map: ratio %g at 10 x 10, %g at 200 x 200", v10, v200);
   double l10 = ratio_of_opt(mvl, sq10, true), l200 = ratio_of_opt(mvl, sq200, true);
   ck_assert_msg(l200 <= l10 * 1.05, "rows read in a loop: ratio %g at 10 x 10, %g at 200 x 200", l10, l200);
+  /* windows of a vector read in a loop or map of any count (a
+     convolution): one window read per element, its cotangent added from
+     its start (hoist_rows.h), not one whole-array cotangent per element */
+  const char *conv = "def f (a: [R]) : R =\n"
+                     "  sum (map (i. loop acc = 0 for j < length a - length a + 3 do acc + a[i + j] * a[j]) (iota (length a - 3)))";
+  const char *convm = "def f (a: [R]) : R =\n"
+                      "  sum (map (i. sum (map (j. a[i + j] * a[j]) (iota (length a - length a + 3)))) (iota (length a - 3)))";
+  double w10 = ratio_at_opt(conv, 10, REV_UNF, true), w2k = ratio_at_opt(conv, 2000, REV_UNF, true);
+  ck_assert_msg(w2k <= w10 * 1.05, "windows read in a loop: ratio %g at length 10, %g at 2000", w10, w2k);
+  double x10 = ratio_at_opt(convm, 10, REV_UNF, true), x2k = ratio_at_opt(convm, 2000, REV_UNF, true);
+  ck_assert_msg(x2k <= x10 * 1.05, "windows read in an inner map: ratio %g at length 10, %g at 2000", x10, x2k);
   /* reads in a for loop of a few trips in a map (a stencil) */
   const char *sten = "def f (a: [R]) : R =\n"
                      "  sum (map (i. loop acc = 0 for j < 3 do acc + a[i + j] * a[i + j]) (iota (length a - 2)))";

@@ -125,6 +125,21 @@ static const Case cases[] = {
      "def f (m: [[R]]) (x: [R]) : R =\n"
      "  sum (map (i. loop acc = 0 for j < min (length x) (length m[i]) do acc + m[i, j] * sin x[j]) (iota (length m)))",
      NULL, true},
+    /* windows of a vector read in inner lambdas (hoist_rows.h), and a
+       slice in a map body */
+    {"a convolution, a loop",
+     "def f (a: [R]) (w: [R]) : R =\n"
+     "  sum (map (i. loop acc = 0 for j < length w do acc + a[i + j] * sin w[j]) (iota (length a - length w + 1)))",
+     NULL, true},
+    {"a convolution, a map over iota, reads that may not be made",
+     "def f (a: [R]) (w: [R]) : R =\n"
+     "  sum (map (i. let b = i - 1 in\n"
+     "               sum (map (j. if b + j >= 0 && b + j < length a then a[b + j] * w[j] * a[b + j] else w[j]) (iota (length w)))) "
+     "(iota (length a)))",
+     NULL, true},
+    {"slices in a map body",
+     "def f (a: [R]) : R = sum (map (i. sum (map (x. x * x) a[i : min (length a) (i + 2)]) * a[i]) (iota (length a)))",
+     NULL, true},
     {"rows at an index through a let, two per element",
      "def f (m: [[R]]) : R =\n"
      "  sum (map (i. let k = length m - 1 - i in\n"
@@ -205,6 +220,19 @@ static const Exact exact[] = {
      NULL, {"[[1, 2, 3], [4, 5, 6]]", "[7, 8, 9]"}, 2, "([[56, 80, 108], [14, 32, 54]], [8, 20, 36])"},
     {"def f (m: [[R]]) : R = sum (map (i. m[i, 0] * sum (map (j. m[i, j]) (iota (length m[i])))) (iota (length m)))",
      NULL, {"[[1, 2], [3, 4]]"}, 1, "[[4, 1], [10, 3]]"},
+    /* windows (hoist_rows.h): each window's cotangent added from its
+       start; one never read (an inner loop of no trips, a start that is
+       not an integer) */
+    {"def f (a: [R]) (w: [R]) : R = sum (map (i. loop acc = 0 for j < length w do acc + a[i + j] * w[j]) "
+     "(iota (length a - length w + 1)))",
+     NULL, {"[1, 2, 3, 4]", "[1, 10]"}, 2, "([1, 11, 11, 10], [6, 9])"},
+    {"def f (a: [R]) (w: [R]) : R = sum (map (i. sum (map (j. a[i + j] * w[j]) (iota (length w)))) "
+     "(iota (length a - length w + 1)))",
+     NULL, {"[1, 2, 3, 4]", "[1, 10]"}, 2, "([1, 11, 11, 10], [6, 9])"},
+    {"def f (a: [R]) (w: [R]) : R = sum (map (i. loop acc = 0 for j < length w * i do acc + a[i + 0.5 + j] * w[j]) [0, 0])",
+     NULL, {"[1, 2, 3, 4]", "[1, 10]"}, 2, "([0, 0, 0, 0], [0, 0])"},
+    {"def f (a: [R]) (w: [R]) : R = sum (map (i. loop acc = 0 for j < length w do acc + a[i + j] * w[j]) [-1, 3])",
+     NULL, {"[1, 2, 3, 4]", "[]"}, 2, "([0, 0, 0, 0], [])"},
     /* an index through 40 lets that each use the one before three times:
        expanded, 3^40 nodes; it is not a gather (the general rule), and
        derives at once */
