@@ -30,6 +30,7 @@ typedef struct {
   Sym **lo;      /* ... a window's start */
   Counter *counters; /* the inner lambdas' indices around the walk */
   int ncounters, capcounters;
+  const PtrMap *prefix; /* the vectors whose reads a[j] are windows too */
 } Hoist;
 
 static bool is_matrix(const Type *t) {
@@ -138,14 +139,18 @@ static const Counter *counter_of(const Hoist *h, const Term *t) {
   return NULL;
 }
 
-/* a[e], a a free vector, e = base + j (or j + base, or j) with j an inner
+/* a[e], a a free vector, e = base + j (or j + base) with j an inner
    lambda's index over [0, n) and base hoisted: win[e - lo] of the
    window win of a from base (hoist_rows.h); NULL when it is not. */
 static Term *window_read(Hoist *h, const Term *t) {
   Sym *a = free_array(h, t->kids[0], false);
   if (!a) return NULL;
+  /* a[j] alone is left to the inner lambda (its window would start at 0
+     for every element: a filter's weights, read whole, where the inner
+     map's reads at its own index are plain elementwise reads), unless a
+     is read at base + j too */
   const Term *e = t->kids[1];
-  const Counter *c = counter_of(h, e);
+  const Counter *c = h->prefix->n && ptrmap_get(h->prefix, a) ? counter_of(h, e) : NULL;
   Term *base = c ? fe_mk_num(e->span, 0) : NULL;
   if (!c && e->kind == T_PRIM && e->prim == PRIM_ADD) {
     for (int side = 0; side < 2 && !c; side++) {
@@ -286,18 +291,29 @@ Term *rev_hoist_bind_starts(const RevHoisted *h, Term *body) {
   return body;
 }
 
+static Term *hoist(const Term *body, Sym *const *fv, int nfv, const PtrMap *prefix, Hoist *h) {
+  memset(h, 0, sizeof *h);
+  h->fv = fv;
+  h->nfv = nfv;
+  h->prefix = prefix;
+  ptrmap_init(&h->lets, 8);
+  ptrmap_init(&h->bound, 8);
+  return walk(h, body, false);
+}
+
 Term *rev_hoist_rows(const Term *body, Sym *const *fv, int nfv, RevHoisted *out) {
   memset(out, 0, sizeof *out);
   bool any = false;
   for (int k = 0; k < nfv; k++) any |= fv[k]->type->kind == TY_ARRAY;
   if (!any) return (Term *)body;
   Hoist h;
-  memset(&h, 0, sizeof h);
-  h.fv = fv;
-  h.nfv = nfv;
-  ptrmap_init(&h.lets, 8);
-  ptrmap_init(&h.bound, 8);
-  Term *r = walk(&h, body, false);
+  PtrMap prefix = {0};
+  Term *r = hoist(body, fv, nfv, &prefix, &h);
+  /* a vector with a window from base + j: its reads a[j] are windows
+     too (else they would make its cotangent the general rule's) */
+  for (int i = 0; i < h.n; i++)
+    if (h.count[i]) ptrmap_put(&prefix, h.matrix[i], &inner_mark);
+  if (prefix.n) r = hoist(body, fv, nfv, &prefix, &h);
   out->n = h.n;
   out->row = h.row;
   out->matrix = h.matrix;

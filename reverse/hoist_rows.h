@@ -23,7 +23,9 @@
    and the rows it reads where the inner lambda does not get a cotangent
    of zeros. Equal indices of one matrix share one row.
 
-   A free vector's reads a[base + j] (or a[j]) in an inner lambda whose
+   A free vector's reads a[base + j] (and a[j] when it is read so too: a
+   filter's weights, read whole by every element, stay the inner
+   lambda's) in an inner lambda whose
    index j runs over [0, n) (a for loop's counter, the parameter of a map
    over iota n), base and n hoistable as above, read a window instead:
      let lo = .. in let win = a[lo : hi] in ... win[base + j - lo] ...

@@ -69,6 +69,18 @@ static bool is_window(const RevGathers *g, const RevJt *j, int i) {
 /* [], a row of no elements. */
 static Term *empty_row(Span s) { return fe_mk_replicate(s, fe_mk_num(s, 0), fe_mk_num(s, 0)); }
 
+/* Whether t mentions one of the variables xs[0..n). */
+static bool mentions(const Term *t, Sym *const *xs, int n) {
+  if (t->kind == T_VAR) {
+    for (int i = 0; i < n; i++)
+      if (t->sym == xs[i]) return true;
+    return false;
+  }
+  for (int i = 0; i < t->nkids; i++)
+    if (mentions(t->kids[i], xs, n)) return true;
+  return false;
+}
+
 /* The cotangents D (windows', one per element) added into acc from the
    starts LO:
      let D = .. in let LO = .. in
@@ -292,9 +304,26 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   for (int i = 0; i < nr; i++)
     if (is_window(&ga, &p->j, i)) {
       int m = ga.read_fv[i];
-      Term *fv = fe_mk_var(s, p->j.fv[m]);
-      fvc[m] = window_cots(s, fvc[m] ? fvc[m] : fe_mk_zero_like(s, fv), rev_jt_column(s, w, ncomp, at + i),
-                           map_over(p, lam0, (Term *)ga.index[i]));
+      Term *fv = fe_mk_var(s, p->j.fv[m]), *acc0 = fvc[m] ? fvc[m] : fe_mk_zero_like(s, fv);
+      Term *col = rev_jt_column(s, w, ncomp, at + i);
+      if (mentions(ga.index[i], lam0->syms, k) || mentions(ga.index2[i], lam0->syms, k)) {
+        fvc[m] = window_cots(s, acc0, col, map_over(p, lam0, (Term *)ga.index[i]));
+        continue;
+      }
+      /* the same window for every element (a[j]: a prefix): the
+         cotangents summed, then added once */
+      Term *sk[3] = {fv, fe_copy(ga.index[i]), fe_copy(ga.index2[i])};
+      Term *win = fe_mk_array_prim(s, PRIM_SLICE, 3, sk);
+      win->b = true;
+      Term *sum = rev_jt_gsum(s, col, fe_mk_zero_like(s, win));
+      Sym *d = fe_mk_sym("d", sum->type, s), *t = fe_mk_sym("t", fe_ty_real(), s);
+      Term *n = fe_mk_length(s, fe_mk_var(s, d));
+      Term *ats = fe_mk_map(s, fe_mk_lam(s, 1, &t, fe_mk_add(s, fe_copy(ga.index[i]), fe_mk_var(s, t))),
+                            fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
+      Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), acc0, fe_mk_num(s, 0), ats, fe_mk_var(s, d)};
+      Term *add = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
+      add->b = true; /* the window is in range */
+      fvc[m] = fe_mk_let(s, d, sum, add);
     }
   /* the other free variables: sums over the elements */
   Term **rest = NEW_ARRAY(Term *, j.nfv + 1);
