@@ -15,28 +15,21 @@ typedef Term *(*PartialRule)(Span s, int i, Term *x, Term *y);
 static Term *d_neg(Span s, int i, Term *x, Term *y) { return num(s, -1); }
 static Term *d_sin(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_COS, x); }
 static Term *d_cos(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_NEG, op1(s, PRIM_SIN, x)); }
-/* let v = e in body(v): a value used twice, computed once */
-static Term *with_value(Span s, const char *name, Term *e, Term *(*body)(Span, Term *)) {
-  Sym *v = fe_mk_sym(name, e->type, s);
-  return fe_mk_let(s, v, e, body(s, fe_mk_var(s, v)));
+static Term *d_tan(Span s, int i, Term *x, Term *y) {
+  return op2(s, PRIM_DIV, num(s, 1), sq(s, op1(s, PRIM_COS, x)));
 }
-
-static Term *one_over_sq(Span s, Term *c) { return op2(s, PRIM_DIV, num(s, 1), sq(s, c)); }
-static Term *one_minus_sq(Span s, Term *t) { return op2(s, PRIM_SUB, num(s, 1), sq(s, t)); }
-static Term *times_one_minus(Span s, Term *v) { return op2(s, PRIM_MUL, v, op2(s, PRIM_SUB, num(s, 1), v)); }
-
-/* 1 / cos^2 x */
-static Term *d_tan(Span s, int i, Term *x, Term *y) { return with_value(s, "c", op1(s, PRIM_COS, x), one_over_sq); }
 static Term *d_exp(Span s, int i, Term *x, Term *y) { return op1(s, PRIM_EXP, x); }
 static Term *d_log(Span s, int i, Term *x, Term *y) { return op2(s, PRIM_DIV, num(s, 1), x); }
 static Term *d_sqrt(Span s, int i, Term *x, Term *y) {
   return op2(s, PRIM_DIV, num(s, 0.5), op1(s, PRIM_SQRT, x));
 }
-/* 1 - tanh^2 x */
-static Term *d_tanh(Span s, int i, Term *x, Term *y) { return with_value(s, "t", op1(s, PRIM_TANH, x), one_minus_sq); }
+static Term *d_tanh(Span s, int i, Term *x, Term *y) {
+  return op2(s, PRIM_SUB, num(s, 1), sq(s, op1(s, PRIM_TANH, x)));
+}
 /* s(x) (1 - s(x)) */
 static Term *d_sigmoid(Span s, int i, Term *x, Term *y) {
-  return with_value(s, "s", op1(s, PRIM_SIGMOID, x), times_one_minus);
+  return op2(s, PRIM_MUL, op1(s, PRIM_SIGMOID, x),
+             op2(s, PRIM_SUB, num(s, 1), op1(s, PRIM_SIGMOID, x)));
 }
 /* abs x = if x >= 0 then x else -x */
 static Term *d_abs(Span s, int i, Term *x, Term *y) {
