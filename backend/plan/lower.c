@@ -188,6 +188,16 @@ static PlanSrc *src_of(Lowering *lw, SrcBuild *b, Term *t, bool top) {
   return s;
 }
 
+/* A leaf of b: the array term t, evaluated on its own. */
+static PlanSrc *leaf_src(SrcBuild *b, Term *t) {
+  PlanSrc *s = NEW(PlanSrc);
+  s->term = t;
+  s->leaf = true;
+  s->index = b->nleaves;
+  PUSH(b->leaves, b->nleaves, b->cap, s);
+  return s;
+}
+
 static PlanKernel *add_kernel(Lowering *lw, PlanKernelKind kind, Term *t) {
   PlanKernel *k = NEW(PlanKernel);
   k->kind = kind;
@@ -454,16 +464,26 @@ static void plan_builtin(Lowering *lw, Term *t) {
       if (fusable(lw, t->kids[4])) note_of(t->kids[4])->fused = true;
       return;
     }
-    /* a builtin monoid: a kernel too (the GPU's; the indices its last leaf) */
+    /* a builtin monoid: a kernel too (the GPU's; the indices its last
+       leaf). V written as a map is fused, its arrays evaluated on their
+       own, as the CPU's scatter takes them (backend/scatter.c) */
     PlanKernel *k = add_kernel(lw, PK_SCATTER, t);
     k->monoid = m;
     SrcBuild b = {0};
-    k->src = src_of(lw, &b, t->kids[4], false);
-    PlanSrc *ix = NEW(PlanSrc);
-    ix->leaf = true;
-    ix->term = t->kids[3];
-    ix->index = b.nleaves;
-    PUSH(b.leaves, b.nleaves, b.cap, ix);
+    Term *v = t->kids[4];
+    if (fusable(lw, v)) {
+      PlanSrc *node = NEW(PlanSrc);
+      node->term = v;
+      node->fn = fn_of(lw, v->kids[0]);
+      add_fn(&b, node->fn);
+      note_of(v)->fused = true;
+      node->a = leaf_src(&b, v->kids[1]);
+      if (v->prim == PRIM_MAP2) node->b = leaf_src(&b, v->kids[2]);
+      k->src = node;
+    } else {
+      k->src = leaf_src(&b, v);
+    }
+    leaf_src(&b, t->kids[3]);
     k->leaves = b.leaves;
     k->nleaves = b.nleaves;
     k->fns = b.fns;
