@@ -195,7 +195,7 @@ static bool bind_narrowed(OptBinds *b, OptSymMap *uses, const Term *l, Term *r) 
 
 /* A let chain, from its end back to its start. */
 static Term *chain(OptSymMap *uses, const Term *t) {
-  long n = 0, cap = 64;
+  long n = 0, cap = 8;
   const Term **lets = NEW_ARRAY(const Term *, cap);
   const Term *cur = t;
   while (cur->kind == T_LET || cur->kind == T_LETTUP) {

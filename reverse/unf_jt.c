@@ -28,7 +28,7 @@ static const char *cot_name(const Term *atom) {
 
 static void push_entry(RevCot *c, Term *t, Term *sp) {
   if (c->len == c->cap) {
-    c->cap = c->cap ? c->cap * 2 : 64;
+    c->cap = c->cap ? c->cap * 2 : 8;
     Term **v = NEW_ARRAY(Term *, c->cap), **p = NEW_ARRAY(Term *, c->cap);
     if (c->len) {
       memcpy(v, c->v, sizeof(Term *) * (size_t)c->len);

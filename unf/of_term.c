@@ -47,7 +47,7 @@ static void pos_put(PosMap *m, Sym *x, int pos);
 
 static void pos_grow(PosMap *m) {
   PosMap old = *m;
-  m->cap = old.cap ? old.cap * 2 : 64;
+  m->cap = old.cap ? old.cap * 2 : 16;
   m->n = 0;
   m->keys = NEW_ARRAY(Sym *, m->cap);
   m->vals = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)m->cap);
@@ -86,7 +86,7 @@ typedef struct {
 static void emit(Gen *g, Unf *u) {
   ASSERT(unf_ctx_eq(g->cur, u->in));
   if (g->n == g->cap) {
-    g->cap = g->cap ? g->cap * 2 : 64;
+    g->cap = g->cap ? g->cap * 2 : 8;
     Unf **a = NEW_ARRAY(Unf *, g->cap);
     if (g->n) memcpy(a, g->steps, sizeof(Unf *) * (size_t)g->n);
     g->steps = a;
