@@ -46,11 +46,29 @@ static Term *prim2(const Term *like, Prim p, Term *a, Term *b) {
   return fe_term_prim(like->span, like->type, p, 2, k);
 }
 
+/* `if length a == 0 then map f a else map g a` (a a variable): both
+   branches are the empty array when a is (map reads only a), so the
+   else branch stands for both (a gradient's test for an empty matrix
+   around its map over the rows). */
+static bool empty_test_of_maps(OptRw *rw, Term *t) {
+  const Term *c = t->kids[0], *x = opt_rw_resolve(rw, t->kids[1]), *y = opt_rw_resolve(rw, t->kids[2]);
+  if (!(c->kind == T_PRIM && c->prim == PRIM_EQ && opt_is_num(c->kids[1], 0) && is_length(c->kids[0]))) return false;
+  const Term *a = c->kids[0]->kids[0];
+  if (a->kind != T_VAR) return false;
+  for (int b = 0; b < 2; b++) {
+    const Term *m = b ? y : x;
+    if (!(m->kind == T_PRIM && m->prim == PRIM_MAP && m->kids[1]->kind == T_VAR && m->kids[1]->sym == a->sym))
+      return false;
+  }
+  return true;
+}
+
 static Term *fold_rule(OptRw *c, Term *t) {
   bool known;
   if (opt_rw_known(c, t, &known)) return fe_mk_bool(t->span, known);
   if (t->kind == T_IF && t->kids[0]->kind == T_BOOL) return t->kids[0]->b ? t->kids[1] : t->kids[2];
   if (t->kind == T_IF && opt_alpha_eq(t->kids[1], t->kids[2]) && opt_rw_safe(c, t->kids[0])) return t->kids[1];
+  if (t->kind == T_IF && empty_test_of_maps(c, t)) return t->kids[2];
   if (t->kind == T_IF) {
     /* a branch that tests the condition again: its own branch is known */
     for (int b = 1; b <= 2; b++) {

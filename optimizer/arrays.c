@@ -791,12 +791,34 @@ static Term *rule_index(OptRw *c, Term *t) {
 
 /* reduce_by_index D (+) 0 (iota n) V with D all zeros of length n and V of
    length n -> V: each position gets its own element once, after 0 (the
-   cotangent of an array read by a map at its own index). */
-static Term *rbi_identity(OptRw *c, Term *t) {
-  if (!is_plus_rbi(t)) return NULL;
-  Term *d = t->kids[1], *is = t->kids[3], *v = t->kids[4];
+   cotangent of an array read by a map at its own index); the same for
+   rows summed by a checked map2 (a matrix's rows gathered by a map over
+   them, reverse/jt_map_any.c). */
+/* Whether the array d (followed through lets) is all zeros, at any depth:
+   replicate n 0, map (x. 0) B, or a map whose function makes such an
+   array (a matrix's zero cotangent, map (r. map (x. 0) r) m). */
+static bool all_zeros(OptRw *c, Term *d) {
   Term *z = opt_rw_const_elem(c, d);
-  if (!z || !(opt_is_num(z, 0) || opt_is_num(z, -0.0))) return NULL;
+  if (z) return opt_is_num(z, 0) || opt_is_num(z, -0.0);
+  Term *r = opt_rw_resolve(c, d);
+  return is_prim(r, PRIM_MAP) && r->kids[0]->kind == T_LAM && r->type->elem->kind == TY_ARRAY &&
+         all_zeros(c, r->kids[0]->kids[0]);
+}
+
+/* Whether lam is (g, h. map2 (+) g h) with its map2 checked by
+   construction (reverse/: rows of the same lengths), the sum of rows. */
+static bool checked_row_sum(const Term *lam) {
+  if (lam->kind != T_LAM || lam->nsyms != 2) return false;
+  const Term *m = lam->kids[0];
+  return is_prim(m, PRIM_MAP2) && m->b && fe_is_oplam_either(m->kids[0], PRIM_ADD) && m->kids[1]->kind == T_VAR &&
+         m->kids[2]->kind == T_VAR && m->kids[1]->sym == lam->syms[0] && m->kids[2]->sym == lam->syms[1];
+}
+
+static Term *rbi_identity(OptRw *c, Term *t) {
+  bool rows = is_prim(t, PRIM_REDUCE_BY_INDEX) && checked_row_sum(t->kids[0]);
+  if (!is_plus_rbi(t) && !rows) return NULL;
+  Term *d = t->kids[1], *is = t->kids[3], *v = t->kids[4];
+  if (!all_zeros(c, d)) return NULL;
   if (!is_prim(opt_rw_resolve(c, is), PRIM_IOTA) || !opt_rw_safe(c, d)) return NULL;
   if (!opt_rw_same_length(c, d, is) || !opt_rw_same_length(c, is, v)) return NULL;
   return v;

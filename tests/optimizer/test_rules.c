@@ -166,6 +166,8 @@ static const char *const programs =
     "def p_known (x: R) (a: [R]) = if x > 0 then (if !(x > 0) then 1 else x) + sum (map (v. if x > 0 then v else 0) a) else 2\n"
     "def p_known_ix (a: [R]) = map (i. if 0 <= i && (i < length a && floor i == i) then a[i] else 0) (iota (length a))\n"
     "def p_known_ne (m: [[R]]) = map (r. if length m == 0 then 0 else r[0]) m\n"
+    /* an empty test around two maps over the array tested: the else branch */
+    "def p_empty_maps (a: [R]) = if length a == 0 then map (x. 0) a else map (x. x * 2) a\n"
     /* a sum of transposed outer products of paired rows (gmm's features'
        cotangent): one matrix product, after the rows' count check */
     "def p_outer_t (g: [[R]]) (c: [[R]]) (z: [[R]]) =\n"
@@ -207,6 +209,7 @@ START_TEST(rules_fire) {
   ck_assert_str_eq(body_text(passed("p_known", opt_algebra)), "if x > 0 then x + sum (map (v. v) a) else 2");
   ck_assert_str_eq(body_text(passed("p_known_ix", opt_algebra)), "map (i. a[i]) (iota (length a))");
   ck_assert_str_eq(body_text(passed("p_known_ne", opt_algebra)), "map (r. r[0]) m");
+  ck_assert_str_eq(body_text(passed("p_empty_maps", opt_algebra)), "map (x. x * 2) a");
   /* π_1 of an if of tuples: each branch's component, the other dead */
   ck_assert_str_eq(body_text(passed("p_ifproj", NULL)), "(if x > 0 then reduce (+) 0 a else x) * 2");
   /* an if whose test does not read the element: out of the map */
@@ -278,7 +281,7 @@ START_TEST(values_preserved) {
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
                          "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i",
-                         "p_sign", "p_known", "p_known_ix", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_dup_unused", "p_rk"};
+                         "p_sign", "p_known", "p_known_ix", "p_empty_maps", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_dup_unused", "p_rk"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);
