@@ -498,8 +498,8 @@ static void emit_sequential(StrBuf *b, const PlanKernel *k) {
 /* reduce_by_index D op v I V, op a builtin monoid: out holds D (copied,
    or D itself) and has v elements (a real); each value is combined into
    its place atomically, in no fixed order: atomicAdd for + (double, sm_60
-   and later), a compare-and-swap loop for * max min (una_max and una_min
-   as the CPU's). An index that is not an integer in bounds changes
+   and later; a compare-and-swap loop before), a compare-and-swap loop
+   for * max min (una_max and una_min as the CPU's). An index that is not an integer in bounds changes
    nothing: the first such value's position goes to aux[0] (atomicMin; ~0
    when none), and the launch code raises the CPU's error for it, after
    the values' own faults. */
@@ -513,17 +513,22 @@ static void emit_scatter(StrBuf *b, const PlanKernel *k) {
          "      atomicMin(bad, (unsigned long long)j);\n"
          "      continue;\n"
          "    }\n", k->nleaves - 1);
-  if (k->monoid == CPU_M_ADD) {
-    sb_printf(b, "    atomicAdd(&out[(long long)i], x);\n");
-  } else {
-    const char *op = k->monoid == CPU_M_MUL ? "a * x" : k->monoid == CPU_M_MAX ? "una_max(a, x)" : "una_min(a, x)";
-    sb_printf(b, "    unsigned long long *p = (unsigned long long *)&out[(long long)i], seen = *p, was;\n"
-           "    do {\n"
-           "      was = seen;\n"
-           "      double a = __longlong_as_double((long long)was);\n"
-           "      seen = atomicCAS(p, was, (unsigned long long)__double_as_longlong(%s));\n"
-           "    } while (seen != was);\n", op);
-  }
+  const char *op = k->monoid == CPU_M_ADD   ? "a + x"
+                   : k->monoid == CPU_M_MUL ? "a * x"
+                   : k->monoid == CPU_M_MAX ? "una_max(a, x)"
+                                            : "una_min(a, x)";
+  /* a double atomicAdd exists from sm_60 on; before, + is a CAS loop too */
+  if (k->monoid == CPU_M_ADD)
+    sb_printf(b, "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600\n"
+           "    atomicAdd(&out[(long long)i], x);\n"
+           "#else\n");
+  sb_printf(b, "    unsigned long long *p = (unsigned long long *)&out[(long long)i], seen = *p, was;\n"
+         "    do {\n"
+         "      was = seen;\n"
+         "      double a = __longlong_as_double((long long)was);\n"
+         "      seen = atomicCAS(p, was, (unsigned long long)__double_as_longlong(%s));\n"
+         "    } while (seen != was);\n", op);
+  if (k->monoid == CPU_M_ADD) sb_printf(b, "#endif\n");
   sb_printf(b, "  }\n}\n");
 }
 
