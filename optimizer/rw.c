@@ -3,7 +3,6 @@
 
 #include <math.h>
 
-#include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
 #include "../frontend/ir/ptrmap.h"
 #include "pe_util.h"
@@ -45,8 +44,9 @@ enum { USES, /* occurrences in the input */
 enum { RHS };
 
 /* A condition known where the walk is: an if's condition in its
-   branches (value: which branch), or an index x of a map over iota n
-   (cond NULL: 0 <= x < n, x an integer). */
+   branches (value: which branch); an index x of a map over iota n
+   (cond NULL, n set: 0 <= x < n, x an integer); an array x a map runs
+   over (cond and n NULL: length x == 0 is false). */
 typedef struct Known {
   const Term *cond;
   bool value;
@@ -402,12 +402,24 @@ static bool index_fact(const Known *k, const Term *t, bool *value) {
   }
 }
 
+/* What the fact that k->x has elements says of t: `length x == 0`
+   (false), or its negation. */
+static bool empty_fact(const Known *k, const Term *t, bool *value) {
+  bool neg = t->kind == T_PRIM && t->prim == PRIM_NOT;
+  const Term *e = neg ? t->kids[0] : t;
+  if (!(e->kind == T_PRIM && e->prim == PRIM_EQ && opt_is_num(e->kids[1], 0))) return false;
+  const Term *l = e->kids[0];
+  if (!(l->kind == T_PRIM && l->prim == PRIM_LENGTH && is_var(l->kids[0], k->x))) return false;
+  *value = neg;
+  return true;
+}
+
 bool opt_rw_known(OptRw *c, const Term *t, bool *value) {
   if (c->nknown == 0 || !t->type || t->type->kind != TY_BOOL || t->kind == T_BOOL) return false;
   for (int i = c->nknown - 1; i >= 0 && i >= c->nknown - KNOWN_DEPTH; i--) {
     const Known *k = &c->known[i];
     if (!k->cond) {
-      if (index_fact(k, t, value)) return true;
+      if (k->n ? index_fact(k, t, value) : empty_fact(k, t, value)) return true;
       continue;
     }
     if (opt_alpha_eq(t, k->cond)) return *value = k->value, true;
@@ -585,10 +597,7 @@ static Term *rw(OptRw *c, const Term *t) {
       if (a->kind == T_PRIM && a->prim == PRIM_IOTA)
         push_known(c, (Known){NULL, true, t->kids[0]->syms[i - 1], a->kids[0]});
       /* and the body runs only when the array has elements */
-      if (k[i]->kind == T_VAR) {
-        Span sp = k[i]->span;
-        push_known(c, (Known){fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, k[i]), fe_mk_num(sp, 0)), false, NULL, NULL});
-      }
+      if (k[i]->kind == T_VAR) push_known(c, (Known){NULL, false, k[i]->sym, NULL});
     }
     k[0] = rw(c, t->kids[0]);
     c->nknown = saved;

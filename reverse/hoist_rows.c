@@ -33,12 +33,8 @@ typedef struct {
   const PtrMap *prefix; /* the vectors whose reads a[j] are windows too */
 } Hoist;
 
-static bool is_matrix(const Type *t) {
-  return t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_REAL;
-}
-
 static Sym *free_array(const Hoist *h, const Term *t, bool matrix) {
-  if (t->kind != T_VAR || !(matrix ? is_matrix(t->sym->type) : fe_type_is_real_array(t->sym->type))) return NULL;
+  if (t->kind != T_VAR || !(matrix ? fe_type_is_real_matrix(t->sym->type) : fe_type_is_real_array(t->sym->type))) return NULL;
   for (int k = 0; k < h->nfv; k++)
     if (h->fv[k] == t->sym) return t->sym;
   return NULL;

@@ -86,17 +86,6 @@ static void bind_syms(Scan *sc, const Term *t) {
     for (int i = 0; i < t->nsyms; i++) ptrmap_put(&sc->bound, t->syms[i], &mark);
 }
 
-/* Whether c is `not (length m == 0)`, as a `length m == 0` tested by an
-   if's else branch narrows to. */
-static bool nonempty_test(const Term *c, const Sym *m) {
-  if (!(c->kind == T_PRIM && c->prim == PRIM_NOT)) return false;
-  const Term *e = c->kids[0];
-  if (!(e->kind == T_PRIM && e->prim == PRIM_EQ)) return false;
-  const Term *l = e->kids[0], *z = e->kids[1];
-  return l->kind == T_PRIM && l->prim == PRIM_LENGTH && l->kids[0]->kind == T_VAR && l->kids[0]->sym == m &&
-         z->kind == T_NUM && z->num == 0;
-}
-
 /* Records the read t of the free array fv[k] at ix (and ix2: a matrix's
    element). */
 static void add_read(Scan *sc, const Term *t, int k, const Term *ix, const Term *ix2, const Term *guard) {
@@ -172,15 +161,14 @@ static void scan(Scan *sc, const Term *t, Where w) {
   if (t->kind == T_PRIM && t->prim == PRIM_INDEX) {
     int k = fv_of(sc, t->kids[0]);
     const Term *ix = NULL, *guard = NULL;
-    const Type *elem = t->kids[0]->type->elem;
-    bool row = elem->kind == TY_ARRAY && elem->elem->kind == TY_REAL;
-    if (k >= 0 && !w.lost && (elem->kind == TY_REAL || row)) {
+    /* a row (m[e] of a free [[R]]) unguarded only: its cotangent has the
+       row's length, and where a guard fails there is no row to add it to
+       (hoisted rows come guarded by their matrix's being nonempty:
+       rev_jt_gathers) */
+    bool row = fe_type_is_real_matrix(t->kids[0]->type) && !w.cond;
+    if (k >= 0 && !w.lost && (fe_type_is_real_array(t->kids[0]->type) || row)) {
       ix = index_of(sc, t->kids[1]);
       if (ix && w.cond && !(guard = index_of(sc, w.cond))) ix = NULL;
-      /* a row's cotangent has the row's length: where a guard fails
-         there is no row to add it to, unless the guard is m's being
-         nonempty (hoist_rows.h), whose failing leaves no read at all */
-      if (ix && row && w.cond && !nonempty_test(w.cond, t->kids[0]->sym)) ix = NULL;
     }
     if (k >= 0) {
       if (!ix) sc->bad[k] = true;

@@ -81,6 +81,26 @@ static bool mentions(const Term *t, Sym *const *xs, int n) {
   return false;
 }
 
+/* reduce_by_index acc (+) 0 (map (t. lo + t) (iota (length d))) d: the
+   window cotangent d (a variable) added into acc from lo, in range by
+   construction. */
+static Term *add_from(Span s, Term *acc, Term *lo, Sym *d) {
+  Sym *t = fe_mk_sym("t", fe_ty_real(), s);
+  Term *n = fe_mk_length(s, fe_mk_var(s, d));
+  Term *at = fe_mk_map(s, fe_mk_lam(s, 1, &t, fe_mk_add(s, lo, fe_mk_var(s, t))), fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
+  Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), acc, fe_mk_num(s, 0), at, fe_mk_var(s, d)};
+  Term *add = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
+  add->b = true;
+  return add;
+}
+
+/* if length a == 0 then 0_a else t: the cotangent of a whose reads were
+   guarded (an empty a had none) */
+static Term *unless_empty(Span s, Sym *a, Term *t) {
+  Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, a)), fe_mk_num(s, 0));
+  return fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, a)), t);
+}
+
 /* The cotangents D (windows', one per element) added into acc from the
    starts LO:
      let D = .. in let LO = .. in
@@ -90,25 +110,16 @@ static bool mentions(const Term *t, Sym *const *xs, int n) {
 static Term *window_cots(Span s, Term *acc0, Term *dcol, Term *los) {
   Sym *D = fe_mk_sym("D", dcol->type, s), *LO = fe_mk_sym("LO", los->type, s);
   Sym *acc = fe_mk_sym("acc", acc0->type, s), *kk = fe_mk_sym("k", fe_ty_real(), s);
-  Sym *d = fe_mk_sym("d", dcol->type->elem, s), *l = fe_mk_sym("l", fe_ty_real(), s), *t = fe_mk_sym("t", fe_ty_real(), s);
+  Sym *d = fe_mk_sym("d", dcol->type->elem, s), *l = fe_mk_sym("l", fe_ty_real(), s);
   Term *ixd[2] = {fe_mk_var(s, D), fe_mk_var(s, kk)}, *ixl[2] = {fe_mk_var(s, LO), fe_mk_var(s, kk)};
   Term *rd = fe_mk_array_prim(s, PRIM_INDEX, 2, ixd), *rl = fe_mk_array_prim(s, PRIM_INDEX, 2, ixl);
   rd->b = rl->b = true; /* k < length D = length LO */
-  Term *n = fe_mk_length(s, fe_mk_var(s, d));
-  Term *at = fe_mk_map(s, fe_mk_lam(s, 1, &t, fe_mk_add(s, fe_mk_var(s, l), fe_mk_var(s, t))),
-                       fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
-  Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), fe_mk_var(s, acc), fe_mk_num(s, 0), at, fe_mk_var(s, d)};
-  Term *add = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
-  add->b = true; /* the window is in range */
+  Term *add = add_from(s, fe_mk_var(s, acc), fe_mk_var(s, l), d);
   Term *body = fe_mk_let(s, d, rd, fe_mk_let(s, l, rl, add));
   Sym *ps[2] = {acc, kk};
   Term *lk[3] = {fe_mk_lam(s, 2, ps, body), acc0, fe_mk_length(s, fe_mk_var(s, D))};
   Term *loop = fe_mk_array_prim(s, PRIM_LOOP_FOR, 3, lk);
   return fe_mk_let(s, D, dcol, fe_mk_let(s, LO, los, loop));
-}
-
-static bool is_matrix(const Type *t) {
-  return t->kind == TY_ARRAY && t->elem->kind == TY_ARRAY && t->elem->elem->kind == TY_REAL;
 }
 
 /* The cotangent of the free matrix fv alone: the sum over the elements of
@@ -175,7 +186,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
   j.nfv = 0;
   for (int m = 0; m < p->j.nfv; m++) {
     if (gathers && ga.gathered[m]) continue;
-    if (!gathers && is_matrix(p->j.fv[m]->type)) {
+    if (!gathers && fe_type_is_real_matrix(p->j.fv[m]->type)) {
       fvc[m] = matrix_cot(p, lam0, p->j.fv[m]);
       continue;
     }
@@ -272,10 +283,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
      primal read: its cotangent is the empty array (a matrix's rows laid
      end to end are tested above) */
   for (int m = 0; m < p->j.nfv; m++)
-    if (guarded[m] && !offs[m]) {
-      Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, p->j.fv[m])), fe_mk_num(s, 0));
-      fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
-    }
+    if (guarded[m] && !offs[m]) fvc[m] = unless_empty(s, p->j.fv[m], fvc[m]);
   /* a matrix's rows read whole: each row's cotangent added to its row
      (after its elements' above); a guard is m's being nonempty
      (jt_gather.c), and an empty m gets no cotangent from rows */
@@ -295,10 +303,7 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
     fvc[m]->b = true; /* rows the primal read (or, guarded, m's rows), one per element */
   }
   for (int m = 0; m < p->j.nfv; m++)
-    if (row_guarded[m]) {
-      Term *empty = fe_mk_op2(s, PRIM_EQ, fe_mk_length(s, fe_mk_var(s, p->j.fv[m])), fe_mk_num(s, 0));
-      fvc[m] = fe_mk_if(s, empty, fe_mk_zero_like(s, fe_mk_var(s, p->j.fv[m])), fvc[m]);
-    }
+    if (row_guarded[m]) fvc[m] = unless_empty(s, p->j.fv[m], fvc[m]);
   /* a vector's windows: each window's cotangent added from its start,
      one element after the other (a loop whose state is updated in place) */
   for (int i = 0; i < nr; i++)
@@ -316,14 +321,8 @@ Term *rev_jt_map_any(const RevJtPrim *p) {
       Term *win = fe_mk_array_prim(s, PRIM_SLICE, 3, sk);
       win->b = true;
       Term *sum = rev_jt_gsum(s, col, fe_mk_zero_like(s, win));
-      Sym *d = fe_mk_sym("d", sum->type, s), *t = fe_mk_sym("t", fe_ty_real(), s);
-      Term *n = fe_mk_length(s, fe_mk_var(s, d));
-      Term *ats = fe_mk_map(s, fe_mk_lam(s, 1, &t, fe_mk_add(s, fe_copy(ga.index[i]), fe_mk_var(s, t))),
-                            fe_mk_array_prim(s, PRIM_IOTA, 1, &n));
-      Term *rk[5] = {fe_mk_oplam(s, PRIM_ADD), acc0, fe_mk_num(s, 0), ats, fe_mk_var(s, d)};
-      Term *add = fe_mk_array_prim(s, PRIM_REDUCE_BY_INDEX, 5, rk);
-      add->b = true; /* the window is in range */
-      fvc[m] = fe_mk_let(s, d, sum, add);
+      Sym *d = fe_mk_sym("d", sum->type, s);
+      fvc[m] = fe_mk_let(s, d, sum, add_from(s, acc0, fe_copy(ga.index[i]), d));
     }
   /* the other free variables: sums over the elements */
   Term **rest = NEW_ARRAY(Term *, j.nfv + 1);

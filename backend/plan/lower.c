@@ -170,28 +170,19 @@ static void add_fn(SrcBuild *b, const PlanFn *f) {
 }
 
 /* The PlanSrc of the array term t: maps written inline are fused (and
-   marked), anything else is a leaf. */
-static PlanSrc *src_of(Lowering *lw, SrcBuild *b, Term *t, bool top) {
+   marked), `levels` of them deep (-1: any depth); anything else is a
+   leaf. */
+static PlanSrc *src_of(Lowering *lw, SrcBuild *b, Term *t, bool top, int levels) {
   PlanSrc *s = NEW(PlanSrc);
   s->term = t;
-  if (fusable(lw, t)) {
+  if (levels != 0 && fusable(lw, t)) {
     s->fn = fn_of(lw, t->kids[0]);
     add_fn(b, s->fn);
     if (!top) note_of(t)->fused = true;
-    s->a = src_of(lw, b, t->kids[1], false);
-    if (t->prim == PRIM_MAP2) s->b = src_of(lw, b, t->kids[2], false);
+    s->a = src_of(lw, b, t->kids[1], false, levels - 1);
+    if (t->prim == PRIM_MAP2) s->b = src_of(lw, b, t->kids[2], false, levels - 1);
     return s;
   }
-  s->leaf = true;
-  s->index = b->nleaves;
-  PUSH(b->leaves, b->nleaves, b->cap, s);
-  return s;
-}
-
-/* A leaf of b: the array term t, evaluated on its own. */
-static PlanSrc *leaf_src(SrcBuild *b, Term *t) {
-  PlanSrc *s = NEW(PlanSrc);
-  s->term = t;
   s->leaf = true;
   s->index = b->nleaves;
   PUSH(b->leaves, b->nleaves, b->cap, s);
@@ -218,7 +209,7 @@ static PlanKernel *add_kernel(Lowering *lw, PlanKernelKind kind, Term *t) {
    its operator op; the functions of the elements come first. */
 static void plan_src(Lowering *lw, PlanKernel *k, Term *arr, const PlanFn *op, bool top) {
   SrcBuild b = {0};
-  k->src = src_of(lw, &b, arr, top);
+  k->src = src_of(lw, &b, arr, top, -1);
   k->op = op;
   if (op) add_fn(&b, op);
   k->leaves = b.leaves;
@@ -470,20 +461,8 @@ static void plan_builtin(Lowering *lw, Term *t) {
     PlanKernel *k = add_kernel(lw, PK_SCATTER, t);
     k->monoid = m;
     SrcBuild b = {0};
-    Term *v = t->kids[4];
-    if (fusable(lw, v)) {
-      PlanSrc *node = NEW(PlanSrc);
-      node->term = v;
-      node->fn = fn_of(lw, v->kids[0]);
-      add_fn(&b, node->fn);
-      note_of(v)->fused = true;
-      node->a = leaf_src(&b, v->kids[1]);
-      if (v->prim == PRIM_MAP2) node->b = leaf_src(&b, v->kids[2]);
-      k->src = node;
-    } else {
-      k->src = leaf_src(&b, v);
-    }
-    leaf_src(&b, t->kids[3]);
+    k->src = src_of(lw, &b, t->kids[4], false, 1);
+    src_of(lw, &b, t->kids[3], false, 0);
     k->leaves = b.leaves;
     k->nleaves = b.nleaves;
     k->fns = b.fns;

@@ -60,6 +60,8 @@ bool fe_type_is_real_array(const Type *t) {
   return t->kind == TY_ARRAY && t->elem->kind == TY_REAL;
 }
 
+bool fe_type_is_real_matrix(const Type *t) { return t->kind == TY_ARRAY && fe_type_is_real_array(t->elem); }
+
 bool fe_type_has_reals(const Type *t) {
   switch (t->kind) {
   case TY_REAL: return true;

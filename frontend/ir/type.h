@@ -31,6 +31,7 @@ const Type *fe_ty_fun(int n, const Type **params, const Type *result);
 
 bool fe_type_eq(const Type *a, const Type *b);
 bool fe_type_is_real_array(const Type *t); /* [R] */
+bool fe_type_is_real_matrix(const Type *t); /* [[R]] */
 /* Whether a value of type t has reals in it (R, [R], (B, R), [[R]]...):
    the types with a tangent (LANGUAGE.md section 6). */
 bool fe_type_has_reals(const Type *t);
