@@ -258,6 +258,8 @@ Term *rev_jt_fold_any(const RevJtPrim *p) {
     Term *opc[2] = {use(p->z), fe_mk_map(s, fe_mk_lam(s, 1, &e, use(p->z)), use(p->ops[1]))};
     return rev_jt_prim_result(p, fvc, opc);
   }
+  Term *minmax = rev_jt_reduce_minmax(p);
+  if (minmax) return minmax;
   Lets l = {0};
   Term **fvc = NEW_ARRAY(Term *, p->j.nfv + 1);
   Term *opc[2] = {NULL, NULL};

@@ -6,6 +6,7 @@
      jt_shape.c     transpose, concat, zip, unzip, shift1L, shift1R
      jt_map_any.c   map, map2, map3 over any element types
      jt_fold_any.c  reduce, foldl, scanl, scanr over any types
+     jt_reduce_minmax.c  reduce of rows by an elementwise min or max
      jt_loop.c      loop ... for, loop ... while
    Every rule is an ordinary Una term built from builtins of the language
    (the reverse of indexing is a reduce_by_index, a loop's saved states are
@@ -50,6 +51,9 @@ Term *rev_jt_unzip(const RevJtPrim *p);
 Term *rev_jt_shift(const RevJtPrim *p);
 Term *rev_jt_map_any(const RevJtPrim *p);
 Term *rev_jt_fold_any(const RevJtPrim *p);
+/* reduce of rows by an elementwise min or max (jt_reduce_minmax.c), or
+   NULL when p is not one */
+Term *rev_jt_reduce_minmax(const RevJtPrim *p);
 Term *rev_jt_scanl(const RevJtPrim *p);
 Term *rev_jt_scanr(const RevJtPrim *p);
 Term *rev_jt_loop_for(const RevJtPrim *p);
