@@ -278,3 +278,7 @@ void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb) {
   if (la != lb) fe_error(t->span, "map2: lengths %zu and %zu differ", la, lb);
 }
 
+void cpu_check_map3_lengths(const Term *t, size_t la, size_t lb, size_t lc) {
+  if (la != lb || la != lc) fe_error(t->span, "map3: lengths %zu, %zu and %zu differ", la, lb, lc);
+}
+

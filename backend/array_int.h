@@ -28,6 +28,7 @@ Prim cpu_monoid_prim(CpuMonoid m);
 /* Raises map2's located error when the lengths la and lb of the map2 term
    t's arrays differ. */
 void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb);
+void cpu_check_map3_lengths(const Term *t, size_t la, size_t lb, size_t lc);
 
 typedef struct MonoidFns {
   double (*foldl)(double, const double *, size_t, Span);

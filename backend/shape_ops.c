@@ -173,8 +173,7 @@ static Value op_map3(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
   Array *a[3];
   for (int c = 0; c < 3; c++) a[c] = cpu_eval_array(ex, t->kids[c + 1], frame);
-  if (a[0]->len != a[1]->len || a[0]->len != a[2]->len)
-    fe_error(t->span, "map3: lengths %zu, %zu and %zu differ", a[0]->len, a[1]->len, a[2]->len);
+  cpu_check_map3_lengths(t, a[0]->len, a[1]->len, a[2]->len);
   size_t n = a[0]->len;
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
   Array *out = val_new_array_of(t->type->elem, n, t->span);

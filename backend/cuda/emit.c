@@ -305,6 +305,12 @@ static void put_src(StrBuf *b, const PlanSrc *s) {
     return;
   }
   sb_printf(b, "una_f%d(", s->fn->id);
+  if (s->indexed) { /* map3: its program reads the arrays at the index */
+    sb_printf(b, "(double)(j_), 0.0");
+    put_inputs(b, s->fn);
+    sb_printf(b, ")");
+    return;
+  }
   put_src(b, s->a);
   sb_printf(b, ", ");
   if (s->b) put_src(b, s->b);

@@ -87,7 +87,8 @@ static size_t eval_src(const Exec *ex, const PlanSrc *src, Value *frame, Launch 
   size_t na = eval_src(ex, src->a, frame, l);
   if (!src->b) return na;
   size_t nb = eval_src(ex, src->b, frame, l);
-  cpu_check_map2_lengths(src->term, na, nb);
+  if (src->c) cpu_check_map3_lengths(src->term, na, nb, eval_src(ex, src->c, frame, l));
+  else cpu_check_map2_lengths(src->term, na, nb);
   return na;
 }
 
@@ -401,6 +402,7 @@ Value gpu_array_prim(const Exec *ex, const Term *t, Value *frame) {
     break;
   case PRIM_MAP:
   case PRIM_MAP2:
+  case PRIM_MAP3:
   case PRIM_REDUCE:
   case PRIM_FOLDL:
   case PRIM_SCANL:

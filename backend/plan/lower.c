@@ -128,13 +128,14 @@ static const CpuKernel *lam_kernel(Term *lam) {
   return lam->note->k;
 }
 
-/* The kernel function of lam, made on first use; NULL when lam has no
-   scalar program or its result is not R. */
-static const PlanFn *fn_of(Lowering *lw, Term *lam) {
+/* The kernel function of lam with the program k (NULL: lam's own scalar
+   program), made on first use; NULL when there is no program or its result
+   is not R. */
+static const PlanFn *fn_with(Lowering *lw, Term *lam, const CpuKernel *k) {
   if (!lam || lam->kind != T_LAM) return NULL;
   PlanFn *f = ptrmap_get(&lw->fns, lam);
   if (f) return f;
-  const CpuKernel *k = lam_kernel(lam);
+  if (!k) k = lam_kernel(lam);
   if (!k || cpu_kernel_returns_bool(k)) return NULL;
   f = NEW(PlanFn);
   f->lam = lam;
@@ -145,6 +146,8 @@ static const PlanFn *fn_of(Lowering *lw, Term *lam) {
   ptrmap_put(&lw->fns, lam, f);
   return f;
 }
+
+static const PlanFn *fn_of(Lowering *lw, Term *lam) { return fn_with(lw, lam, NULL); }
 
 /* ---- kernels ---- */
 
@@ -196,13 +199,33 @@ static PlanKernel *add_kernel(Lowering *lw, PlanKernelKind kind, Term *t) {
   k->id = lw->p->nkernels;
   static const char *const stem[] = {"map",       "reduce", "scan", "scan_seq", "foldl",
                                      "iota",      "replicate", "rand", "map",     "scatter"};
-  const char *what = (kind == PK_MAP || kind == PK_CHECK) && t->prim == PRIM_MAP2 ? "map2"
+  const char *what = (kind == PK_MAP || kind == PK_CHECK) && t->prim == PRIM_MAP2   ? "map2"
+                     : kind == PK_MAP && t->prim == PRIM_MAP3                       ? "map3"
                      : kind == PK_SCAN || kind == PK_SCAN_SEQ ? (t->prim == PRIM_SCANR ? "scanr" : "scanl")
                                                               : stem[kind];
   k->name = una_sprintf("una_%s%s_%d", what, kind == PK_SCAN_SEQ ? "_seq" : kind == PK_CHECK ? "_check" : "", k->id);
   PUSH(lw->p->kernels, lw->p->nkernels, lw->capk, k);
   note_of(t)->kernel = k;
   return k;
+}
+
+/* The kernel of map3 t over three array variables, f its indexed program. */
+static void map3_kernel(Lowering *lw, Term *t, const PlanFn *f) {
+  PlanKernel *k = add_kernel(lw, PK_MAP, t);
+  SrcBuild b = {0};
+  PlanSrc *s = NEW(PlanSrc);
+  s->term = t;
+  s->fn = f;
+  s->indexed = true;
+  add_fn(&b, f);
+  s->a = src_of(lw, &b, t->kids[1], false, 0);
+  s->b = src_of(lw, &b, t->kids[2], false, 0);
+  s->c = src_of(lw, &b, t->kids[3], false, 0);
+  k->src = s;
+  k->leaves = b.leaves;
+  k->nleaves = b.nleaves;
+  k->fns = b.fns;
+  k->nfns = b.nfns;
 }
 
 /* Plans a kernel's elements (the array term arr) and, for folds and scans,
@@ -479,6 +502,10 @@ static void plan_builtin(Lowering *lw, Term *t) {
       vars = vars && arrays[i]->kind == T_VAR && fe_type_is_real_array(arrays[i]->type);
     }
     if (vars) note_of(t->kids[0])->indexed = cpu_kernel_compile_map3(t->kids[0], arrays);
+    /* the GPU's kernel: that program at each index, the three arrays its
+       leaves (evaluated in order, their lengths checked) */
+    const PlanFn *f = vars ? fn_with(lw, t->kids[0], t->kids[0]->note->indexed) : NULL;
+    if (f) map3_kernel(lw, t, f);
     return;
   }
   case PRIM_IOTA: add_kernel(lw, PK_IOTA, t); return;

@@ -68,14 +68,19 @@ typedef struct PlanFn {
 } PlanFn;
 
 /* The elements of a kernel: inner nodes are maps and map2s written inline
-   (fused, never stored), leaves the arrays evaluated on their own. */
+   (fused, never stored), leaves the arrays evaluated on their own. A
+   map3 is a node of its own kernel, never fused: its function takes the
+   element's index and reads its three arrays there (indexed: the CPU's
+   program of a map3 over three array variables, note.h). */
 typedef struct PlanSrc PlanSrc;
 struct PlanSrc {
   bool leaf;
-  const Term *term; /* leaf: the array term; node: the map/map2 term */
+  const Term *term; /* leaf: the array term; node: the map/map2/map3 term */
   int index;        /* leaf: its place among the kernel's leaves */
   const PlanFn *fn; /* node: the mapped function */
   PlanSrc *a, *b;   /* node: its arrays (b NULL for map) */
+  PlanSrc *c;       /* node: map3's third array, else NULL */
+  bool indexed;     /* node: fn's parameter is the index (map3) */
 };
 
 typedef struct PlanKernel {

@@ -139,6 +139,10 @@ static void put_src(StrBuf *b, const PlanSrc *s) {
     sb_put(b, ", ");
     put_src(b, s->b);
   }
+  if (s->c) {
+    sb_put(b, ", ");
+    put_src(b, s->c);
+  }
   sb_put(b, ")");
 }
 

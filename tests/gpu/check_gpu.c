@@ -366,6 +366,34 @@ START_TEST(scatters) {
 }
 END_TEST
 
+/* map3 over three [R] variables: one kernel that reads them at each index
+   (its function's gathers), with the CPU's results and errors. */
+START_TEST(map3s) {
+  Session *s = tl_session_with("");
+  const char *prog = "def f (a: [R]) (b: [R]) (c: [R]) : [R] = map3 (x, y, z. x * y + z * a[0]) a b c\n"
+                     "let u = map (x. x - 2500) (iota 5000)\nlet v = map (x. 2 * x) (iota 5000)\n"
+                     "let r = f u v (map (x. 1 - x) v)\nsum r\n(r[0], r[4999])\n"
+                     "f [1, 2, 3] [4, 5, 6] [7, 8, 9]\n"
+                     "f [] [] []\n"
+                     "def g (w: [R]) (a: [R]) (b: [R]) (c: [R]) : R = sum (map3 (x, y, z. x * w[y] + z) a b c)\n"
+                     "g [0.5, 2] [1, 2, 3] [0, 1, 1] [10, 20, 30]\n";
+  TlRun g = tl_capture(s, una_sprintf(":device gpu\n%s", prog), true);
+  TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", prog), true);
+  ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
+  ck_assert_msg(strstr(g.out, "[11, 18, 27]\n[]\n70.5\n") != NULL, "%s", g.out);
+  /* the lengths checked in the CPU's words; a fault in the function */
+  TlRun r = tl_capture(s, "f [1, 2, 3] [4, 5, 6] [7, 8]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "error: map3: lengths 3, 3 and 2 differ") != NULL, "%s", r.err);
+  r = tl_capture(s, "g [0.5, 2] [1, 2, 3] [0, 5, 1] [10, 20, 30]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "error: index 5 out of bounds for an array of length 2") != NULL, "%s", r.err);
+  r = tl_capture(s, ":cuda f [1] [2] [3]\n", true);
+  ck_assert_msg(r.ok && strstr(r.out, "una_map3_") != NULL && strstr(r.out, "una_gather(") != NULL, "%s%s", r.out,
+                r.err);
+}
+END_TEST
+
 /* The gradients of the language-2 constructs (reverse/jt_prim.h) through
    the plan on the device, against the CPU. */
 static const char *const grad_programs[] = {
@@ -504,6 +532,7 @@ int main(void) {
   tcase_add_test(tc, cache);
   tcase_add_test(tc, gathers);
   tcase_add_test(tc, scatters);
+  tcase_add_test(tc, map3s);
   tcase_add_test(tc, gradients);
   tcase_add_test(tc, derivatives);
   tcase_add_test(tc, corpus);
