@@ -137,7 +137,9 @@ static const Counter *counter_of(const Hoist *h, const Term *t) {
 
 /* a[e], a a free vector, e = base + j (or j + base) with j an inner
    lambda's index over [0, n) and base hoisted: win[e - lo] of the
-   window win of a from base (hoist_rows.h); NULL when it is not. */
+   window win of a from base (hoist_rows.h); e = base - j (a convolution
+   written as its definition, a[i - j] w[j]) reads the window from
+   base - (n - 1); NULL when it is not. */
 static Term *window_read(Hoist *h, const Term *t) {
   Sym *a = free_array(h, t->kids[0], false);
   if (!a) return NULL;
@@ -154,6 +156,13 @@ static Term *window_read(Hoist *h, const Term *t) {
       int budget = INDEX_NODES;
       if (c && !(base = expand(h, e->kids[1 - side], &budget))) c = NULL;
     }
+  }
+  if (!c && e->kind == T_PRIM && e->prim == PRIM_SUB && (c = counter_of(h, e->kids[1]))) {
+    int budget = INDEX_NODES;
+    Term *top = expand(h, e->kids[0], &budget);
+    Span s = e->span;
+    if (top) base = fe_mk_op2(s, PRIM_SUB, top, fe_mk_op2(s, PRIM_SUB, fe_copy(c->n), fe_mk_num(s, 1)));
+    else c = NULL;
   }
   if (!c) return NULL;
   int i = entry_for(h, t->span, a, base, c->n);

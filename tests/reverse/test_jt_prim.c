@@ -137,6 +137,12 @@ static const Case cases[] = {
      "               sum (map (j. if b + j >= 0 && b + j < length a then a[b + j] * w[j] * a[b + j] else w[j]) (iota (length w)))) "
      "(iota (length a)))",
      NULL, true},
+    {"a convolution as its definition, a[i - j] (a window from i - (n - 1))",
+     "def f (a: [R]) (w: [R]) : R =\n"
+     "  let k = length w in\n"
+     "  sum (map (i. loop acc = 0 for j < k do acc + a[i + k - 1 - j] * sin w[j]) (iota (length a - k + 1)))\n"
+     "  + sum (map (i. sum (map (j. a[i + k - 1 - j] * a[i + k - 1 - j] * w[j]) (iota k))) (iota (length a - k + 1)))",
+     NULL, true},
     {"slices in a map body",
      "def f (a: [R]) : R = sum (map (i. sum (map (x. x * x) a[i : min (length a) (i + 2)]) * a[i]) (iota (length a)))",
      NULL, true},
