@@ -94,6 +94,73 @@ static bool same(const Term *a, const Term *b) {
   return true;
 }
 
+/* ---- a row's index and a window's base, simplified ----
+
+   A sum of multiples of atoms (variables, lengths, anything else) and a
+   constant. Rows and windows are read at integers (a read at any other
+   index raised in the primal, which a gradient's replays follow), where
+   this arithmetic is exact: `i + k - 1 - (k - 1)` is `i`, and the printed
+   gradient shows it so. */
+enum { LIN_ATOMS = 8 };
+typedef struct {
+  const Term *atom[LIN_ATOMS];
+  double coef[LIN_ATOMS];
+  int n;
+  double c;
+  bool ok;
+} Lin;
+
+static void lin_add(Lin *l, const Term *t, double s) {
+  if (!l->ok) return;
+  if (t->kind == T_NUM) {
+    l->c += s * t->num;
+    return;
+  }
+  if (t->kind == T_PRIM && (t->prim == PRIM_ADD || t->prim == PRIM_SUB)) {
+    lin_add(l, t->kids[0], s);
+    lin_add(l, t->kids[1], t->prim == PRIM_ADD ? s : -s);
+    return;
+  }
+  if (t->kind == T_PRIM && t->prim == PRIM_NEG) {
+    lin_add(l, t->kids[0], -s);
+    return;
+  }
+  if (t->kind == T_PRIM && t->prim == PRIM_MUL && (t->kids[0]->kind == T_NUM || t->kids[1]->kind == T_NUM)) {
+    int k = t->kids[0]->kind == T_NUM ? 0 : 1;
+    lin_add(l, t->kids[1 - k], s * t->kids[k]->num);
+    return;
+  }
+  for (int i = 0; i < l->n; i++)
+    if (same(l->atom[i], t)) {
+      l->coef[i] += s;
+      return;
+    }
+  if (l->n == LIN_ATOMS) {
+    l->ok = false;
+    return;
+  }
+  l->atom[l->n] = t;
+  l->coef[l->n++] = s;
+}
+
+static Term *simplified(Term *e) {
+  Lin l = {.ok = true};
+  lin_add(&l, e, 1);
+  if (!l.ok) return e;
+  Span s = e->span;
+  Term *r = NULL;
+  for (int i = 0; i < l.n; i++) {
+    double c = l.coef[i];
+    if (c == 0) continue;
+    Term *a = fe_copy(l.atom[i]), *m = c == 1 || c == -1 ? a : fe_mk_mul(s, fe_mk_num(s, c < 0 ? -c : c), a);
+    if (!r) r = c < 0 ? fe_mk_op1(s, PRIM_NEG, m) : m;
+    else r = fe_mk_op2(s, c < 0 ? PRIM_SUB : PRIM_ADD, r, m);
+  }
+  if (!r) return fe_mk_num(s, l.c);
+  if (l.c != 0) r = fe_mk_op2(s, l.c < 0 ? PRIM_SUB : PRIM_ADD, r, fe_mk_num(s, l.c < 0 ? -l.c : l.c));
+  return r;
+}
+
 /* The entry for m[ix] (count NULL: a row of the matrix m) or for the
    window of count elements from ix of the vector m: an earlier one of
    the same, or new. */
@@ -165,7 +232,7 @@ static Term *window_read(Hoist *h, const Term *t) {
     else c = NULL;
   }
   if (!c) return NULL;
-  int i = entry_for(h, t->span, a, base, c->n);
+  int i = entry_for(h, t->span, a, simplified(base), c->n);
   Term *ix[2] = {fe_mk_var(t->span, h->row[i]),
                  fe_mk_op2(t->span, PRIM_SUB, (Term *)e, fe_mk_var(t->span, h->lo[i]))};
   Term *r = fe_mk_array_prim(t->span, PRIM_INDEX, 2, ix);
@@ -203,7 +270,7 @@ static Term *walk(Hoist *h, const Term *t, bool inner) {
     int budget = INDEX_NODES;
     Term *ix = m ? expand(h, t->kids[1], &budget) : NULL;
     if (ix) {
-      int e = entry_for(h, t->span, m, ix, NULL); /* may move h->row */
+      int e = entry_for(h, t->span, m, simplified(ix), NULL); /* may move h->row */
       return fe_mk_var(t->span, h->row[e]);
     }
     Term *w = window_read(h, t);
