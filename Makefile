@@ -80,8 +80,9 @@ endif
 LIB_SRC  := $(filter-out frontend/repl/main.c,$(wildcard frontend/*.c frontend/ir/*.c frontend/repl/*.c frontend/gradbench/*.c backend/*.c backend/plan/*.c backend/cuda/*.c unf/*.c forward/*.c reverse/*.c derive/*.c optimizer/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/prelude.o
 # tests/gpu/ is the GPU test binary's (check_gpu, below), not check_una's.
-# tests/backend/cuda/fake_*.c are the stand-ins for the driver and NVRTC,
-# shared objects of their own ($(FAKE_CUDA), $(FAKE_NVRTC)).
+# tests/backend/cuda/fake_*.c are the stand-ins for the driver, NVRTC and
+# cuBLAS, shared objects of their own ($(FAKE_CUDA), $(FAKE_NVRTC),
+# $(FAKE_CUBLAS)).
 FAKE_DIR := tests/backend/cuda
 TEST_SRC := $(filter-out tests/gpu/% tests/fuzz/% $(FAKE_DIR)/fake_%,$(wildcard tests/*.c tests/*/*.c tests/*/*/*.c)) \
             tests/fuzz/reduce.c tests/fuzz/test_reduce.c
@@ -110,6 +111,7 @@ CHECK_BIN := $(B)/check_una
 # without sanitizers: the driver's threads switch stacks.
 FAKE_CUDA := $(B)/fake/libcuda.so.1
 FAKE_NVRTC := $(B)/fake/libnvrtc.so
+FAKE_CUBLAS := $(B)/fake/libcublas.so
 FAKE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -shared -fPIC -pthread
 CHECK_GPU := $(B)/check_gpu
 
@@ -145,7 +147,7 @@ $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) -MMD -MP -c -o $@ $<
 
-$(CHECK_BIN): $(TEST_OBJ) $(B)/libuna.a | $(FAKE_CUDA) $(FAKE_NVRTC)
+$(CHECK_BIN): $(TEST_OBJ) $(B)/libuna.a | $(FAKE_CUDA) $(FAKE_NVRTC) $(FAKE_CUBLAS)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
 
 $(FAKE_CUDA): $(FAKE_DIR)/fake_libcuda.c $(FAKE_DIR)/fake_blocks.c $(FAKE_DIR)/fake_blocks.h $(FAKE_DIR)/cuda_host.h
@@ -153,6 +155,10 @@ $(FAKE_CUDA): $(FAKE_DIR)/fake_libcuda.c $(FAKE_DIR)/fake_blocks.c $(FAKE_DIR)/f
 	$(CC) $(FAKE_CFLAGS) -o $@ $(FAKE_DIR)/fake_libcuda.c $(FAKE_DIR)/fake_blocks.c -ldl
 
 $(FAKE_NVRTC): $(FAKE_DIR)/fake_nvrtc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -o $@ $<
+
+$(FAKE_CUBLAS): $(FAKE_DIR)/fake_cublas.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FAKE_CFLAGS) -o $@ $<
 
@@ -220,10 +226,11 @@ check-gpu: deps
 # host and the stand-in driver runs them (tests/backend/cuda/fake_*.c), at
 # the lengths up to UNA_CHECK_GPU_MAX_LENGTH. A fresh kernel cache each run.
 HOST_GPU_ENV = UNA_ROOT=$(CURDIR) UNA_LIBCUDA=$(CURDIR)/$(FAKE_CUDA) UNA_LIBNVRTC=$(CURDIR)/$(FAKE_NVRTC) \
+               UNA_LIBCUBLAS=$(CURDIR)/$(FAKE_CUBLAS) \
                UNA_HOST_INCLUDE=$(CURDIR)/$(FAKE_DIR) UNA_CACHE_DIR=$(CURDIR)/$(B)/fake/cache \
                FAKE_CUDA_MEM=4294967296 UNA_CHECK_GPU_MAX_LENGTH=70000
 check-gpu-host: deps
-	@$(MAKE) --no-print-directory $(CHECK_GPU) $(FAKE_CUDA) $(FAKE_NVRTC) $(FUZZ)
+	@$(MAKE) --no-print-directory $(CHECK_GPU) $(FAKE_CUDA) $(FAKE_NVRTC) $(FAKE_CUBLAS) $(FUZZ)
 	@rm -rf $(B)/fake/cache
 	$(HOST_GPU_ENV) $(CHECK_GPU)
 	$(HOST_GPU_ENV) $(FUZZ) --gpu --count $(FUZZ_GPU_SMOKE)
@@ -256,7 +263,7 @@ fuzz-afl: deps
 
 .PHONY: fuzz-coverage
 fuzz-coverage: deps
-	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC)
+	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC) $(FAKE_CUBLAS)
 	@$(MAKE) --no-print-directory COVERAGE=1 build/cov/fuzz
 	@find build/cov -name '*.gcda' -delete
 	build/cov/fuzz --count $(FUZZ_COV_N) --seed $(FUZZ_SEED) --quiet
@@ -266,7 +273,7 @@ fuzz-coverage: deps
 
 .PHONY: fuzz-gpu-host
 fuzz-gpu-host: deps
-	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC) $(FUZZ)
+	@$(MAKE) --no-print-directory $(FAKE_CUDA) $(FAKE_NVRTC) $(FAKE_CUBLAS) $(FUZZ)
 	$(HOST_GPU_ENV) $(FUZZ) --gpu --count $(FUZZ_GPU_N) --seed $(FUZZ_SEED)
 
 # The binaries to carry to the GPU machine (DEVELOPERS.md), in build/gpu,

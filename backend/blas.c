@@ -56,11 +56,88 @@ void cpu_blas_as_written(const Exec *ex, const Term *t, Value *frame) {
   if (pm->let) frame[pm->let->sym->slot] = ex->eval(ex, pm->let->kids[0], frame);
 }
 
+/* The rows of the [[R]] a as one row-major buffer of k elements a row
+   (value.h: val_rows_flat, remembered when found consecutive). */
+static const double *rows_of(Array *a, size_t k) { return val_rows_flat(a, k); }
+
+static bool fits_int(size_t n) { return n <= (size_t)INT_MAX; }
+
+/* B^T v for `let t = transpose B in map (p. dot p v) t` (PlanMatrix.x_let):
+   B of k rows of m, v of k; false when the map as written would raise or
+   treat an empty dimension its own way. */
+static bool job_transposed(const Exec *ex, const PlanMatrix *pm, Value *frame, CpuBlasJob *j) {
+  Array *bm = cpu_eval_array(ex, pm->untransposed, frame);
+  if (!bm->boxed || bm->len == 0) return false;
+  j->kind = PLAN_GEMV;
+  j->trans = true;
+  j->k = bm->len;
+  j->m = bm->v[0].u.a->len;
+  if (j->m == 0 || !fits_int(j->m) || !fits_int(j->k)) return false;
+  if (!(j->a = rows_of(bm, j->m))) return false; /* ragged: transpose raises */
+  Array *v = cpu_eval_array(ex, pm->other, frame);
+  if (v->boxed || v->len != j->k) return false;
+  j->vec = v;
+  return true;
+}
+
+/* The product of the map t over the rows x (NULL for x_let), its
+   operands evaluated in frame; false when the map must run as written. */
+static bool job_of(const Exec *ex, const Term *t, Value *frame, Array *x, CpuBlasJob *j) {
+  const PlanMatrix *pm = t->note->matrix;
+  memset(j, 0, sizeof *j);
+  if (pm->x_let) return job_transposed(ex, pm, frame, j);
+  if (x->len == 0 || !x->boxed) return false;
+  j->kind = pm->kind;
+  j->m = x->len;
+  /* the other operand: evaluated once, as every row would evaluate it (or,
+     for a let left to the product, the matrix it would transpose) */
+  Array *v = cpu_eval_array(ex, pm->untransposed ? pm->untransposed : pm->other, frame);
+  if (pm->kind == PLAN_GEMV) {
+    if (v->boxed) return false;
+    j->k = v->len;
+    j->vec = v;
+  } else if (pm->untransposed) {
+    /* v is B, k rows of n: its transpose, n rows of k, is the map's Y */
+    if (!v->boxed || v->len == 0) return false;
+    j->b_kn = true;
+    j->k = v->len;
+    j->n = v->v[0].u.a->len;
+    if (j->n == 0 || x->v[0].u.a->len != j->k) return false;
+  } else {
+    if (!v->boxed || v->len == 0) return false;
+    j->n = v->len;
+    j->k = x->v[0].u.a->len;
+  }
+  if (j->k == 0 || !fits_int(j->m) || !fits_int(j->n) || !fits_int(j->k)) return false;
+  if (!(j->a = rows_of(x, j->k))) return false;
+  if (pm->kind == PLAN_GEMM && !(j->b = rows_of(v, j->b_kn ? j->n : j->k))) return false;
+  return pm->kind == PLAN_GEMV || j->m <= SIZE_MAX / sizeof(double) / j->n;
+}
+
+static Array *run_cpu(const Exec *ex, const CpuBlasJob *j, Span s);
+
+bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *out) {
+  const PlanMatrix *pm = t->note ? t->note->matrix : NULL;
+  if (!pm || !ex->kernel || ex->meter || (ex->gpu ? !ex->blas : !cpu_blas_available())) return false;
+  CpuBlasJob j;
+  if (!job_of(ex, t, frame, x, &j)) return false;
+  Array *c = ex->gpu ? ex->blas(ex, &j, t->span) : run_cpu(ex, &j, t->span);
+  if (!c) return false;
+  if (j.kind == PLAN_GEMV) {
+    *out = val_array(c);
+    return true;
+  }
+  Array *r = val_new_boxed_array(j.m, t->span);
+  for (size_t i = 0; i < j.m; i++) r->v[i] = val_array(val_view(c, i * j.n, j.n));
+  *out = val_array(r);
+  return true;
+}
+
 #ifdef UNA_NO_BLAS
 
 bool cpu_blas_available(void) { return false; }
 
-bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *out) { return false; }
+static Array *run_cpu(const Exec *ex, const CpuBlasJob *j, Span s) { return NULL; }
 
 Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s) { return NULL; }
 
@@ -68,39 +145,35 @@ Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s) { return 
 
 bool cpu_blas_available(void) { return true; }
 
-/* The matrices of one product: c = a b (GEMV: b a vector) or c = a b^T
-   (GEMM), a of m rows, b of n rows (GEMM), all rows of k elements,
-   row-major; the chunks are of a's rows, or of b's when by_cols. */
+/* A product cut into chunks: of a's rows, or of b's when by_cols. */
 typedef struct Job {
-  PlanMatrixKind kind;
-  const double *a, *b;
+  const CpuBlasJob *p;
+  const double *b; /* p's b, or GEMV's vector on the host */
   double *c;
-  size_t m, n, k;
-  bool b_kn; /* GEMM: b is k rows of n (c = a b), not n rows of k (c = a b^T) */
-  bool trans; /* GEMV: a is k rows of m, c = a^T b (chunks of c's elements) */
   bool by_cols;
   int nchunks;
 } Job;
 
 static void run_chunk(void *ctx, int thread, int chunk) {
-  const Job *j = ctx;
+  const Job *jb = ctx;
+  const CpuBlasJob *j = jb->p;
   size_t lo, hi;
-  cpu_chunk_bounds(j->by_cols ? j->n : j->m, ROW_BLOCK, j->nchunks, chunk, &lo, &hi);
+  cpu_chunk_bounds(jb->by_cols ? j->n : j->m, ROW_BLOCK, jb->nchunks, chunk, &lo, &hi);
   if (hi <= lo) return;
   int k = (int)j->k, n = (int)j->n;
   if (j->kind == PLAN_GEMV && j->trans)
-    cblas_dgemv(CblasRowMajor, CblasTrans, k, (int)(hi - lo), 1.0, j->a + lo, (int)j->m, j->b, 1, 0.0, j->c + lo, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, k, (int)(hi - lo), 1.0, j->a + lo, (int)j->m, jb->b, 1, 0.0, jb->c + lo, 1);
   else if (j->kind == PLAN_GEMV)
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)(hi - lo), k, 1.0, j->a + lo * j->k, k, j->b, 1, 0.0, j->c + lo, 1);
-  else if (!j->by_cols)
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)(hi - lo), k, 1.0, j->a + lo * j->k, k, jb->b, 1, 0.0, jb->c + lo, 1);
+  else if (!jb->by_cols)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, j->b_kn ? CblasNoTrans : CblasTrans, (int)(hi - lo), n, k, 1.0,
-                j->a + lo * j->k, k, j->b, j->b_kn ? n : k, 0.0, j->c + lo * j->n, n);
+                j->a + lo * j->k, k, jb->b, j->b_kn ? n : k, 0.0, jb->c + lo * j->n, n);
   else if (!j->b_kn)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->m, (int)(hi - lo), k, 1.0, j->a, k, j->b + lo * j->k,
-                k, 0.0, j->c + lo, n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->m, (int)(hi - lo), k, 1.0, j->a, k, jb->b + lo * j->k,
+                k, 0.0, jb->c + lo, n);
   else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->m, (int)(hi - lo), k, 1.0, j->a, k, j->b + lo, n,
-                0.0, j->c + lo, n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->m, (int)(hi - lo), k, 1.0, j->a, k, jb->b + lo, n,
+                0.0, jb->c + lo, n);
 }
 
 /* The largest power of two <= n (n >= 1), at most CPU_CHUNKS. */
@@ -110,24 +183,19 @@ static int chunks_pow2(size_t n) {
   return c;
 }
 
-/* The chunks of j, from its sizes only. */
-static void plan_chunks(Job *j) {
-  j->by_cols = false;
-  j->nchunks = 1;
+/* The chunks of jb, from its sizes only. */
+static void plan_chunks(Job *jb) {
+  const CpuBlasJob *j = jb->p;
+  jb->by_cols = false;
+  jb->nchunks = 1;
   if (j->kind == PLAN_GEMV) {
-    if (j->m * j->k >= CPU_PAR_MIN) j->nchunks = chunks_pow2(j->m / GEMV_ROWS);
+    if (j->m * j->k >= CPU_PAR_MIN) jb->nchunks = chunks_pow2(j->m / GEMV_ROWS);
     return;
   }
   if ((double)j->m * (double)j->n * (double)j->k < (double)GEMM_PAR_MIN) return;
-  j->by_cols = j->n > j->m;
-  j->nchunks = chunks_pow2((j->by_cols ? j->n : j->m) / GEMM_ROWS);
+  jb->by_cols = j->n > j->m;
+  jb->nchunks = chunks_pow2((jb->by_cols ? j->n : j->m) / GEMM_ROWS);
 }
-
-static bool fits_int(size_t n) { return n <= (size_t)INT_MAX; }
-
-/* The rows of the [[R]] a as one row-major buffer of k elements a row
-   (value.h: val_rows_flat, remembered when found consecutive). */
-static const double *rows_of(Array *a, size_t k) { return val_rows_flat(a, k); }
 
 /* OpenBLAS on one thread, checked at each product: a program that links
    libuna and calls OpenBLAS itself (bench/cpu's C baselines) may have set
@@ -136,43 +204,25 @@ static void one_thread(void) {
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 }
 
-/* Runs the product j (its operands set) into a new array of len reals
-   (j->c), on all cores. */
-static Array *run_job(const Exec *ex, Job *j, size_t len, Span s) {
+/* Runs the product j into a new array of its reals, on all cores. */
+static Array *run_cpu(const Exec *ex, const CpuBlasJob *j, Span s) {
   fe_poll_interrupt(s);
-  Array *c = val_new_real_array(len, s);
-  j->c = c->r;
+  Array *c = val_new_real_array(j->kind == PLAN_GEMV ? j->m : j->m * j->n, s);
+  Job jb = {j, j->b, c->r, false, 1};
+  if (j->vec) {
+    val_host(j->vec);
+    jb.b = j->vec->r;
+  }
   one_thread();
-  plan_chunks(j);
-  cpu_parallel_chunks(cpu_exec_threads(ex), j->nchunks, run_chunk, j, s);
+  plan_chunks(&jb);
+  cpu_parallel_chunks(cpu_exec_threads(ex), jb.nchunks, run_chunk, &jb, s);
   products++;
   return c;
 }
 
-/* B^T v for `let t = transpose B in map (p. dot p v) t` (PlanMatrix.x_let):
-   B of k rows of m, v of k; false when the map as written would raise or
-   treat an empty dimension its own way. */
-static bool gemv_transposed(const Exec *ex, const Term *t, const PlanMatrix *pm, Value *frame, Value *out) {
-  Array *bm = cpu_eval_array(ex, pm->untransposed, frame);
-  if (!bm->boxed || bm->len == 0) return false;
-  Job j;
-  memset(&j, 0, sizeof j);
-  j.kind = PLAN_GEMV;
-  j.trans = true;
-  j.k = bm->len;
-  j.m = bm->v[0].u.a->len;
-  if (j.m == 0 || !fits_int(j.m) || !fits_int(j.k)) return false;
-  if (!(j.a = rows_of(bm, j.m))) return false; /* ragged: transpose raises */
-  Array *v = cpu_eval_array(ex, pm->other, frame);
-  if (v->boxed || v->len != j.k) return false;
-  j.b = v->r;
-  *out = val_array(run_job(ex, &j, j.m, t->span));
-  return true;
-}
-
 Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s) {
   if (!a->boxed || !m->boxed || a->len == 0 || m->len == 0) return NULL;
-  Job j;
+  CpuBlasJob j;
   memset(&j, 0, sizeof j);
   j.kind = PLAN_GEMM;
   j.m = a->len;
@@ -181,50 +231,7 @@ Array *cpu_blas_rows_times(const Exec *ex, Array *a, Array *m, Span s) {
   if (j.k == 0 || !fits_int(j.m) || !fits_int(j.n) || !fits_int(j.k) || j.m > SIZE_MAX / sizeof(double) / j.n)
     return NULL;
   if (!(j.a = rows_of(a, j.k)) || !(j.b = rows_of(m, j.k))) return NULL;
-  return run_job(ex, &j, j.m * j.n, s);
-}
-
-bool cpu_blas_map(const Exec *ex, const Term *t, Value *frame, Array *x, Value *out) {
-  const PlanMatrix *pm = t->note ? t->note->matrix : NULL;
-  if (!pm || !ex->kernel || ex->meter || ex->gpu) return false;
-  if (pm->x_let) return gemv_transposed(ex, t, pm, frame, out);
-  if (x->len == 0 || !x->boxed) return false;
-  Job j;
-  memset(&j, 0, sizeof j);
-  j.kind = pm->kind;
-  j.m = x->len;
-  /* the other operand: evaluated once, as every row would evaluate it (or,
-     for a let left to the product, the matrix it would transpose) */
-  Array *v = cpu_eval_array(ex, pm->untransposed ? pm->untransposed : pm->other, frame);
-  if (pm->kind == PLAN_GEMV) {
-    if (v->boxed) return false;
-    j.k = v->len;
-    j.b = v->r;
-  } else if (pm->untransposed) {
-    /* v is B, k rows of n: its transpose, n rows of k, is the map's Y */
-    if (!v->boxed || v->len == 0) return false;
-    j.b_kn = true;
-    j.k = v->len;
-    j.n = v->v[0].u.a->len;
-    if (j.n == 0 || x->v[0].u.a->len != j.k) return false;
-  } else {
-    if (!v->boxed || v->len == 0) return false;
-    j.n = v->len;
-    j.k = x->v[0].u.a->len;
-  }
-  if (j.k == 0 || !fits_int(j.m) || !fits_int(j.n) || !fits_int(j.k)) return false;
-  if (!(j.a = rows_of(x, j.k))) return false;
-  if (pm->kind == PLAN_GEMM && !(j.b = rows_of(v, j.b_kn ? j.n : j.k))) return false;
-  if (pm->kind == PLAN_GEMV) {
-    *out = val_array(run_job(ex, &j, j.m, t->span));
-    return true;
-  }
-  if (j.m > SIZE_MAX / sizeof(double) / j.n) return false;
-  Array *flat = run_job(ex, &j, j.m * j.n, t->span);
-  Array *r = val_new_boxed_array(j.m, t->span);
-  for (size_t i = 0; i < j.m; i++) r->v[i] = val_array(val_view(flat, i * j.n, j.n));
-  *out = val_array(r);
-  return true;
+  return run_cpu(ex, &j, s);
 }
 
 #endif

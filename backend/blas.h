@@ -14,12 +14,27 @@
 #define UNA_BLAS_H
 
 #include "exec.h"
+#include "plan/note.h"
 #include "value.h"
 #include "../frontend/ir/term.h"
 
 /* Whether this build calls BLAS (the GPU machine's static bundle does not:
-   its matrix products run as written). */
+   its matrix products run as written on the CPU; on the GPU, cuBLAS runs
+   them when it loads, exec.h's blas). */
 bool cpu_blas_available(void);
+
+/* One product, row-major: c = a b (GEMV, b the vector `vec`; trans: a is
+   k rows of m and c = a^T vec) or c = a b^T (GEMM, a of m rows and b of n
+   rows, all of k elements; b_kn: b is k rows of n and c = a b). a and b
+   are host buffers (value.h: val_rows_flat); vec is an array that may
+   live on the device. */
+typedef struct CpuBlasJob {
+  PlanMatrixKind kind;
+  const double *a, *b;
+  Array *vec;
+  size_t m, n, k;
+  bool b_kn, trans;
+} CpuBlasJob;
 
 /* The map t, whose note is a matrix product, over the rows x (its
    evaluated array) in frame, computed with BLAS into *out: true when it

@@ -18,8 +18,9 @@
 #include "../frontend/ir/term.h"
 
 typedef struct Exec Exec;
-struct CpuCost;   /* cost_meter.h */
-struct GpuLoaded; /* cuda/gpu_int.h */
+struct CpuCost;    /* cost_meter.h */
+struct GpuLoaded;  /* cuda/gpu_int.h */
+struct CpuBlasJob; /* blas.h */
 
 struct Exec {
   /* The tree evaluator: t in frame (eval.c's cpu_eval). */
@@ -36,6 +37,11 @@ struct Exec {
   /* When the array builtins run on the GPU: the loaded kernels of the
      plan being run, by kernel id (cuda/gpu_eval.c); NULL on the CPU. */
   struct GpuLoaded **gpu;
+  /* On the GPU, the matrix products' runner (cuBLAS, cuda/gpu_blas.c):
+     the product j into a new array of its m x n reals (GEMV: m), or NULL
+     when it cannot (the map then runs as written). NULL on the CPU (its
+     BLAS is blas.c's) and when the GPU has no cuBLAS. */
+  struct Array *(*blas)(const Exec *ex, const struct CpuBlasJob *j, Span s);
   /* The threads a parallel loop uses (1 .. CPU_MAX_THREADS), or 0 for the
      machine's: its cores, or UNA_THREADS (parallel.h). The chunks, and so
      the bits, never depend on it. */

@@ -415,6 +415,11 @@ void cuda_launch(CudaFunction *f, unsigned grid, unsigned block, unsigned shmem,
         una_sprintf("launching the GPU kernel '%s'", f->name));
 }
 
+void *cuda_stream(Span s) {
+  require_ready(s);
+  return stream;
+}
+
 void cuda_sync(Span s) {
   require_ready(s);
   CHECK(api.cuStreamSynchronize(stream), s, "the GPU computation");

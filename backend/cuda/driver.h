@@ -75,6 +75,11 @@ CudaFunction *cuda_function(CudaModule *m, const char *name, Span s);
    cuda_sync or download. */
 void cuda_launch(CudaFunction *f, unsigned grid, unsigned block, unsigned shmem, void **args, Span s);
 
+/* The stream (a CUstream), the context made current on this thread: for
+   a library that queues its own work on it (cuBLAS, cublas.c). Raises at
+   s when the GPU cannot be used. */
+void *cuda_stream(Span s);
+
 /* Waits for the stream; raises at s on a kernel failure. After a sticky
    error (an illegal address, say) the context is unusable: cuda_ready()
    turns false and the message says that the session goes on on the CPU. */

@@ -1,6 +1,8 @@
 /* gpu_eval.c: preparing a function for the GPU (plan, compile through the
    kernel cache, load) and calling it (see gpu_eval.h). */
 #include "gpu_eval.h"
+#include "cublas.h"
+#include "gpu_blas.h"
 #include "gpu_array.h"
 #include "gpu_int.h"
 #include "emit.h"
@@ -107,6 +109,7 @@ Value gpu_call(const Def *d, const Value *args) {
   Exec ex = cpu_exec_default;
   ex.gpu = load_plan(plan_of_def(d), d->span);
   ex.array_prim = gpu_array_prim;
+  if (cuda_blas_open()) ex.blas = gpu_blas_run;
   Value v = cpu_call_in(&ex, d, args);
   cuda_sync(d->span); /* a kernel's failure belongs to this call */
   return v;

@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "../../backend/cuda/driver.h"
+#include "../../backend/cuda/gpu_blas.h"
 #include "../../backend/cuda/gpu_eval.h"
 #include "../../backend/cuda/kcache.h"
 #include "../../backend/eval.h"
@@ -394,6 +395,36 @@ START_TEST(map3s) {
 }
 END_TEST
 
+/* Matrix products (the plan's bN) with cuBLAS: matvec, matmul (B's
+   transpose left to the product), a^T v, rows times rows, a literal
+   matrix (its rows gathered), the CPU's values (integers: exact in any
+   order) and errors; each product one cuBLAS call. */
+START_TEST(products) {
+  Session *s = tl_session_with("");
+  const char *prog = "def bt (b: [[R]]) (v: [R]) : [R] = let t = transpose b in map (p. dot p v) t\n"
+                     "def rr (a: [[R]]) (c: [[R]]) : [[R]] = map (p. map (q. dot p q) c) a\n"
+                     "let m = map (i. map (j. i - 2 * j) (iota 300)) (iota 200)\n"
+                     "let x = map (j. j - 100) (iota 300)\n"
+                     "let b = map (i. map (j. i + j) (iota 50)) (iota 300)\n"
+                     "let y = matvec m x\n(length y, sum y, y[0], y[199])\n"
+                     "let c = matmul m b\n(length c, length c[0], sum (map sum c), c[3][7])\n"
+                     "let z = bt b x\n(length z, sum z, z[49])\n"
+                     "let r = rr m (map (i. map (j. i * j - 5) (iota 300)) (iota 20))\n(length r, sum (map sum r), r[199][19])\n"
+                     "matvec [[1, 2], [3, 4], [5, 6]] [1, -1]\n";
+  size_t before = gpu_blas_products();
+  TlRun g = tl_capture(s, una_sprintf(":device gpu\n%s", prog), true);
+  size_t on_gpu = gpu_blas_products() - before;
+  TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", prog), true);
+  ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
+  ck_assert_msg(strstr(g.out, "[-1, -1, -1]\n") != NULL, "%s", g.out);
+  ck_assert_msg(on_gpu == 5, "%zu products with cuBLAS", on_gpu);
+  /* a row of another length: the map as written raises map2's error */
+  TlRun r = tl_capture(s, "matvec [[1, 2], [3]] [1, 1]\n", false);
+  ck_assert(!r.ok);
+  ck_assert_msg(strstr(r.err, "map2: lengths 1 and 2 differ") != NULL, "%s", r.err);
+}
+END_TEST
+
 /* The gradients of the language-2 constructs (reverse/jt_prim.h) through
    the plan on the device, against the CPU. */
 static const char *const grad_programs[] = {
@@ -533,6 +564,7 @@ int main(void) {
   tcase_add_test(tc, gathers);
   tcase_add_test(tc, scatters);
   tcase_add_test(tc, map3s);
+  tcase_add_test(tc, products);
   tcase_add_test(tc, gradients);
   tcase_add_test(tc, derivatives);
   tcase_add_test(tc, corpus);

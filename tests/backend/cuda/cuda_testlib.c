@@ -22,6 +22,10 @@ void use_fake(const char *mode) {
   const char *p = fake_path();
   ck_assert_msg(access(p, R_OK) == 0, "the fake libcuda %s is missing (make builds it)", p);
   setenv("UNA_LIBCUDA", p, 1);
+  /* the stand-in cuBLAS beside it: never the system's, which would look
+     for a real driver */
+  char *dir = una_strdup(p);
+  setenv("UNA_LIBCUBLAS", una_sprintf("%s/libcublas.so", dirname(dir)), 1);
   if (*mode)
     setenv("FAKE_CUDA_MODE", mode, 1);
   else
