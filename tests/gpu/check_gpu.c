@@ -34,6 +34,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "../../backend/cuda/cublas.h"
 #include "../../backend/cuda/driver.h"
 #include "../../backend/cuda/gpu_blas.h"
 #include "../../backend/cuda/gpu_eval.h"
@@ -417,7 +418,8 @@ START_TEST(products) {
   TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", prog), true);
   ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
   ck_assert_msg(strstr(g.out, "[-1, -1, -1]\n") != NULL, "%s", g.out);
-  ck_assert_msg(on_gpu == 5, "%zu products with cuBLAS", on_gpu);
+  /* (a GPU machine without libcublas runs them as written) */
+  ck_assert_msg(on_gpu == (cuda_blas_open() ? 5u : 0u), "%zu products with cuBLAS", on_gpu);
   /* a row of another length: the map as written raises map2's error */
   TlRun r = tl_capture(s, "matvec [[1, 2], [3]] [1, 1]\n", false);
   ck_assert(!r.ok);
