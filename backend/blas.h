@@ -31,6 +31,8 @@ bool cpu_blas_available(void);
 typedef struct CpuBlasJob {
   PlanMatrixKind kind;
   const double *a, *b;
+  Array *arows, *brows; /* the [[R]]s whose remembered rows a and b are
+                           (value.h: rows_flat), or NULL for a copy */
   Array *vec;
   size_t m, n, k;
   bool b_kn, trans;

@@ -47,6 +47,11 @@ struct Array {
      (val_array_set) clears it. Read and written atomically: threads may
      race to find it, and either finds the same. */
   const double *rows_flat;
+  /* boxed [[R]] only: rows_flat's copy on the GPU, made by a matrix
+     product there (backend/cuda/gpu_blas.c), or NULL; cleared with
+     rows_flat (rows are never written in place: docs/cpu.md's ownership
+     rule gives in-place writes only to fresh [R]s) */
+  struct DevBuf *rows_dev;
 };
 
 /* Makes a's payload present on the host, copying it from the GPU the first
@@ -117,6 +122,7 @@ static inline void val_array_set(Array *a, size_t i, Value v) {
   if (a->boxed) {
     a->v[i] = v;
     a->rows_flat = NULL; /* reduce_by_index in place may replace a row */
+    a->rows_dev = NULL;
   } else {
     a->r[i] = v.u.r; /* a new array: always on the host */
   }

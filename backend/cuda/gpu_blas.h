@@ -8,7 +8,9 @@
    (on the device for a matrix-vector product). Raises at s. */
 Array *gpu_blas_run(const Exec *ex, const CpuBlasJob *j, Span s);
 
-/* How many products it has run in this process (the tests read it). */
+/* How many products it has run, and how many matrices it has copied to
+   the device, in this process (the tests read them). */
 size_t gpu_blas_products(void);
+size_t gpu_blas_copies(void);
 
 #endif

@@ -398,8 +398,9 @@ END_TEST
 
 /* Matrix products (the plan's bN) with cuBLAS: matvec, matmul (B's
    transpose left to the product), a^T v, rows times rows, a literal
-   matrix (its rows gathered), the CPU's values (integers: exact in any
-   order) and errors; each product one cuBLAS call. */
+   matrix (its rows gathered), a loop's products with one matrix (copied
+   to the device once), the CPU's values (integers: exact in any order)
+   and errors; each product one cuBLAS call. */
 START_TEST(products) {
   Session *s = tl_session_with("");
   const char *prog = "def bt (b: [[R]]) (v: [R]) : [R] = let t = transpose b in map (p. dot p v) t\n"
@@ -411,15 +412,25 @@ START_TEST(products) {
                      "let c = matmul m b\n(length c, length c[0], sum (map sum c), c[3][7])\n"
                      "let z = bt b x\n(length z, sum z, z[49])\n"
                      "let r = rr m (map (i. map (j. i * j - 5) (iota 300)) (iota 20))\n(length r, sum (map sum r), r[199][19])\n"
-                     "matvec [[1, 2], [3, 4], [5, 6]] [1, -1]\n";
+                     "matvec [[1, 2], [3, 4], [5, 6]] [1, -1]\n"
+                     "let p = map (i. map (j. i + j - 7 * floor ((i + j) / 7)) (iota 64)) (iota 64)\n"
+                     "let q = matmul p (map (i. map (j. i - j - 5 * floor ((i - j) / 5)) (iota 64)) (iota 64))\n"
+                     "(q[3][5], sum (map sum q))\n";
+  /* a product's rows are one host buffer: the loop's four products copy q once */
+  const char *loop = "sum (loop v = iota 64 for i < 4 do map (t. t - 11 * floor (t / 11)) (matvec q v))\n";
   size_t before = gpu_blas_products();
   TlRun g = tl_capture(s, una_sprintf(":device gpu\n%s", prog), true);
-  size_t on_gpu = gpu_blas_products() - before;
+  size_t on_gpu = gpu_blas_products() - before, copied = gpu_blas_copies();
+  TlRun gl = tl_capture(s, loop, true);
+  copied = gpu_blas_copies() - copied;
   TlRun c = tl_capture(s, una_sprintf(":device cpu\n%s:device gpu\n", prog), true);
   ck_assert_msg(g.ok && c.ok && strcmp(g.out, c.out) == 0, "gpu %s%s, cpu %s%s", g.out, g.err, c.out, c.err);
   ck_assert_msg(strstr(g.out, "[-1, -1, -1]\n") != NULL, "%s", g.out);
   /* (a GPU machine without libcublas runs them as written) */
-  ck_assert_msg(on_gpu == (cuda_blas_open() ? 5u : 0u), "%zu products with cuBLAS", on_gpu);
+  ck_assert_msg(on_gpu == (cuda_blas_open() ? 6u : 0u), "%zu products with cuBLAS", on_gpu);
+  ck_assert_msg(gl.ok && strcmp(gl.out, "504\n") == 0, "%s%s", gl.out, gl.err);
+  ck_assert_msg(copied == (cuda_blas_open() ? 1u : 0u), "q copied %zu times", copied);
+  ck_assert_msg(strstr(g.out, "(387, 1572100)\n") != NULL, "%s", g.out);
   /* a row of another length: the map as written raises map2's error */
   TlRun r = tl_capture(s, "matvec [[1, 2], [3]] [1, 1]\n", false);
   ck_assert(!r.ok);
