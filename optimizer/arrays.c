@@ -73,6 +73,7 @@
 
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/subst.h"
+#include "histogram.h"
 #include "index_map.h"
 #include "pe_util.h"
 #include "rw.h"
@@ -891,6 +892,7 @@ static Term *arrays_rule(OptRw *c, Term *t) {
   if (t->prim == PRIM_MAP || t->prim == PRIM_MAP2 || t->prim == PRIM_MAP3) {
     Term *h = invariant_if(c, t);
     if (!h && t->prim == PRIM_MAP) h = opt_index_map(c, t);
+    if (!h && t->prim != PRIM_MAP3) h = opt_histogram(c, t);
     if (h) return h;
   }
   switch (t->prim) {

@@ -173,6 +173,10 @@ static const char *const programs =
     "def p_outer_t (g: [[R]]) (c: [[R]]) (z: [[R]]) =\n"
     "  reduce (u, v. map2 (x, y. map2 (+) x y) u v) (map (r. map (e. 0) r) z)\n"
     "    (map2 (gk, ck. let o = map (x. map (y. x * y) gk) ck in transpose o) g c)\n"
+    /* sums selected by equality with a map's index: one scatter for all
+       the indices (optimizer/histogram.c), inline or through a let */
+    "def p_hist (w: [R]) (d: [R]) = map2 (j, x. x * reduce (+) 0 (map (c. if c == j then c * 2 else 0) w)) (iota (length d)) d\n"
+    "def p_hist_let (w: [R]) = map (j. let y = map (c. if j == c then 1 else 0) w in reduce (+) 0 y + j) (iota 5)\n"
     /* the gradient of a product with a transposed matrix: the transposed
        matrix-vector product reads x itself, not transpose (transpose x) */
     "def p_vecmat_t (x: [[R]]) (w: [R]) (c: [R]) = dot c (map (r. dot r w) (transpose x))\n";
@@ -241,6 +245,15 @@ START_TEST(rules_fire) {
     Value args[3] = {tl_ev(vm_args[i][0]), tl_ev(vm_args[i][1]), tl_ev(vm_args[i][2])};
     same_on(vg0, vg1, args);
   }
+  for (int i = 0; i < 2; i++) {
+    Def *h = passed(i ? "p_hist_let" : "p_hist", NULL);
+    ck_assert_msg(tl_count_kind(h->body, T_PRIM, PRIM_REDUCE_BY_INDEX) == 1 && tl_count_kind(h->body, T_PRIM, PRIM_REDUCE) == 0,
+                  "%s", body_text(h));
+    /* integers, out of range, not integers, nan: counted where the sums count them */
+    Value w = tl_ev("[0, 1, 1, 3, -1, 2.5, 3, nan, 4, 5, 0]");
+    Value args[2] = {w, tl_ev("[1, 2, 3, 4]")};
+    same_on(tl_def(tl_session, i ? "p_hist_let" : "p_hist"), h, args);
+  }
   Def *ix = passed("p_ixmap", opt_arrays);
   ck_assert_msg(tl_count_kind(ix->body, T_PRIM, PRIM_INDEX) == 0 && tl_count_kind(ix->body, T_PRIM, PRIM_IOTA) == 0,
                 "%s", body_text(ix));
@@ -281,7 +294,7 @@ START_TEST(values_preserved) {
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
                          "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i",
-                         "p_sign", "p_known", "p_known_ix", "p_empty_maps", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_dup_unused", "p_rk"};
+                         "p_sign", "p_known", "p_known_ix", "p_empty_maps", "p_hist", "p_hist_let", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_dup_unused", "p_rk"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);
