@@ -39,6 +39,11 @@ static bool is_neg(const Term *t) { return t->kind == T_PRIM && t->prim == PRIM_
 /* `length a`: a non-negative integer */
 static bool is_length(const Term *t) { return t->kind == T_PRIM && t->prim == PRIM_LENGTH; }
 
+/* `length a`, or a variable a let binds to one (`let k = length w`) */
+static bool a_length(OptRw *c, const Term *t) {
+  return is_length(t) || (t->kind == T_VAR && is_length(opt_rw_resolve(c, (Term *)t)));
+}
+
 static Term *neg(Span s, Term *x) { return fe_term_prim(s, x->type, PRIM_NEG, 1, &x); }
 
 static Term *prim2(const Term *like, Prim p, Term *a, Term *b) {
@@ -86,7 +91,7 @@ static Term *fold_rule(OptRw *c, Term *t) {
   case P_SCALAR1:
     if (k[0]->kind == T_NUM) return fe_mk_num(t->span, cpu_scalar1(t->prim, k[0]->num));
     if (t->prim == PRIM_NEG && k[0]->kind == T_PRIM && k[0]->prim == PRIM_NEG) return k[0]->kids[0];
-    if (t->prim == PRIM_FLOOR && is_length(k[0])) return k[0]; /* an integer */
+    if (t->prim == PRIM_FLOOR && a_length(c, k[0])) return k[0]; /* an integer */
     return t;
   case P_SCALAR2:
     if (k[0]->kind == T_NUM && k[1]->kind == T_NUM)
@@ -115,7 +120,7 @@ static Term *fold_rule(OptRw *c, Term *t) {
     case PRIM_SUB:
       if (opt_is_num(k[1], 0)) return k[0];
       if (is_neg(k[1])) return prim2(t, PRIM_ADD, k[0], k[1]->kids[0]);
-      if (is_length(k[0]) && opt_alpha_eq(k[0], k[1]) && opt_rw_safe(c, k[0])) return fe_mk_num(t->span, 0);
+      if (a_length(c, k[0]) && opt_alpha_eq(k[0], k[1]) && opt_rw_safe(c, k[0])) return fe_mk_num(t->span, 0);
       return t;
     case PRIM_DIV:
       if (opt_is_num(k[1], 1)) return k[0];
@@ -133,7 +138,7 @@ static Term *fold_rule(OptRw *c, Term *t) {
     if (k[0]->kind == T_BOOL && k[1]->kind == T_BOOL && (t->prim == PRIM_EQ || t->prim == PRIM_NE))
       return fe_mk_bool(t->span, (k[0]->b == k[1]->b) == (t->prim == PRIM_EQ));
     /* a length (an integer, never nan) compared with itself */
-    if (is_length(k[0]) && opt_alpha_eq(k[0], k[1]) && opt_rw_safe(c, k[0]))
+    if (a_length(c, k[0]) && opt_alpha_eq(k[0], k[1]) && opt_rw_safe(c, k[0]))
       return fe_mk_bool(t->span, t->prim == PRIM_EQ || t->prim == PRIM_LE || t->prim == PRIM_GE);
     return t;
   case P_LOGIC: {
