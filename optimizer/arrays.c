@@ -75,6 +75,7 @@
 #include "../frontend/ir/subst.h"
 #include "histogram.h"
 #include "index_map.h"
+#include "row_fold.h"
 #include "pe_util.h"
 #include "rw.h"
 
@@ -611,6 +612,8 @@ static Term *rule_reduce(OptRw *c, Term *t) {
   if (os) return os;
   Term *orow = outer_rows(c, t);
   if (orow) return orow;
+  Term *rf = opt_row_fold(c, t);
+  if (rf) return rf;
   Term *lam = t->kids[0], *v = t->kids[1], *a = t->kids[2];
   Term *ce = opt_rw_const_elem(c, a);
   if (!ce || ce->kind != T_NUM || v->kind != T_NUM || !opt_rw_safe(c, a)) return t;

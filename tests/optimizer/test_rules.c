@@ -177,6 +177,10 @@ static const char *const programs =
        the indices (optimizer/histogram.c), inline or through a let */
     "def p_hist (w: [R]) (d: [R]) = map2 (j, x. x * reduce (+) 0 (map (c. if c == j then c * 2 else 0) w)) (iota (length d)) d\n"
     "def p_hist_let (w: [R]) = map (j. let y = map (c. if j == c then 1 else 0) w in reduce (+) 0 y + j) (iota 5)\n"
+    /* a minimum or maximum of the rows a map makes: a loop folding them
+       as they are made (optimizer/row_fold.c) */
+    "def p_rowfold (m: [[R]]) (c: [[R]]) = reduce (u, v. map2 (min) u v) (replicate 3 inf) (map2 (r, q. let s = sum q in map (x. s - 2 * x) r) m c)\n"
+    "def p_rowfold_max (m: [[R]]) = reduce (u, v. map2 (max) v u) (replicate 2 (-inf)) (map (r. map (x. x * x) r) m)\n"
     /* the gradient of a product with a transposed matrix: the transposed
        matrix-vector product reads x itself, not transpose (transpose x) */
     "def p_vecmat_t (x: [[R]]) (w: [R]) (c: [R]) = dot c (map (r. dot r w) (transpose x))\n";
@@ -253,6 +257,28 @@ START_TEST(rules_fire) {
     Value w = tl_ev("[0, 1, 1, 3, -1, 2.5, 3, nan, 4, 5, 0]");
     Value args[2] = {w, tl_ev("[1, 2, 3, 4]")};
     same_on(tl_def(tl_session, i ? "p_hist_let" : "p_hist"), h, args);
+  }
+  Def *rf = passed("p_rowfold", NULL), *rfm = passed("p_rowfold_max", NULL);
+  ck_assert_msg(tl_count_kind(rf->body, T_PRIM, PRIM_LOOP_FOR) == 1, "%s", body_text(rf));
+  ck_assert_msg(tl_count_kind(rfm->body, T_PRIM, PRIM_LOOP_FOR) == 1, "%s", body_text(rfm));
+  /* values (ties of signed zeros, nan, infinities), and the errors in
+     their order: rows of another length than the fold's, rows in
+     different numbers */
+  const char *rf_args[][2] = {{"[[1, -2, 3], [0, 5, -0], [2, nan, -1]]", "[[1], [2, 2], [0]]"},
+                              {"[[-0, 0, inf], [0, -0, -inf]]", "[[1], [1]]"},
+                              {"[]", "[]"},
+                              {"[[1, 2, 3], [1, 2]]", "[[1], [2]]"},
+                              {"[[1, 2, 3], [1, 2, 3]]", "[[1]]"}};
+  for (int i = 0; i < 5; i++) {
+    Value args[2] = {tl_ev(rf_args[i][0]), tl_ev(rf_args[i][1])};
+    same_on(tl_def(tl_session, "p_rowfold"), rf, args);
+  }
+  ck_assert_ptr_nonnull(strstr(error_of(rf, (Value[]){tl_ev(rf_args[3][0]), tl_ev(rf_args[3][1])}), "lengths 3 and 2 differ"));
+  ck_assert_ptr_nonnull(strstr(error_of(rf, (Value[]){tl_ev(rf_args[4][0]), tl_ev(rf_args[4][1])}), "lengths 2 and 1 differ"));
+  const char *rfm_args[] = {"[[1, -2], [0, 5], [-3, nan]]", "[[-0, 0], [0, -0]]", "[]", "[[1, 2], [3]]"};
+  for (int i = 0; i < 4; i++) {
+    Value args[1] = {tl_ev(rfm_args[i])};
+    same_on(tl_def(tl_session, "p_rowfold_max"), rfm, args);
   }
   Def *ix = passed("p_ixmap", opt_arrays);
   ck_assert_msg(tl_count_kind(ix->body, T_PRIM, PRIM_INDEX) == 0 && tl_count_kind(ix->body, T_PRIM, PRIM_IOTA) == 0,
