@@ -23,19 +23,6 @@
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
-/* min or max of lam = (u, v. map2 op u v) (acc_first) or (u, v. map2 op
-   v u); PRIM__COUNT otherwise. */
-static Prim extremum(const Term *lam, bool *acc_first) {
-  if (lam->kind != T_LAM || lam->nsyms != 2 || !is_prim(lam->kids[0], PRIM_MAP2)) return PRIM__COUNT;
-  const Term *m = lam->kids[0], *x = m->kids[1], *y = m->kids[2];
-  Prim op = fe_is_oplam_either(m->kids[0], PRIM_MIN) ? PRIM_MIN : fe_is_oplam_either(m->kids[0], PRIM_MAX) ? PRIM_MAX : PRIM__COUNT;
-  if (op == PRIM__COUNT || x->kind != T_VAR || y->kind != T_VAR) return PRIM__COUNT;
-  if (x->sym == lam->syms[0] && y->sym == lam->syms[1]) *acc_first = true;
-  else if (x->sym == lam->syms[1] && y->sym == lam->syms[0]) *acc_first = false;
-  else return PRIM__COUNT;
-  return op;
-}
-
 /* The inner `map (x. e) r` at the end of the row function's lets, r its
    first parameter, the lets and e unable to raise; NULL otherwise. */
 static const Term *row_map(const Term *f) {
@@ -59,7 +46,7 @@ static Term *with_lets(const Term *chain, const Term *inner, Term *body) {
 
 Term *opt_row_fold(OptRw *c, Term *t) {
   bool acc_first;
-  Prim op = is_prim(t, PRIM_REDUCE) ? extremum(t->kids[0], &acc_first) : PRIM__COUNT;
+  Prim op = is_prim(t, PRIM_REDUCE) ? fe_rows_extremum(t->kids[0], &acc_first) : PRIM__COUNT;
   if (op == PRIM__COUNT || !opt_rw_safe(c, t->kids[1])) return NULL;
   Term *a = t->kids[2];
   if (a->kind == T_VAR && (opt_rw_uses(c, a->sym) != 1 || !opt_rw_same_depth(c, a->sym))) return NULL;

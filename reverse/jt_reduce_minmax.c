@@ -23,23 +23,6 @@
 
 static Term *var(Span s, Sym *x) { return fe_mk_var(s, x); }
 
-/* The extremum op of lam = (u, w. map2 op u w) (acc_first) or
-   (u, w. map2 op w u), op min or max; PRIM__COUNT otherwise. */
-static Prim minmax_of(const Term *lam, bool *acc_first) {
-  if (lam->kind != T_LAM || lam->nsyms != 2) return PRIM__COUNT;
-  const Term *b = lam->kids[0];
-  if (b->kind != T_PRIM || b->prim != PRIM_MAP2) return PRIM__COUNT;
-  Prim op = fe_is_oplam_either(b->kids[0], PRIM_MIN) ? PRIM_MIN
-            : fe_is_oplam_either(b->kids[0], PRIM_MAX) ? PRIM_MAX
-                                                        : PRIM__COUNT;
-  const Term *x = b->kids[1], *y = b->kids[2];
-  if (op == PRIM__COUNT || x->kind != T_VAR || y->kind != T_VAR) return PRIM__COUNT;
-  if (x->sym == lam->syms[0] && y->sym == lam->syms[1]) *acc_first = true;
-  else if (x->sym == lam->syms[1] && y->sym == lam->syms[0]) *acc_first = false;
-  else return PRIM__COUNT;
-  return op;
-}
-
 /* Whether the fold keeps its accumulator s against the element a: the
    partial of op in the accumulator's operand is 1. */
 static Term *keeps(Span s, Prim op, bool acc_first, Term *acc, Term *a) {
@@ -59,7 +42,7 @@ static Term *cot_of(Span s, Sym *w, Term *z, Term *j) {
 
 Term *rev_jt_reduce_minmax(const RevJtPrim *p) {
   bool acc_first;
-  Prim op = p->t->prim == PRIM_REDUCE && p->j.nfv == 0 ? minmax_of(p->t->kids[0], &acc_first) : PRIM__COUNT;
+  Prim op = p->t->prim == PRIM_REDUCE && p->j.nfv == 0 ? fe_rows_extremum(p->t->kids[0], &acc_first) : PRIM__COUNT;
   if (op == PRIM__COUNT || !fe_type_eq(p->ops[0]->type, fe_ty_array(fe_ty_real()))) return NULL;
   Span s = p->j.span;
   const Type *R = fe_ty_real(), *AR = fe_ty_array(R);

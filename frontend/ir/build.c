@@ -166,6 +166,21 @@ bool fe_is_oplam_either(const Term *lam, Prim op) {
   return (u == lam->syms[0] && v == lam->syms[1]) || (u == lam->syms[1] && v == lam->syms[0]);
 }
 
+Prim fe_rows_extremum(const Term *lam, bool *acc_first) {
+  if (lam->kind != T_LAM || lam->nsyms != 2) return PRIM__COUNT;
+  const Term *m = lam->kids[0];
+  if (m->kind != T_PRIM || m->prim != PRIM_MAP2) return PRIM__COUNT;
+  Prim op = fe_is_oplam_either(m->kids[0], PRIM_MIN)   ? PRIM_MIN
+            : fe_is_oplam_either(m->kids[0], PRIM_MAX) ? PRIM_MAX
+                                                        : PRIM__COUNT;
+  const Term *x = m->kids[1], *y = m->kids[2];
+  if (op == PRIM__COUNT || x->kind != T_VAR || y->kind != T_VAR) return PRIM__COUNT;
+  if (x->sym == lam->syms[0] && y->sym == lam->syms[1]) *acc_first = true;
+  else if (x->sym == lam->syms[1] && y->sym == lam->syms[0]) *acc_first = false;
+  else return PRIM__COUNT;
+  return op;
+}
+
 /* The names a gadd lambda's body binds to components of its parameters
    (`let g1 = g.1 in`, `let (a, b) = h in`, as the optimizer writes
    them): each stands for the component at path of base. */

@@ -55,6 +55,10 @@ Term *fe_mk_oplam(Span s, Prim op);
 /* Whether lam is (x, y. x OP y) or (x, y. y OP x): a section of the
    binary builtin op, its operands in either order. */
 bool fe_is_oplam_either(const Term *lam, Prim op);
+/* min or max when lam is (u, v. map2 op u v) (*acc_first) or (u, v. map2
+   op v u), op written as (min) or (max) (the fold of an elementwise
+   extremum of rows); PRIM__COUNT otherwise. */
+Prim fe_rows_extremum(const Term *lam, bool *acc_first);
 /* Whether lam is (g, h. g +^ h): addition over R, componentwise over
    tuples and elementwise over arrays of them, as fe_mk_gadd writes it
    (the operator the reverse pass gives a reduce_by_index of cotangents). */
