@@ -39,7 +39,11 @@ struct Array {
   bool boxed; /* false: r holds len doubles; true: v holds len Values */
   double *r;  /* NULL while an unboxed array lives only on the GPU */
   Value *v;
-  struct DevBuf *dev; /* unboxed only: the copy on the GPU (backend/cuda), or NULL */
+  struct DevBuf *dev; /* unboxed: the copy on the GPU (backend/cuda); boxed
+                         [[R]]: rows_flat's copy there, made by a matrix
+                         product on the GPU (backend/cuda/gpu_blas.c) and
+                         cleared with rows_flat (rows are never written in
+                         place: docs/cpu.md); or NULL */
   size_t dev_off;     /* the index of element 0 in dev's buffer */
   /* boxed [[R]] only: row 0's memory when the rows (all of its length)
      are consecutive there, found by the matrix products (backend/blas.c);
@@ -47,11 +51,6 @@ struct Array {
      (val_array_set) clears it. Read and written atomically: threads may
      race to find it, and either finds the same. */
   const double *rows_flat;
-  /* boxed [[R]] only: rows_flat's copy on the GPU, made by a matrix
-     product there (backend/cuda/gpu_blas.c), or NULL; cleared with
-     rows_flat (rows are never written in place: docs/cpu.md's ownership
-     rule gives in-place writes only to fresh [R]s) */
-  struct DevBuf *rows_dev;
 };
 
 /* Makes a's payload present on the host, copying it from the GPU the first
@@ -122,7 +121,7 @@ static inline void val_array_set(Array *a, size_t i, Value v) {
   if (a->boxed) {
     a->v[i] = v;
     a->rows_flat = NULL; /* reduce_by_index in place may replace a row */
-    a->rows_dev = NULL;
+    a->dev = NULL;
   } else {
     a->r[i] = v.u.r; /* a new array: always on the host */
   }

@@ -16,13 +16,13 @@ size_t gpu_blas_copies(void) { return copies; }
 
 /* n reals of the host buffer p on the device: a new copy, or, when p is
    the remembered rows of the matrix m, m's copy (made once, value.h:
-   rows_dev), so that a loop's products with one matrix copy it once. */
+   dev), so that a loop's products with one matrix copy it once. */
 static DevBuf *on_device(Array *m, const double *p, size_t n, Span s) {
-  if (m && m->rows_dev && m->rows_flat == p && m->rows_dev->bytes == n * sizeof(double)) return m->rows_dev;
+  if (m && m->dev && m->rows_flat == p && m->dev->bytes == n * sizeof(double)) return m->dev;
   DevBuf *b = cuda_devbuf_new(n * sizeof(double), s);
   cuda_upload(b->ptr, p, n * sizeof(double), s);
   copies++;
-  if (m && m->rows_flat == p) m->rows_dev = b;
+  if (m && m->rows_flat == p) m->dev = b;
   return b;
 }
 
