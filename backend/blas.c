@@ -74,7 +74,7 @@ static bool job_transposed(const Exec *ex, const PlanMatrix *pm, Value *frame, C
   j->m = bm->v[0].u.a->len;
   if (j->m == 0 || !fits_int(j->m) || !fits_int(j->k)) return false;
   if (!(j->a = rows_of(bm, j->m))) return false; /* ragged: transpose raises */
-  j->arows = bm->rows_flat == j->a ? bm : NULL;
+  j->arows = bm;
   Array *v = cpu_eval_array(ex, pm->other, frame);
   if (v->boxed || v->len != j->k) return false;
   j->vec = v;
@@ -111,9 +111,9 @@ static bool job_of(const Exec *ex, const Term *t, Value *frame, Array *x, CpuBla
   }
   if (j->k == 0 || !fits_int(j->m) || !fits_int(j->n) || !fits_int(j->k)) return false;
   if (!(j->a = rows_of(x, j->k))) return false;
-  j->arows = x->rows_flat == j->a ? x : NULL;
+  j->arows = x;
   if (pm->kind == PLAN_GEMM && !(j->b = rows_of(v, j->b_kn ? j->n : j->k))) return false;
-  j->brows = pm->kind == PLAN_GEMM && v->rows_flat == j->b ? v : NULL;
+  if (pm->kind == PLAN_GEMM) j->brows = v;
   return pm->kind == PLAN_GEMV || j->m <= SIZE_MAX / sizeof(double) / j->n;
 }
 

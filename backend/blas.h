@@ -31,8 +31,9 @@ bool cpu_blas_available(void);
 typedef struct CpuBlasJob {
   PlanMatrixKind kind;
   const double *a, *b;
-  Array *arows, *brows; /* the [[R]]s whose remembered rows a and b are
-                           (value.h: rows_flat), or NULL for a copy */
+  Array *arows, *brows; /* the [[R]]s a and b are the rows of: a is their
+                           remembered rows when it is their rows_flat
+                           (value.h), else a copy */
   Array *vec;
   size_t m, n, k;
   bool b_kn, trans;

@@ -68,6 +68,22 @@ static bool empty_test_of_maps(OptRw *rw, Term *t) {
   return true;
 }
 
+/* `(if b then 1 else 0) == 1` is b (a partial's selector, reverse/
+   partials.c, tested: `== 0` is !b; either literal order); NULL when t
+   is not such a test. */
+static Term *selector_test(Term *t) {
+  for (int side = 0; side < 2; side++) {
+    Term *f = t->kids[side], *k = t->kids[1 - side];
+    if (f->kind != T_IF || k->kind != T_NUM || f->kids[1]->kind != T_NUM || f->kids[2]->kind != T_NUM) continue;
+    double a = f->kids[1]->num, b = f->kids[2]->num;
+    if ((a == 1 && b == 0) || (a == 0 && b == 1)) {
+      if (k->num == a) return f->kids[0];
+      if (k->num == b) return fe_mk_op1(t->span, PRIM_NOT, f->kids[0]);
+    }
+  }
+  return NULL;
+}
+
 static Term *fold_rule(OptRw *c, Term *t) {
   bool known;
   if (opt_rw_known(c, t, &known)) return fe_mk_bool(t->span, known);
@@ -140,6 +156,10 @@ static Term *fold_rule(OptRw *c, Term *t) {
     /* a length (an integer, never nan) compared with itself */
     if (a_length(c, k[0]) && opt_alpha_eq(k[0], k[1]) && opt_rw_safe(c, k[0]))
       return fe_mk_bool(t->span, t->prim == PRIM_EQ || t->prim == PRIM_LE || t->prim == PRIM_GE);
+    if (t->prim == PRIM_EQ) {
+      Term *sel = selector_test(t);
+      if (sel) return sel;
+    }
     return t;
   case P_LOGIC: {
     bool is_and = t->prim == PRIM_AND;

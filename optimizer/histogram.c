@@ -27,7 +27,7 @@
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
-enum { MAX_SUMS = 4 };
+enum { MAX_SUMS = 4, MAX_BODY = 2000 };
 
 typedef struct {
   const Sym *j;         /* the map's index */
@@ -150,6 +150,8 @@ Term *opt_histogram(OptRw *c, Term *t) {
      cannot raise where iota would not (or raise otherwise) */
   bool whole = k->kind == T_NUM && k->num >= 0 && k->num == (double)(long long)k->num;
   if (!whole && !(is_prim(k, PRIM_LENGTH) && k->kids[0]->kind == T_VAR)) return NULL;
+  /* the walks below, for every map over indices of every pass: bounded */
+  if (fe_term_size_upto(lam, MAX_BODY + 1) > MAX_BODY) return NULL;
   Sums s = {.j = lam->syms[at], .bound = opt_map_new()};
   binders(&s, lam->kids[0]);
   Term *body = replace(&s, lam->kids[0]);

@@ -8,8 +8,9 @@
              let r = A[j] in let q = B[j] in lets in map2 (a, x. min a e) acc r
 
    (a map over A alone likewise; max, and the operands the other way
-   round, too: then map2 (x, a. min e a) r acc) when the rows' map is used only here, z, the lets and e
-   cannot raise, and A and B are variables. The fold runs from the left
+   round, too: then map2 (x, a. min e a) r acc) when the rows' map is
+   used only here, z, the lets and e cannot raise, and A and B are
+   variables. The fold runs from the left
    as reduce's does over rows (min and max are exact; reduce's order is
    unspecified anyway), each row's map2 raising where the fold's would.
    No k x n matrix is stored and read again: the loop's state is updated

@@ -19,16 +19,16 @@
    all k running rows and sweeps back over them. */
 #include "jt_prim.h"
 #include "jt_util.h"
+#include "partials.h"
 #include "../frontend/ir/build.h"
 
 static Term *var(Span s, Sym *x) { return fe_mk_var(s, x); }
 
-/* Whether the fold keeps its accumulator s against the element a: the
-   partial of op in the accumulator's operand is 1. */
+/* Whether the fold keeps its accumulator acc against the element a: the
+   partial of op (the partials' table) in the accumulator's operand is 1. */
 static Term *keeps(Span s, Prim op, bool acc_first, Term *acc, Term *a) {
-  Prim cmp = op == PRIM_MIN ? PRIM_LE : PRIM_GE;
-  if (acc_first) return fe_mk_op2(s, cmp, acc, a);
-  return fe_mk_op1(s, PRIM_NOT, fe_mk_op2(s, cmp, a, acc));
+  Term *args[2] = {acc_first ? acc : a, acc_first ? a : acc};
+  return fe_mk_op2(s, PRIM_EQ, rev_partial(s, op, acc_first ? 0 : 1, args), fe_mk_num(s, 1));
 }
 
 /* map2 (c, zi. if c == j then zi else 0) W z */

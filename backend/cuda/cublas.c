@@ -75,16 +75,11 @@ static const double one = 1.0, zero = 0.0;
 
 static const double *dev(CudaPtr p) { return (const double *)(uintptr_t)p; }
 
-void cuda_dgemv(CudaPtr a, size_t m, size_t k, CudaPtr x, CudaPtr y, Span s) {
+void cuda_dgemv(CudaPtr a, size_t m, size_t k, bool trans, CudaPtr x, CudaPtr y, Span s) {
   (void)cuda_stream(s); /* the context current on this thread */
-  check(api.dgemv(handle, OP_T, (int)k, (int)m, &one, dev(a), (int)k, dev(x), 1, &zero, (double *)dev(y), 1), s,
-        "a matrix-vector product");
-}
-
-void cuda_dgemv_t(CudaPtr a, size_t k, size_t m, CudaPtr x, CudaPtr y, Span s) {
-  (void)cuda_stream(s);
-  check(api.dgemv(handle, OP_N, (int)m, (int)k, &one, dev(a), (int)m, dev(x), 1, &zero, (double *)dev(y), 1), s,
-        "a matrix-vector product");
+  int rows = trans ? (int)m : (int)k, cols = trans ? (int)k : (int)m; /* column-major, as stored */
+  check(api.dgemv(handle, trans ? OP_N : OP_T, rows, cols, &one, dev(a), rows, dev(x), 1, &zero, (double *)dev(y), 1),
+        s, "a matrix-vector product");
 }
 
 void cuda_dgemm(CudaPtr a, CudaPtr b, CudaPtr c, size_t m, size_t n, size_t k, bool b_kn, Span s) {

@@ -12,10 +12,9 @@
    once; false after that when it is not. */
 bool cuda_blas_open(void);
 
-/* y = A x for A of m rows of k (row-major, rows consecutive), x of k. */
-void cuda_dgemv(CudaPtr a, size_t m, size_t k, CudaPtr x, CudaPtr y, Span s);
-/* y = A^T x for A of k rows of m (row-major), x of k: y has m elements. */
-void cuda_dgemv_t(CudaPtr a, size_t k, size_t m, CudaPtr x, CudaPtr y, Span s);
+/* y (m elements) = A x for A of m rows of k, or, trans, A^T x for A of k
+   rows of m (row-major, rows consecutive); x of k. */
+void cuda_dgemv(CudaPtr a, size_t m, size_t k, bool trans, CudaPtr x, CudaPtr y, Span s);
 /* C = A B^T (b_kn false: B of n rows of k) or C = A B (b_kn: B of k rows
    of n), A of m rows of k, C of m rows of n, all row-major. */
 void cuda_dgemm(CudaPtr a, CudaPtr b, CudaPtr c, size_t m, size_t n, size_t k, bool b_kn, Span s);

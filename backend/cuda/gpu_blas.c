@@ -14,15 +14,16 @@ static size_t products, copies;
 size_t gpu_blas_products(void) { return products; }
 size_t gpu_blas_copies(void) { return copies; }
 
-/* n reals of the host buffer p on the device: a new copy, or, when p is
-   the remembered rows of the matrix m, m's copy (made once, value.h:
-   dev), so that a loop's products with one matrix copy it once. */
+/* The n reals of p, the rows of the matrix m, on the device: a new copy,
+   kept with m (value.h: dev) when p is m's remembered rows, so that a
+   loop's products with one matrix copy it once. */
 static DevBuf *on_device(Array *m, const double *p, size_t n, Span s) {
-  if (m && m->dev && m->rows_flat == p && m->dev->bytes == n * sizeof(double)) return m->dev;
+  bool remembered = m->rows_flat == p;
+  if (remembered && m->dev && m->dev->bytes == n * sizeof(double)) return m->dev;
   DevBuf *b = cuda_devbuf_new(n * sizeof(double), s);
   cuda_upload(b->ptr, p, n * sizeof(double), s);
   copies++;
-  if (m && m->rows_flat == p) m->dev = b;
+  if (remembered) m->dev = b;
   return b;
 }
 
@@ -34,8 +35,7 @@ Array *gpu_blas_run(const Exec *ex, const CpuBlasJob *j, Span s) {
   if (j->kind == PLAN_GEMV) {
     Array *y = gpu_new_array(j->m, s);
     CudaPtr x = gpu_array_ptr(j->vec, s), yp = gpu_array_ptr(y, s);
-    if (j->trans) cuda_dgemv_t(a->ptr, j->k, j->m, x, yp, s);
-    else cuda_dgemv(a->ptr, j->m, j->k, x, yp, s);
+    cuda_dgemv(a->ptr, j->m, j->k, j->trans, x, yp, s);
     GC_reachable_here(a);
     return y;
   }

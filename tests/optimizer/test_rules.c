@@ -160,6 +160,7 @@ static const char *const programs =
     "def p_ixmap (a: [R]) (b: [R]) = let c = map2 (x, y. x - y) a b in map (i. a[i] * c[i] + b[i]) (iota (length c))\n"
     "def p_ixmap_len (a: [R]) (b: [R]) = map (i. a[i] * b[i]) (iota (length a))\n"
     "def p_ixmap_i (a: [R]) = map (i. a[i] * i) (iota (length a))\n"
+    "def p_selector (x: R) (y: R) = (if (if x <= y then 1 else 0) == 1 then x else y, if 0 == (if x <= y then 1 else 0) then x else y)\n"
     "def p_sign (x: R) (y: R) = (x + -1 * y, -1 * x * y + y * -x / x, x - -y / 2, -x + y)\n"
     /* conditions known in a branch, in a map over iota (an index in
        range), in a map over an array (not empty) */
@@ -211,6 +212,8 @@ START_TEST(rules_fire) {
   ck_assert_int_eq(tl_count_kind(passed("p_constzero", NULL)->body, T_PRIM, PRIM_MAP2), 0);
   ck_assert_str_eq(body_text(passed("p_cse", opt_cse)), "let u = x * y in let v = u in u + v");
   ck_assert_str_eq(body_text(passed("p_alg", opt_algebra)), "x + 6 - x + x * 0");
+  /* a partial's selector tested: its condition */
+  ck_assert_str_eq(body_text(passed("p_selector", opt_algebra)), "(if x <= y then x else y, if !(x <= y) then x else y)");
   /* the sign rules, exact in IEEE arithmetic: a negation moves out of
      products and quotients into the sum that absorbs it */
   ck_assert_str_eq(body_text(passed("p_sign", opt_algebra)), "(x - y, -(x * y) - y * x / x, x + y / 2, y - x)");
@@ -320,7 +323,7 @@ START_TEST(values_preserved) {
   const char *names[] = {"p_ones", "p_zeros", "p_id", "p_mulzero", "p_constzero", "p_red1", "p_red0",
                          "p_scan", "p_snd", "p_snd_miss", "p_ones_miss", "p_proj", "p_fuse", "p_fuse_twice",
                          "p_cse", "p_alg", "ex", "p_ifproj", "p_invif", "p_ixmap", "p_ixmap_len", "p_ixmap_i",
-                         "p_sign", "p_known", "p_known_ix", "p_empty_maps", "p_hist", "p_hist_let", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_dup_unused", "p_rk"};
+                         "p_sign", "p_selector", "p_known", "p_known_ix", "p_empty_maps", "p_hist", "p_hist_let", "p_narrow1", "p_narrow_both", "p_dup2", "p_dup3", "p_dup3_miss", "p_dup_unused", "p_rk"};
   unsigned seed = 7;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     Def *f = tl_def(tl_session, names[i]);
