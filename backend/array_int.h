@@ -30,6 +30,11 @@ Prim cpu_monoid_prim(CpuMonoid m);
 void cpu_check_map2_lengths(const Term *t, size_t la, size_t lb);
 void cpu_check_map3_lengths(const Term *t, size_t la, size_t lb, size_t lc);
 
+/* The map or map2 t over a (and b) whose function only checks a map2's
+   lengths (map_checks.c), run as those checks into out; false when t is
+   not such a map. */
+bool cpu_map_checks_only(const Exec *ex, const Term *t, Value *frame, const Array *a, const Array *b, Array *out);
+
 typedef struct MonoidFns {
   double (*foldl)(double, const double *, size_t, Span);
   void (*lanes)(double *, const double *, size_t); /* acc[j] = OP(acc[j], x[j]) */

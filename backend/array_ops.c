@@ -288,7 +288,7 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
     kernel_map(cpu_exec_threads(ex), &run, t, a, b, n, out);
     return out;
   }
-  if (n > 0 && map_elements(ex, t, frame, a, b, out)) return out;
+  if (n > 0 && (map_elements(ex, t, frame, a, b, out) || cpu_map_checks_only(ex, t, frame, a, b, out))) return out;
   const Type *rt = t->type->elem;
   if (n > 1 && ex->kernel && !ex->meter && !ex->gpu && rt->kind == TY_ARRAY && rt->elem->kind == TY_REAL) {
     map_rows(ex, t, frame, a, b, out);

@@ -11,12 +11,12 @@
    them can raise: the gradient of sum (map2 f w y) keeps its primal map2
    only for that error, and the map2 of its partials raises it.
 
-   A dead map, map2 or map3 whose function may raise (a gather in it)
-   keeps only what raises: its function's value, at the end of its let
-   chain, becomes 0 when that value cannot raise, and the lets it alone
-   needed go. A vector-Jacobian product's map of tuples, kept after each
-   component was given a map of its own, then computes its gathers and
-   their indices only (check_form).
+   Any other dead let that may raise keeps only what raises its errors
+   (raises.c): a dead map whose function gathers computes its gathers and
+   their indices only (a vector-Jacobian product's map of tuples, kept
+   after each component was given a map of its own), and a gradient's
+   primal kept for its errors checks lengths instead of computing its
+   matrix products.
 
    A let-tuple some of whose variables are unused loses them when the
    dropped components cannot raise (see bind_narrowed). */
@@ -24,6 +24,7 @@
 #include "../frontend/ir/common.h"
 #include "passes.h"
 #include "pe_util.h"
+#include "raises.h"
 
 #include <string.h>
 
@@ -80,42 +81,20 @@ static bool checked_later(const Term **lets, long i, long n, const Term *tail) {
   return leads_with(tail, c);
 }
 
-/* ---- dead maps that may raise ---- */
+/* ---- dead right-hand sides that may raise ---- */
 
-/* `let c = v in body` for the parts of the value v that may raise, in the
-   order they are evaluated (a tuple's components, each that may raise),
-   the uses in the others discounted. */
-static Term *raising_parts(OptSymMap *uses, const Term *v, Term *body) {
-  if (!opt_may_raise(v)) {
-    opt_count_uses(v, uses, -1);
-    return body;
-  }
-  if (v->kind != T_TUPLE) return fe_mk_let(v->span, fe_mk_sym("c", v->type, v->span), (Term *)v, body);
-  for (int i = v->nkids - 1; i >= 0; i--) body = raising_parts(uses, v->kids[i], body);
-  return body;
-}
+/* The dead right-hand side r that may raise reduced to its errors
+   (raises.c), the uses counted again; r itself when that changes nothing
+   or r is too large to walk (NULL: nothing of it raises). */
+enum { MAX_ERRORS_WALK = 4000 };
 
-/* The dead map, map2 or map3 r whose function may raise, with its
-   function's value (the end of its let chain) replaced by 0 after lets
-   of its parts that may raise, the uses in the others discounted; NULL
-   when r is not such a map, or its value is a number or a real that may
-   raise. */
-static Term *check_form(OptSymMap *uses, const Term *r) {
-  if (r->kind != T_PRIM || (r->prim != PRIM_MAP && r->prim != PRIM_MAP2 && r->prim != PRIM_MAP3)) return NULL;
-  const Term *lam = r->kids[0];
-  if (lam->kind != T_LAM || !opt_may_raise(lam->kids[0])) return NULL; /* else only its lengths raise */
-  const Term *v = lam->kids[0];
-  while (v->kind == T_LET || v->kind == T_LETTUP) v = v->kids[1];
-  if (v->kind == T_NUM || (v->type->kind == TY_REAL && opt_may_raise(v))) return NULL;
-  Term *value = fe_mk_num(v->span, 0);
-  if (opt_may_raise(v)) value = raising_parts(uses, v, value);
-  else opt_count_uses(v, uses, -1);
-  Term *body = opt_with_tail(lam->kids[0], value);
-  Term *nl = fe_mk_lam(lam->span, lam->nsyms, lam->syms, body);
-  if (r->prim == PRIM_MAP) return fe_mk_map(r->span, nl, r->kids[1]);
-  if (r->prim == PRIM_MAP2) return opt_checked_as(fe_mk_map2(r->span, nl, r->kids[1], r->kids[2]), r);
-  Term *k[4] = {nl, r->kids[1], r->kids[2], r->kids[3]};
-  return opt_checked_as(fe_mk_array_prim(r->span, PRIM_MAP3, 4, k), r);
+static Term *errors_form(OptSymMap *uses, Term *r) {
+  if (fe_term_size_upto(r, MAX_ERRORS_WALK) >= MAX_ERRORS_WALK) return r;
+  Term *e = opt_errors_of(r);
+  if (e && opt_alpha_eq(e, r)) return r;
+  opt_count_uses(r, uses, -1);
+  if (e) opt_count_uses(e, uses, 1);
+  return e;
 }
 
 /* ---- unused components of a let-tuple ----
@@ -219,9 +198,9 @@ static Term *chain(OptSymMap *uses, const Term *t) {
       opt_count_uses(l->kids[0], uses, -1);
       rhs[i] = NULL;
       changed = true;
-    } else if (l->kind == T_LET && dead(uses, l) && (cf = check_form(uses, l->kids[0]))) {
-      rhs[i] = visit(uses, cf);
-      checks[i] = fe_mk_sym(l->sym->name, rhs[i]->type, l->sym->span);
+    } else if (l->kind == T_LET && dead(uses, l) && (cf = errors_form(uses, l->kids[0])) != l->kids[0]) {
+      rhs[i] = cf ? visit(uses, cf) : NULL;
+      if (cf) checks[i] = fe_mk_sym(l->sym->name, rhs[i]->type, l->sym->span);
       changed = true;
     } else {
       rhs[i] = visit(uses, l->kids[0]);

@@ -17,7 +17,8 @@
      map3 f A (map g A) C   -> map2 (a, c. let y = g a in f a y c) A C
    as long as no more arrays remain than the consumer had (or two), and,
    when the consumer's check may fail, its arrays stay the same in number
-   and the producer is a map (its error reads the same). A map2 of two
+   and the producer is a map (its error reads the same) whose function
+   cannot raise (its errors came before the check). A map2 of two
    producers over the same arrays takes both at once (both_slots). A
    producer let-bound and used several times is fused into each reader
    when every use is as an array of a map (SHARED_FUSE_USES below).
@@ -146,7 +147,8 @@ static bool one_length(OptRw *c, const Term *t) {
    array variable read twice given one parameter. NULL when in's check may
    fail, when more than max arrays remain, or when t's check may fail and
    its arrays would change in number or kind (its error would read
-   otherwise). */
+   otherwise) or in's function may raise (its error, first unfused, would
+   come after the check). */
 static Term *fuse_slot(OptRw *c, Term *t, int i, Term *in, int max) {
   if (in->prim != PRIM_MAP && !in->b && !opt_rw_safe(c, in)) return NULL;
   int np;
@@ -182,7 +184,9 @@ static Term *fuse_slot(OptRw *c, Term *t, int i, Term *in, int max) {
   int arity = t->nkids - 1;
   if (na > max) return NULL;
   bool checked = one_length(c, t);
-  if (!checked && (na != arity || in->prim != PRIM_MAP)) return NULL;
+  /* a check that may fail comes before the fused producer's elements: so
+     the producer's function must not raise (it raised first unfused) */
+  if (!checked && (na != arity || in->prim != PRIM_MAP || opt_may_raise(in->kids[0]->kids[0]))) return NULL;
   Term *k[4] = {fe_mk_lam(t->kids[0]->span, na, ps, body)};
   for (int q = 0; q < na; q++) k[1 + q] = arrs[q];
   Term *r = fe_mk_array_prim(t->span, na == 1 ? PRIM_MAP : na == 2 ? PRIM_MAP2 : PRIM_MAP3, na + 1, k);

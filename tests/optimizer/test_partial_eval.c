@@ -406,11 +406,22 @@ START_TEST(pass_dce) {
   /* a, b and z go in one pass; map2 and iota may raise and stay */
   ck_assert_str_eq(fe_term_str(t), "let u = map2 (*) v v in let w = iota 3 in x");
   ck_assert_ptr_eq(opt_dce(t), t);
-  /* a dead map that may raise (a gather) keeps what raises, its value 0 */
+  /* a dead map that may raise (a gather) keeps what raises: its gathers */
   f = def_of("def f (x: R) (v: [R]) : R = let z = map (i. let e = v[i + 1] in let g = exp e in g * x) "
              "(iota (length v - 1)) in x");
   t = one_pass("dce", f, "(2, [1, 2, 3])");
-  ck_assert_str_eq(fe_term_str(t), "let z = map (i. let e = v[i + 1] in 0) (iota (length v - 1)) in x");
+  ck_assert_str_eq(fe_term_str(t), "let z = map (i. v[i + 1]) (iota (length v - 1)) in x");
+  ck_assert_ptr_eq(opt_dce(t), t);
+  /* a dead primal's matrix-vector products and map2s (raises.c): their
+     lengths checked row by row, nothing multiplied; hid's values are not
+     needed, only its length (the second product's rows are checked
+     against it) */
+  f = def_of("def f (w: [[R]]) (b: [R]) (v: [[R]]) (x: [[R]]) : R = let a = map (xi. "
+             "let hid = map2 (z, c. tanh (z + c)) (map (r. reduce (+) 0 (map2 (*) r xi)) w) b in "
+             "let o = map (r. reduce (+) 0 (map2 (*) r hid)) v in reduce (+) 0 o) x in 1");
+  t = one_pass("dce", f, "([[1, 2]], [1], [[1]], [[1, 2]])");
+  ck_assert_str_eq(fe_term_str(t), "let a = map (xi. let hid = map2 (z, c. 0) (map (r. let c = map2 (*) r xi in 0) w) b in "
+                                   "let c = map (r. let c = map2 (*) r hid in 0) v in 0) x in 1");
   ck_assert_ptr_eq(opt_dce(t), t);
 }
 END_TEST
