@@ -23,6 +23,7 @@ typedef struct Entry {
   unsigned long hash;
   Term *rhs;
   Sym *x;
+  int comp;  /* 0: rhs is x's; k + 1: rhs is component k of x's elements */
   long next; /* previous head of the bucket */
 } Entry;
 
@@ -215,15 +216,23 @@ static bool shareable(const Term *t) {
   return t->type->kind != TY_FUN && pure(t);
 }
 
+/* map (p. p.k) x, for an x whose elements are tuples. */
+static Term *component(Span s, Sym *x, int k) {
+  Sym *p = fe_mk_sym("p", x->type->elem, s);
+  return fe_mk_map(s, fe_mk_lam(s, 1, &p, fe_mk_proj(s, fe_mk_var(s, p), k)), fe_mk_var(s, x));
+}
+
 static Term *find(Cse *c, unsigned long h, const Term *rhs) {
   for (long i = c->heads[h % (unsigned long)c->nbuckets]; i >= 0; i = c->v[i].next) {
     Pairs p = {0};
-    if (c->v[i].hash == h && alpha_eq(c->v[i].rhs, rhs, &p)) return fe_mk_var(rhs->span, c->v[i].x);
+    const Entry *e = &c->v[i];
+    if (e->hash == h && alpha_eq(e->rhs, rhs, &p))
+      return e->comp ? component(rhs->span, e->x, e->comp - 1) : fe_mk_var(rhs->span, e->x);
   }
   return NULL;
 }
 
-static void add(Cse *c, unsigned long h, Term *rhs, Sym *x) {
+static void add_comp(Cse *c, unsigned long h, Term *rhs, Sym *x, int comp) {
   if (c->n == c->cap) {
     c->cap = c->cap ? 2 * c->cap : 64;
     Entry *v = NEW_ARRAY(Entry, c->cap);
@@ -231,9 +240,68 @@ static void add(Cse *c, unsigned long h, Term *rhs, Sym *x) {
     c->v = v;
   }
   long b = (long)(h % (unsigned long)c->nbuckets);
-  c->v[c->n] = (Entry){h, rhs, x, c->heads[b]};
+  c->v[c->n] = (Entry){h, rhs, x, comp, c->heads[b]};
   c->heads[b] = c->n++;
   if (rhs->kind == T_PRIM) c->roots[rhs->prim]++;
+}
+
+static void add(Cse *c, unsigned long h, Term *rhs, Sym *x) { add_comp(c, h, rhs, x, 0); }
+
+/* The largest array builtin looked up inside an expression. */
+#define ARRAY_PRIM_MAX 4096
+
+/* ---- components of a map of tuples ----
+
+   `let W = map2 (a, b. let g = e in (d1 * g, g)) X Y` is a vector-Jacobian
+   product's map: each element a tuple of cotangents. A map that computes
+   one of the components again, `map2 (c, d. let g2 = e' in d1' * g2) X Y`
+   (the same up to renaming), is `map (p. p.1) W`: W's let encloses it, so
+   W was evaluated first (with any error of the map's) over the same
+   arrays. The component's map drops the lets that only the other
+   components read before it is compared. Maps of tuples of reals are
+   left alone: tuples.c splits them into a map per component. */
+
+/* The let chain t with its tail replaced by v and the lets that v does
+   not need (directly or through later lets) dropped. */
+static Term *chain_for(const Term *t, Term *v) {
+  OptBinds b = {0};
+  opt_peel_lets((Term *)t, &b);
+  OptSymMap *uses = opt_map_new();
+  opt_count_uses(v, uses, 1);
+  for (long i = b.n - 1; i >= 0; i--) {
+    const OptBind *e = &b.v[i];
+    bool keep = false;
+    for (int k = 0; k < e->n && !keep; k++) keep = opt_map_count(uses, e->tup ? e->xs[k] : e->x) > 0;
+    if (!keep) continue;
+    opt_count_uses(e->rhs, uses, 1);
+    v = e->tup ? fe_mk_lettup(e->span, e->n, e->xs, e->rhs, v) : fe_mk_let(e->span, e->x, e->rhs, v);
+  }
+  return v;
+}
+
+enum { COMPONENTS_MAX = 8 };
+
+/* Entries for the components of the map of tuples rhs bound to x. */
+static void add_components(Cse *c, const Term *rhs, Sym *x) {
+  if (rhs->kind != T_PRIM || (rhs->prim != PRIM_MAP && rhs->prim != PRIM_MAP2 && rhs->prim != PRIM_MAP3) ||
+      rhs->kids[0]->kind != T_LAM || rhs->type->elem->kind != TY_TUPLE || rhs->type->elem->n > COMPONENTS_MAX ||
+      fe_term_size_upto(rhs, ARRAY_PRIM_MAX + 1) > ARRAY_PRIM_MAX)
+    return;
+  const Term *lam = rhs->kids[0], *tail = lam->kids[0];
+  while (tail->kind == T_LET || tail->kind == T_LETTUP) tail = tail->kids[1];
+  if (tail->kind != T_TUPLE) return;
+  /* tuples of reals: the tuples pass splits such maps into one per
+     component (tuples.c), which this would undo */
+  bool reals = true;
+  for (int k = 0; k < tail->nkids; k++) reals = reals && tail->kids[k]->type->kind == TY_REAL;
+  if (reals) return;
+  for (int k = 0; k < tail->nkids; k++) {
+    Term *kids[4];
+    kids[0] = fe_mk_lam(lam->span, lam->nsyms, lam->syms, chain_for(lam->kids[0], tail->kids[k]));
+    for (int i = 1; i < rhs->nkids; i++) kids[i] = rhs->kids[i];
+    Term *m = opt_checked_as(fe_mk_array_prim(rhs->span, rhs->prim, rhs->nkids, kids), rhs);
+    add_comp(c, hash_term(m), m, x, k + 1);
+  }
 }
 
 static void pop_to(Cse *c, long n) {
@@ -351,10 +419,12 @@ static Term *walk_chain(Cse *c, const Term *t) {
     if (cur->kind == T_LET && shareable(rhs)) {
       unsigned long h = hash_term(rhs);
       Term *hit = find(c, h, rhs);
-      if (hit)
+      if (hit) {
         rhs = hit;
-      else
+      } else {
         add(c, h, rhs, cur->sym);
+        add_components(c, rhs, cur->sym);
+      }
     }
     if (b.n >= cap) { /* named calls may have added bindings */
       long old = cap;
@@ -391,8 +461,6 @@ static bool atomic_prim(const Term *t) {
   return true;
 }
 
-/* The largest array builtin looked up inside an expression. */
-#define ARRAY_PRIM_MAX 4096
 
 /* An array builtin (a map, a scan, ...) inside an expression: replaced
    too by the variable of an enclosing let of the same right-hand side (a

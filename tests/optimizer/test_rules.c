@@ -153,6 +153,10 @@ static const char *const programs =
     "def p_narrow1 (a: [R]) (b: [R]) = let w = map2 (x, y. (x * y, x + y)) a b in map2 (t, u. t.1 * u) w b\n"
     "def p_narrow_both (a: [R]) (b: [R]) = let w = map2 (x, y. (x * y, x + y)) a b in map2 (t, u. t.1 + t.2 * u) w b\n"
     "def p_cse (x: R) (y: R) = let u = x * y in let v = x * y in u + v\n"
+    /* a component of a map of tuples computed again, its lets renamed
+       and the other component's let dropped: read from the map */
+    "def p_cse_comp (a: [R]) (b: [R]) = let w = map2 (x, y. let g = x * y in let h = x - y in ([g + 1, g], h * g)) a b in "
+    "(map (p. p.2) w, map2 (u, v. let k = u * v in [k + 1, k]) a b)\n"
     "def p_alg (x: R) = (x * 1 + 0) - 0 + 2 * 3 - (- (- x)) + x * 0\n"
     "def p_ifproj (x: R) (a: [R]) =\n"
     "  let r = if x > 0 then (reduce (+) 0 a, x) else (x, reduce (*) 1 a) in r.1 * 2\n"
@@ -211,6 +215,16 @@ START_TEST(rules_fire) {
   ck_assert_int_eq(tl_count_kind(passed("p_scan", NULL)->body, T_PRIM, PRIM_SCANL), 0);
   ck_assert_int_eq(tl_count_kind(passed("p_constzero", NULL)->body, T_PRIM, PRIM_MAP2), 0);
   ck_assert_str_eq(body_text(passed("p_cse", opt_cse)), "let u = x * y in let v = u in u + v");
+  ck_assert_str_eq(body_text(passed("p_cse_comp", opt_cse)),
+                   "let w = map2 (x, y. let g = x * y in let h = x - y in ([g + 1, g], h * g)) a b in (map (p. p.2) w, map (p. p.1) w)");
+  {
+    Def *cc = passed("p_cse_comp", NULL);
+    const char *cc_args[][2] = {{"[1, 2, 3]", "[4, -5, 6]"}, {"[1, 2]", "[1]"}, {"[]", "[]"}};
+    for (int i = 0; i < 3; i++) {
+      Value args[2] = {tl_ev(cc_args[i][0]), tl_ev(cc_args[i][1])};
+      same_on(tl_def(tl_session, "p_cse_comp"), cc, args);
+    }
+  }
   ck_assert_str_eq(body_text(passed("p_alg", opt_algebra)), "x + 6 - x + x * 0");
   /* a partial's selector tested: its condition */
   ck_assert_str_eq(body_text(passed("p_selector", opt_algebra)), "(if x <= y then x else y, if !(x <= y) then x else y)");
