@@ -7,9 +7,11 @@
    (the errors of a matrix-vector product that a dead let keeps,
    optimizer/raises.c; either operand may be a parameter or an array bound
    outside the function; the inner map2's function a constant or never run:
-   the plan's check of a dead let). Each element's check compares two lengths, in
-   the elements' order, with map2's own error; nothing else is evaluated,
-   and every element is the function's constant. */
+   the plan's check of a dead let). Each element's check compares two
+   lengths, in the elements' order, with map2's own error (none at all
+   when the rows are known to be of one length: value.h's rows_flat);
+   nothing else is evaluated, and every element is the function's
+   constant. */
 #include "array_int.h"
 
 #include "plan/note.h"
@@ -45,6 +47,15 @@ static bool operand(const Exec *ex, const Term *lam, const Term *o, Value *frame
   return true;
 }
 
+/* The length of o's arrays at every element when it is known without
+   looking at them: a fixed array's, or the rows' of a matrix whose rows
+   are one buffer of rows of one length (value.h: rows_flat); -1 else. */
+static long length_all(const Operand *o, const Array *a, const Array *b) {
+  if (o->fixed) return (long)o->fixed->len;
+  const Array *x = o->param == 0 ? a : b;
+  return x->rows_flat && x->len > 0 ? (long)x->v[0].u.a->len : -1;
+}
+
 static size_t length_at(const Operand *o, const Array *a, const Array *b, size_t i) {
   if (o->fixed) return o->fixed->len;
   Value v = val_array_get(o->param == 0 ? (Array *)a : (Array *)b, i);
@@ -62,9 +73,11 @@ bool cpu_map_checks_only(const Exec *ex, const Term *t, Value *frame, const Arra
   if ((u.param == 0 || v.param == 0) ? !a->boxed : false) return false;
   if ((u.param == 1 || v.param == 1) ? !b || !b->boxed : false) return false;
   double k = body->kids[1]->num;
+  long lu = length_all(&u, a, b), lv = length_all(&v, a, b);
+  bool pass = m->b || (lu >= 0 && lu == lv); /* every check passes */
   for (size_t i = 0; i < a->len; i++) {
     if ((i & 4095) == 0) fe_poll_interrupt(t->span);
-    if (!m->b) cpu_check_map2_lengths(m, length_at(&u, a, b, i), length_at(&v, a, b, i));
+    if (!pass) cpu_check_map2_lengths(m, length_at(&u, a, b, i), length_at(&v, a, b, i));
     if (out->boxed) val_array_set(out, i, val_real(k));
     else out->r[i] = k;
   }

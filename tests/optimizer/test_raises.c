@@ -62,6 +62,24 @@ START_TEST(gradient_raises_the_primals_errors) {
 }
 END_TEST
 
+/* A matrix whose rows are known to be one buffer of rows of one length
+   (value.h: rows_flat, remembered by a matrix product) is checked once
+   for all its rows (backend/map_checks.c): the error is still the first
+   row's, as the primal's. */
+START_TEST(regular_rows_checked_once) {
+  Session *s = tl_session_with(mlp);
+  /* rows made by a map lie in one buffer; the product remembers that */
+  tl_run_in(s, "let w = map (i. map (j. 0.1 * (2 * i + j + 1)) (iota 2)) (iota 3)\nlet v = matvec w [1, 1]\n");
+  /* b1 too short as well: the rows' error comes first */
+  char *ef = error_line(s, "f w [0.1, 0.2] [[0.5, 0.6, 0.7]] [0.3] [[1, 2, 3]]");
+  char *eg = error_line(s, "g w [0.1, 0.2] [[0.5, 0.6, 0.7]] [0.3] [[1, 2, 3]]");
+  ck_assert_msg(strstr(ef, "error: map2: lengths 2 and 3 differ") != NULL, "%s", ef);
+  ck_assert_str_eq(ef, eg);
+  TlRun r = tl_capture(s, "g w [0.1, 0.2, 0.3] [[0.5, 0.6, 0.7]] [0.3] [[1, 2], [3, 4]]\n", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+}
+END_TEST
+
 /* Good inputs: values recorded from the gradient before the reduction
    (the primal's dead copy computed in full), and empty ones. */
 START_TEST(gradient_values_unchanged) {
@@ -105,6 +123,7 @@ Suite *suite_raises(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, gradient_raises_the_primals_errors);
   tcase_add_test(tc, gradient_values_unchanged);
+  tcase_add_test(tc, regular_rows_checked_once);
   tcase_add_test(tc, reduced_forms);
   suite_add_tcase(s, tc);
   return s;
