@@ -440,6 +440,10 @@ static Term *vecmat(OptRw *c, Term *t) {
     return fe_mk_if(sp, empty, z, fe_mk_map(sp, dots, fe_copy(x)));
   }
   Term *tr = fe_mk_array_prim(sp, PRIM_TRANSPOSE, 1, &mat);
+  /* checked by construction (a->b): the rows summed are the rows the
+     primal paired elementwise with one vector (a cotangent of that vector
+     is their sum), so they have one length where the primal ran */
+  tr->b = true;
   Sym *tt = fe_mk_sym("t", tr->type, sp);
   Term *prod = fe_mk_let(sp, tt, tr, fe_mk_map(sp, dots, fe_mk_var(sp, tt)));
   Term *empty = fe_mk_op2(sp, PRIM_EQ, fe_mk_length(sp, fe_copy(mat)), fe_mk_num(sp, 0));

@@ -13,6 +13,12 @@
    so that `map (x. let t = matvec w1 x in let h = map tanh t in matvec w2
    h) xs` becomes two matrix products with an elementwise map between
    (the plan gives `map (p. map (r. dot r p) M) A` to BLAS's dgemm). A
+   product inside a right-hand side or the tail is taken out too, from
+   under an `if` or a let that is the same for every element (a
+   gradient's `if length w == 0 then zeros else let t = transpose w in
+   map (c. dot c g) t`: the let substituted into the product taken out),
+   and a product of what was just taken out is taken out at once (a
+   layer's output cotangent, then its product with the weights). A
    map of up to two arrays takes one more (map3 at most); the arrays must
    be variables (read twice), and the let's right-hand side must not
    raise (computed for every element before the rest of the body, it
@@ -61,11 +67,86 @@ static const Term *product_in(const Term *r, const Sym *y) {
   return NULL;
 }
 
-bool opt_feeds_product(const Term *t, const Sym *y) {
-  for (; t->kind == T_LET || t->kind == T_LETTUP; t = t->kids[1])
-    if (t->kind == T_LET && product_in(t->kids[0], y)) return true;
-  return product_in(t, y) != NULL;
+/* Whether the condition c of an `if` in the function lam's body chain is
+   the same for every element: it mentions no parameter and no let of
+   the chain. */
+static bool invariant(const Term *c, Sym *const *ps, int nps, const Term *chain) {
+  if (opt_mentions_any(c, ps, nps)) return false;
+  for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
+    if (l->kind == T_LET ? opt_mentions(c, l->sym) : opt_mentions_any(c, l->syms, l->nsyms)) return false;
+  return true;
 }
+
+/* A matrix-vector product of one of the parameters ps (its index in *p)
+   inside t, its matrix free of the parameters and of chain's lets:
+   looked for in t's operands, in the branches of an `if` whose condition
+   is the same for every element (the empty-matrix test a gradient puts
+   around a transposed product), and in the bodies of lets whose
+   right-hand side is the same for every element (`let t = transpose w
+   in ...`: recorded in b, to be substituted into the product taken
+   out); not in lambdas, nor under an `if` or a let that depends on the
+   element. NULL when there is none. */
+enum { DEEP_MAX = 8 };
+typedef struct Crossed {
+  Sym *x[DEEP_MAX];
+  Term *rhs[DEEP_MAX];
+  int n;
+} Crossed;
+
+static const Term *deep_product(const Term *t, Sym *const *ps, int nps, const Term *chain, int *p, Crossed *b,
+                                int depth) {
+  if (depth > DEEP_MAX || t->kind == T_LAM) return NULL;
+  const Term *v = opt_row_product(t);
+  if (v && v->kind == T_VAR)
+    for (int i = 0; i < nps; i++)
+      if (v->sym == ps[i] && !opt_mentions_any(t->kids[1], ps, nps) && !mentions_lets(t->kids[1], chain, NULL)) {
+        *p = i;
+        return t;
+      }
+  if (t->kind == T_IF && !invariant(t->kids[0], ps, nps, chain)) return NULL;
+  if (t->kind == T_LETTUP) return NULL;
+  if (t->kind == T_LET) { /* the body, past a right-hand side the same for every element */
+    if (b->n == DEEP_MAX || !invariant(t->kids[0], ps, nps, chain)) return NULL;
+    for (int i = 0; i < b->n; i++)
+      if (opt_mentions(t->kids[0], b->x[i])) return NULL;
+    b->x[b->n] = t->sym;
+    b->rhs[b->n++] = t->kids[0];
+    const Term *m = deep_product(t->kids[1], ps, nps, chain, p, b, depth + 1);
+    if (!m) b->n--;
+    return m;
+  }
+  for (int i = t->kind == T_IF ? 1 : 0; i < t->nkids; i++) {
+    const Term *m = deep_product(t->kids[i], ps, nps, chain, p, b, depth + 1);
+    if (m) return m;
+  }
+  return NULL;
+}
+
+/* t with its subterm at (pointer) replaced by the variable to. */
+static Term *replace(const Term *t, const Term *at, Sym *to) {
+  if (t == at) return fe_mk_var(at->span, to);
+  if (t->kind == T_LAM) return (Term *)t;
+  OPT_KIDS(k, t->nkids);
+  for (int i = 0; i < t->nkids; i++) k[i] = replace(t->kids[i], at, to);
+  return opt_with_kids(t, k);
+}
+
+/* Whether y is the vector of a matrix-vector product in t: a let's
+   right-hand side, an array of one, or (deep_product) one inside a let's
+   right-hand side or the chain's tail. */
+static bool feeds(const Term *t, const Sym *y) {
+  Sym *ys[1] = {(Sym *)y};
+  const Term *chain = t;
+  int p;
+  for (; t->kind == T_LET || t->kind == T_LETTUP; t = t->kids[1]) {
+    Crossed b = {.n = 0};
+    if (t->kind == T_LET && (product_in(t->kids[0], y) || deep_product(t->kids[0], ys, 1, chain, &p, &b, 0))) return true;
+  }
+  Crossed b = {.n = 0};
+  return product_in(t, y) != NULL || deep_product(t, ys, 1, chain, &p, &b, 0) != NULL;
+}
+
+bool opt_feeds_product(const Term *t, const Sym *y) { return feeds(t, y); }
 
 /* chain with the let node `at` (one of its lets) dropped (to NULL) or
    its right-hand side's array kid `from` replaced by the variable to. */
@@ -114,10 +195,19 @@ Term *opt_fission(OptRw *c, Term *t) {
     for (int i = 0; i < k && !m; i++)
       if ((m = product_in(r, lam->syms[i])) && !opt_mentions_any(m->kids[1], lam->syms, lam->nsyms) && !(tail && m == r)) p = i;
       else m = NULL;
+    /* or one inside r, the lets it is under in b */
+    bool deep = false;
+    Crossed b = {.n = 0};
+    if (!m) {
+      const Term *d = deep_product(r, lam->syms, k, chain, &p, &b, 0);
+      if (d && d != r) m = d, deep = true;
+    }
     if (tail && !m) break;
     if (m) {
-      /* Y = map (p. map (r. dot r p) M) A_p */
-      Term *f = fe_copy(fe_mk_lam(lam->span, 1, &lam->syms[p], (Term *)m));
+      /* Y = map (p. map (r. dot r p) M) A_p, M with the lets it was
+         under substituted */
+      Term *mm = b.n ? fe_subst(m, b.n, b.x, b.rhs) : (Term *)m;
+      Term *f = fe_copy(fe_mk_lam(lam->span, 1, &lam->syms[p], mm));
       over = fe_mk_map(t->span, f, t->kids[1 + p]);
     } else if (elementwise(r) && opt_feeds_product(l->kids[1], l->sym)) {
       for (int i = 0; i < lam->nsyms; i++) ps[i] = lam->syms[i];
@@ -127,7 +217,7 @@ Term *opt_fission(OptRw *c, Term *t) {
     } else {
       continue;
     }
-    if (!opt_rw_safe(c, m ? m : r)) {
+    if (!opt_rw_safe(c, m ? over->kids[0]->kids[0] : r)) {
       if (tail) break;
       continue;
     }
@@ -138,7 +228,7 @@ Term *opt_fission(OptRw *c, Term *t) {
        product) a fresh one stands where the product was */
     bool whole = !m || m == r;
     ps[k] = whole ? l->sym : fe_mk_sym("y", m->type, m->span);
-    Term *nl = fe_mk_lam(lam->span, k + 1, ps, edit(chain, l, m, whole ? NULL : ps[k]));
+    Term *nl = fe_mk_lam(lam->span, k + 1, ps, deep ? replace(chain, m, ps[k]) : edit(chain, l, m, whole ? NULL : ps[k]));
     Term *args[4] = {nl, t->kids[1], k == 2 ? t->kids[2] : fe_mk_var(sp, Y), fe_mk_var(sp, Y)};
     Term *mk = k == 1 ? fe_mk_map2(sp, nl, args[1], args[2]) : fe_mk_array_prim(sp, PRIM_MAP3, 4, args);
     mk->b = true; /* Y has the length of the arrays */
@@ -147,9 +237,24 @@ Term *opt_fission(OptRw *c, Term *t) {
   return NULL;
 }
 
+/* t with its products taken out, again on the map that results (a
+   product of what was just taken out: the output cotangent of a layer,
+   then its product with the weights), up to FISSION_ROUNDS times. */
+enum { FISSION_ROUNDS = 4 };
 static Term *fission_rule(OptRw *c, Term *t) {
   Term *f = opt_fission(c, t);
-  return f ? f : t;
+  if (!f) return t;
+  Term *lets[FISSION_ROUNDS];
+  int n = 0;
+  lets[n++] = f;
+  while (n < FISSION_ROUNDS) {
+    Term *g = opt_fission(c, lets[n - 1]->kids[1]);
+    if (!g) break;
+    lets[n++] = g;
+  }
+  Term *r = lets[n - 1]->kids[1];
+  for (int i = n - 1; i >= 0; i--) r = fe_mk_let(lets[i]->span, lets[i]->sym, lets[i]->kids[0], r);
+  return r;
 }
 
 Term *opt_fission_pass(const Term *t) { return opt_rw_run(t, fission_rule); }

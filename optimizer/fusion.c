@@ -29,8 +29,8 @@
    the evaluator. A let-bound W whose elements are tuples is fused into
    each of its consumers (all at its lambda depth), which then compute
    only the component they read (tuples.c projects it), and W dies, as
-   long as W's lambda is small (TUPLE_FUSE_MAX: the consumers share
-   nothing, so a chain of such maps would grow exponentially). When
+   long as W's lambda is small and computes no matrix-vector product
+   (TUPLE_FUSE_MAX: the consumers share nothing, so a chain of such maps would grow exponentially). When
    the consumer is a map2 of such a W made by a map2, which cannot take a
    third array, and reads a single component k of its elements, that
    component is made its own unboxed array first:
@@ -82,6 +82,21 @@ enum { TUPLE_FUSE_MAX = 120 };
    once per reader: the bounds keep that small. */
 enum { SHARED_FUSE_USES = 8, SHARED_FUSE_MAX = 200 };
 
+/* Whether t is a tuple of reals. */
+static bool tuple_of_reals(const Type *t) {
+  for (int i = 0; i < t->n; i++)
+    if (t->elems[i]->kind != TY_REAL) return false;
+  return true;
+}
+
+/* Whether t holds a matrix-vector product (opt_row_product) anywhere. */
+static bool has_row_product(const Term *t) {
+  if (opt_row_product(t)) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (has_row_product(t->kids[i])) return true;
+  return false;
+}
+
 static Term *fusable(OptRw *c, Term *a, bool map_only) {
   Term *r = a;
   if (a->kind == T_VAR) {
@@ -93,9 +108,17 @@ static Term *fusable(OptRw *c, Term *a, bool map_only) {
                   (is_prim(r, PRIM_MAP) || is_prim(r, PRIM_MAP2)) &&
                   fe_term_size_upto(r->kids[0], SHARED_FUSE_MAX) <= SHARED_FUSE_MAX;
     if (!once && !of_tuples(a) && !shared) return NULL;
+    /* a map of tuples fused into each reader: small, and no
+       matrix-vector product per element (each reader would compute the
+       products again, and fission.c make each a matrix product) */
     if (!once && !shared && r->kind == T_PRIM && r->nkids > 0 && r->kids[0]->kind == T_LAM &&
-        fe_term_size_upto(r->kids[0], TUPLE_FUSE_MAX) > TUPLE_FUSE_MAX)
+        (fe_term_size_upto(r->kids[0], TUPLE_FUSE_MAX) > TUPLE_FUSE_MAX || has_row_product(r->kids[0])))
       return NULL;
+    /* tuples holding arrays (boxed whether fused or not) read more times
+       than they have components: some component is read twice, and
+       would be computed twice (a layer's input cotangent, read by its
+       weights' product and summed for its bias) */
+    if (!once && !shared && !tuple_of_reals(a->type->elem) && uses > a->type->elem->n) return NULL;
   }
   if (!(is_prim(r, PRIM_MAP) || (!map_only && (is_prim(r, PRIM_MAP2) || is_prim(r, PRIM_MAP3))))) return NULL;
   if (opt_row_product(r) || gemm_rows(r)) return NULL;

@@ -440,6 +440,32 @@ START_TEST(loop_states_shared) {
 }
 END_TEST
 
+/* Occurrences of needle in hay. */
+static int occurrences(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle)) n++;
+  return n;
+}
+
+/* The gradient of an MLP written per example runs the five matrix
+   products of a hand-written backpropagation (fission.c: the backward
+   pass's product with w2, under the gradient's empty-matrix `if`, taken
+   out of the map over the examples, after the output cotangent it
+   multiplies; raises.c: the dead primal copy computes no product), and
+   no matrix-vector product per example. */
+START_TEST(mlp_gradient_products) {
+  Session *s = tl_session_with(
+      "def f (w1: [[R]]) (b1: [R]) (w2: [[R]]) (b2: [R]) (x: [[R]]) : R =\n"
+      "  sum (map (xi. let hid = map2 (z, b. tanh (z + b)) (matvec w1 xi) b1 in\n"
+      "               sum (map2 (z, b. (z + b) * (z + b)) (matvec w2 hid) b2)) x)\n"
+      "def g (w1: [[R]]) (b1: [R]) (w2: [[R]]) (b2: [R]) (x: [[R]]) = (grad f wrt w1 b1 w2 b2) w1 b1 w2 b2 x\n");
+  TlRun r = tl_capture(s, ":plan g [[1, 2]] [1] [[1]] [1] [[1, 2]]\n", true);
+  ck_assert_msg(r.ok, "%s", r.err);
+  ck_assert_msg(occurrences(r.out, "= matrix product (cblas_dgemm") == 5 && !strstr(r.out, "matrix-vector product"), "%s",
+                r.out);
+}
+END_TEST
+
 Suite *suite_rules(void) {
   Suite *s = suite_create("rules");
   TCase *tc = tcase_create("gradients");
@@ -449,6 +475,7 @@ Suite *suite_rules(void) {
   tcase_add_test(tc, near_misses);
   tcase_add_test(tc, values_preserved);
   tcase_add_test(tc, loop_states_shared);
+  tcase_add_test(tc, mlp_gradient_products);
   suite_add_tcase(s, tc);
   return s;
 }
