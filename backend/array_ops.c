@@ -43,6 +43,7 @@
 #include "jit.h"
 #include "npy.h"
 #include "parallel.h"
+#include "outer.h"
 #include "plan/note.h"
 #include "plan/plan.h"
 #include "rand.h"
@@ -371,6 +372,10 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
   if (map_check(ex, t, frame, &r) || cpu_map2_of_scan(ex, t, frame, &r)) return r;
   Array *a, *b;
   const PlanMatrix *pm = t->note ? t->note->matrix : NULL;
+  if (pm && pm->kind == PLAN_OUTER) {
+    if (cpu_outer_map(ex, t, frame, &r)) return r;
+    pm = NULL; /* as written */
+  }
   if (pm && pm->x_let) { /* X is a transpose left to the product */
     if (cpu_blas_map(ex, t, frame, NULL, &r)) return r;
     cpu_blas_as_written(ex, t, frame);

@@ -86,6 +86,7 @@ static bool job_transposed(const Exec *ex, const PlanMatrix *pm, Value *frame, C
 static bool job_of(const Exec *ex, const Term *t, Value *frame, Array *x, CpuBlasJob *j) {
   const PlanMatrix *pm = t->note->matrix;
   memset(j, 0, sizeof *j);
+  if (pm->kind == PLAN_OUTER) return false; /* outer.c's */
   if (pm->x_let) return job_transposed(ex, pm, frame, j);
   if (x->len == 0 || !x->boxed) return false;
   j->kind = pm->kind;

@@ -76,6 +76,7 @@
 #include "histogram.h"
 #include "index_map.h"
 #include "row_fold.h"
+#include "outer_split.h"
 #include "pe_util.h"
 #include "rw.h"
 
@@ -900,6 +901,7 @@ static Term *arrays_rule(OptRw *c, Term *t) {
     Term *h = invariant_if(c, t);
     if (!h && t->prim == PRIM_MAP) h = opt_index_map(c, t);
     if (!h && t->prim != PRIM_MAP3) h = opt_histogram(c, t);
+    if (!h) h = opt_outer_split(c, t);
     if (h) return h;
   }
   switch (t->prim) {

@@ -43,6 +43,7 @@
 #include "pe_util.h"
 #include "rw.h"
 #include "fission.h"
+#include "outer_split.h"
 
 static bool is_prim(const Term *t, Prim p) { return t->kind == T_PRIM && t->prim == p; }
 
@@ -294,7 +295,7 @@ static Term *fusion_rule(OptRw *c, Term *t) {
   switch (t->prim) {
   case PRIM_MAP: {
     /* a matrix product's rows: what it reads stays an array */
-    if (gemm_rows(t) || opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[0])) return t;
+    if (gemm_rows(t) || opt_outer_rows(t) || opt_feeds_product(t->kids[0]->kids[0], t->kids[0]->syms[0])) return t;
     Term *in = fusable(c, t->kids[1], false);
     if (!in) return t;
     if (is_prim(in, PRIM_MAP3)) {

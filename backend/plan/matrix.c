@@ -164,7 +164,30 @@ static At map_of(const Term *t, const Env *env, int depth, Env *frames, Evaluate
   return (At){NULL, NULL};
 }
 
+/* map (p. map (q. p * q) v) X over the reals of X, v a variable or a
+   global: an outer product (note.h: OUTER); NULL otherwise. */
+static PlanMatrix *outer_product(const Term *t) {
+  const Term *lam = t->kids[0], *in = lam->kids[0];
+  if (lam->kind != T_LAM || lam->nsyms != 1 || in->kind != T_PRIM || in->prim != PRIM_MAP) return NULL;
+  const Term *lam2 = in->kids[0], *v = in->kids[1];
+  if (lam2->kind != T_LAM || lam2->nsyms != 1) return NULL;
+  if (!(v->kind == T_GLOBAL || (v->kind == T_VAR && v->sym != lam->syms[0]))) return NULL;
+  const Term *m = lam2->kids[0];
+  if (m->kind != T_PRIM || m->prim != PRIM_MUL) return NULL;
+  const Sym *p = lam->syms[0], *q = lam2->syms[0];
+  bool pq = is_var((At){m->kids[0], NULL}, p) && is_var((At){m->kids[1], NULL}, q);
+  bool qp = is_var((At){m->kids[0], NULL}, q) && is_var((At){m->kids[1], NULL}, p);
+  if (!pq && !qp) return NULL;
+  PlanMatrix *r = NEW(PlanMatrix);
+  r->kind = PLAN_OUTER;
+  r->swapped = qp;
+  r->other = v;
+  return r;
+}
+
 PlanMatrix *plan_matrix_of(const Term *t) {
+  if (t->kind == T_PRIM && t->prim == PRIM_MAP && real_array(t->kids[1]->type) && real_matrix(t->type))
+    return outer_product(t);
   if (t->kind != T_PRIM || t->prim != PRIM_MAP || !real_matrix(t->kids[1]->type)) return NULL;
   const Term *lam = t->kids[0];
   if (lam->kind != T_LAM || lam->nsyms != 1) return NULL;

@@ -23,12 +23,18 @@ struct Term;           /* frontend/ir/term.h */
      depend on p): the result is the [[R]] X Y^T, element (i, j) the
      dot product of row i of X and row j of Y (cblas_dgemm, Y transposed).
    `dot` is any way of writing reduce (+) 0 (map2 (*) a b), through calls
-   (the prelude's dot and sum, or the user's own). */
-typedef enum { PLAN_GEMV, PLAN_GEMM } PlanMatrixKind;
+   (the prelude's dot and sum, or the user's own).
+   - OUTER: the map is `map (p. map (q. p * q) v) X` (or q * p) over the
+     reals of X : [R], v a variable or global [R]: the [[R]] whose element (i, j) is
+     X[i] * v[j], an outer product (a gradient's `2 y x^T`), made by one
+     loop over its rows on the CPU's threads (backend/outer.c), with the
+     bits of the map as written. */
+typedef enum { PLAN_GEMV, PLAN_GEMM, PLAN_OUTER } PlanMatrixKind;
 typedef struct PlanMatrix {
   PlanMatrixKind kind;
   int id;                    /* b<id> in the printed plan */
-  const struct Term *other;  /* v (GEMV) or Y (GEMM): a term of the map's
+  bool swapped;              /* OUTER: the product is written q * p */
+  const struct Term *other;  /* v (GEMV, OUTER) or Y (GEMM): a term of the map's
                                 body, free of p, evaluated in the map's
                                 frame once X has a row */
   const struct Term *inner;  /* GEMM: the inner map when it is written in

@@ -193,6 +193,12 @@ static void put_matrix(StrBuf *b, Names *nm, const PlanMatrix *m) {
                  "computed only for the map as written (BLAS reads %s)",
               m->id, m->let ? fe_term_str(display(nm, m->let->kids[0])) : una_sprintf("transpose %s", u), u);
   }
+  else if (m->kind == PLAN_OUTER) {
+    sb_printf(b, "b%d = outer product, element (i, j) = %s: one loop over its rows on the CPU; on the GPU and "
+                 "under :cost, the map as written\n",
+              m->id, m->swapped ? "L1[j] * L0[i]" : "L0[i] * L1[j]");
+    return;
+  }
   else if (m->kind == PLAN_GEMV)
     sb_printf(b, "b%d = matrix-vector product (cblas_dgemv), element i = dot L0[i] L1", m->id);
   else if (!m->untransposed)

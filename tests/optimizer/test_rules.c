@@ -13,6 +13,7 @@
 #include "../../frontend/ir/subst.h"
 #include "../../frontend/ir/term_print.h"
 #include "../../optimizer/passes.h"
+#include "../../optimizer/outer_split.h"
 #include "../../optimizer/program.h"
 #include "../../reverse/reverse.h"
 #include "../suites.h"
@@ -153,6 +154,9 @@ static const char *const programs =
     "def p_narrow1 (a: [R]) (b: [R]) = let w = map2 (x, y. (x * y, x + y)) a b in map2 (t, u. t.1 * u) w b\n"
     "def p_narrow_both (a: [R]) (b: [R]) = let w = map2 (x, y. (x * y, x + y)) a b in map2 (t, u. t.1 + t.2 * u) w b\n"
     "def p_cse (x: R) (y: R) = let u = x * y in let v = x * y in u + v\n"
+    /* an outer product scaled per element: the scaling its own map, the
+       outer product left whole for the plan (optimizer/outer_split.c) */
+    "def p_outer (a: [R]) (x: [R]) = map (c. let y = c + c in map (b. y * b) x) a\n"
     /* a component of a map of tuples computed again, its lets renamed
        and the other component's let dropped: read from the map */
     "def p_cse_comp (a: [R]) (b: [R]) = let w = map2 (x, y. let g = x * y in let h = x - y in ([g + 1, g], h * g)) a b in "
@@ -215,6 +219,16 @@ START_TEST(rules_fire) {
   ck_assert_int_eq(tl_count_kind(passed("p_scan", NULL)->body, T_PRIM, PRIM_SCANL), 0);
   ck_assert_int_eq(tl_count_kind(passed("p_constzero", NULL)->body, T_PRIM, PRIM_MAP2), 0);
   ck_assert_str_eq(body_text(passed("p_cse", opt_cse)), "let u = x * y in let v = u in u + v");
+  ck_assert_str_eq(body_text(passed("p_outer", opt_arrays)), "map (y. map (b. y * b) x) (map (c. let y = c + c in y) a)");
+  {
+    Def *o = passed("p_outer", NULL);
+    ck_assert_msg(opt_outer_rows(o->body), "%s", body_text(o));
+    const char *o_args[][2] = {{"[1, -0, nan, 2]", "[3, -0, inf]"}, {"[]", "[1]"}, {"[1, 2]", "[]"}};
+    for (int i = 0; i < 3; i++) {
+      Value args[2] = {tl_ev(o_args[i][0]), tl_ev(o_args[i][1])};
+      same_on(tl_def(tl_session, "p_outer"), o, args);
+    }
+  }
   ck_assert_str_eq(body_text(passed("p_cse_comp", opt_cse)),
                    "let w = map2 (x, y. let g = x * y in let h = x - y in ([g + 1, g], h * g)) a b in (map (p. p.2) w, map (p. p.1) w)");
   {
