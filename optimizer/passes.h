@@ -23,6 +23,9 @@ Term *opt_hoist(const Term *t);
 Term *opt_fusion(const Term *t);
 /* Common subexpressions of pure let right-hand sides (optimizer/cse.c). */
 Term *opt_cse(const Term *t);
+/* An expensive elementwise value computed by two maps over one array,
+   computed once (optimizer/share.c). */
+Term *opt_share(const Term *t);
 /* After the fixpoint, once: single-use array lets that cannot raise
    substituted at their use (optimizer/forward.c), so that ∇prod reads as
    one expression. */

@@ -33,6 +33,7 @@ const OptPass opt_passes[] = {
     {"hoist", opt_hoist, OPT_HAS_ARRAYS},   /* invariant arrays out of the builtins' functions */
     {"fusion", opt_fusion, OPT_HAS_ARRAYS}, /* figure 12: map/map2 fusion */
     {"cse", opt_cse, 0},         /* common subexpressions */
+    {"share", opt_share, OPT_HAS_ARRAYS}, /* an expensive elementwise value of two maps over one array */
 };
 const int opt_npasses = (int)(sizeof opt_passes / sizeof opt_passes[0]);
 

@@ -157,6 +157,12 @@ static const char *const programs =
     /* an outer product scaled per element: the scaling its own map, the
        outer product left whole for the plan (optimizer/outer_split.c) */
     "def p_outer (a: [R]) (x: [R]) = map (c. let y = c + c in map (b. y * b) x) a\n"
+    /* an exponential computed by two maps over one array: stored once
+       (optimizer/share.c); the second map reading its element too: a map2 */
+    "def p_share (x: [R]) = let a = reduce (max) (-inf) x in let dt = 1 / reduce (+) 0 (map (v. exp (v - a)) x) in "
+    "map (w. dt * exp (w - a)) x\n"
+    "def p_share2 (x: [R]) = let s = reduce (+) 0 (map (v. log (v * v + 1)) x) in map (w. w * log (w * w + 1) + s) x\n"
+    "def p_share_cheap (x: [R]) = let s = reduce (+) 0 (map (v. v * v) x) in map (w. w * w + s) x\n"
     /* a component of a map of tuples computed again, its lets renamed
        and the other component's let dropped: read from the map */
     "def p_cse_comp (a: [R]) (b: [R]) = let w = map2 (x, y. let g = x * y in let h = x - y in ([g + 1, g], h * g)) a b in "
@@ -220,6 +226,21 @@ START_TEST(rules_fire) {
   ck_assert_int_eq(tl_count_kind(passed("p_constzero", NULL)->body, T_PRIM, PRIM_MAP2), 0);
   ck_assert_str_eq(body_text(passed("p_cse", opt_cse)), "let u = x * y in let v = u in u + v");
   ck_assert_str_eq(body_text(passed("p_outer", opt_arrays)), "map (y. map (b. y * b) x) (map (c. let y = c + c in y) a)");
+  ck_assert_str_eq(body_text(passed("p_share", opt_share)),
+                   "let a = reduce (max) (-inf) x in let e = map (v. exp (v - a)) x in let dt = 1 / reduce (+) 0 e in "
+                   "map (y. dt * y) e");
+  ck_assert_str_eq(body_text(passed("p_share2", opt_share)),
+                   "let e = map (v. log (v * v + 1)) x in let s = reduce (+) 0 e in map2 (w, y. w * y + s) x e");
+  {
+    Def *cheap = tl_def(tl_session, "p_share_cheap");
+    ck_assert_ptr_eq(opt_share(cheap->body), cheap->body);
+    const char *sh_args[] = {"[1, -2, 0.5, 700]", "[nan, inf, -inf, 1]", "[]", "[-0]"};
+    for (int i = 0; i < 4; i++) {
+      Value args[1] = {tl_ev(sh_args[i])};
+      same_on(tl_def(tl_session, "p_share"), passed("p_share", NULL), args);
+      same_on(tl_def(tl_session, "p_share2"), passed("p_share2", NULL), args);
+    }
+  }
   {
     Def *o = passed("p_outer", NULL);
     ck_assert_msg(opt_outer_rows(o->body), "%s", body_text(o));

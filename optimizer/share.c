@@ -1,0 +1,168 @@
+/* share.c: an expensive elementwise value computed by two maps over the
+   same array, computed once. In a let chain,
+
+     let dt = 1 / reduce (+) 0 (map (v. exp (v - a)) x) in
+     map (w. dt * exp (w - a)) x
+       ->  let e = map (v. exp (v - a)) x in
+           let dt = 1 / reduce (+) 0 e in
+           map (y. dt * y) e
+
+   (the gradient of logsumexp, of a softmax): the first map's function E
+   holds a nonlinear builtin (exp, log, tanh, ...; cost class NLOPS) and
+   cannot raise, a later map over the same variable x has E (its
+   parameter for v) inside its function, and E reads nothing bound inside
+   the chain after the first map's let. The first map becomes a let of its
+   own just before the let it was in (it cannot raise, so moving it before
+   that let's other parts changes nothing observable), read there and by
+   the later map, whose E is its element. The later map reads x only
+   through E becomes a map over e; else a map2 over x and e (checked: e
+   has x's length). The array e is stored, where each map computed E
+   before (a store and two loads instead of twice the exponentials: at
+   160,000 elements the logsumexp gradient 0.71 -> 0.55 ms). */
+#include "passes.h"
+
+#include "../frontend/ir/build.h"
+#include "pe_util.h"
+
+static bool is_map1(const Term *t) {
+  return t->kind == T_PRIM && t->prim == PRIM_MAP && t->kids[0]->kind == T_LAM && t->kids[1]->kind == T_VAR &&
+         t->type->elem->kind == TY_REAL;
+}
+
+/* Whether t holds a nonlinear builtin. */
+static bool expensive(const Term *t) {
+  if (t->kind == T_PRIM && fe_prims[t->prim].cost == COST_NLOPS) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (expensive(t->kids[i])) return true;
+  return false;
+}
+
+static bool mentions(const Term *t, const Sym *x) {
+  if (t->kind == T_VAR) return t->sym == x;
+  for (int i = 0; i < t->nkids; i++)
+    if (mentions(t->kids[i], x)) return true;
+  return false;
+}
+
+/* The first map over a variable whose function is expensive and cannot
+   raise, in t outside lambdas and lets (a let's right-hand side); NULL. */
+static const Term *first_map(const Term *t, int depth) {
+  /* not past a binder: the map must read only what the chain binds */
+  if (depth > 8 || t->kind == T_LAM || t->kind == T_LET || t->kind == T_LETTUP) return NULL;
+  if (is_map1(t) && expensive(t->kids[0]->kids[0]) && !opt_may_raise(t->kids[0]->kids[0])) return t;
+  for (int i = 0; i < t->nkids; i++) {
+    const Term *m = first_map(t->kids[i], depth + 1);
+    if (m) return m;
+  }
+  return NULL;
+}
+
+/* Whether t has a subterm equal to e with the variable v renamed w
+   (compared as the function bodies (v. e) and (w. sub)). */
+static bool has_copy(const Term *t, const Term *lam_e, const Sym *w) {
+  if (t->kind == T_LAM) return false;
+  Sym *ws[1] = {(Sym *)w};
+  Term *lt = fe_mk_lam(t->span, 1, ws, (Term *)t); /* (w. t) against (v. e) */
+  if (opt_alpha_eq(lam_e, lt)) return true;
+  for (int i = 0; i < t->nkids; i++)
+    if (has_copy(t->kids[i], lam_e, w)) return true;
+  return false;
+}
+
+/* t with its subterms equal to e (v renamed w) replaced by the variable y. */
+static Term *with_elem(const Term *t, const Term *lam_e, const Sym *w, Sym *y) {
+  if (t->kind == T_LAM) return (Term *)t;
+  Sym *ws[1] = {(Sym *)w};
+  if (opt_alpha_eq(lam_e, fe_mk_lam(t->span, 1, ws, (Term *)t))) return fe_mk_var(t->span, y);
+  OPT_KIDS(k, t->nkids);
+  for (int i = 0; i < t->nkids; i++) k[i] = with_elem(t->kids[i], lam_e, w, y);
+  return opt_with_kids(t, k);
+}
+
+/* The first map over x outside lambdas in t whose function has a copy of
+   lam_e's body; NULL. */
+static const Term *second_map(const Term *t, const Sym *x, const Term *lam_e, int depth) {
+  if (depth > 8 || t->kind == T_LAM) return NULL;
+  if (is_map1(t) && t->kids[1]->sym == x && t->kids[0]->kids[0] != lam_e->kids[0] &&
+      has_copy(t->kids[0]->kids[0], lam_e, t->kids[0]->syms[0]))
+    return t;
+  for (int i = 0; i < t->nkids; i++) {
+    const Term *m = second_map(t->kids[i], x, lam_e, depth + 1);
+    if (m) return m;
+  }
+  return NULL;
+}
+
+/* t with the subterm at (a pointer) replaced by r. */
+static Term *replace(const Term *t, const Term *at, Term *r) {
+  if (t == at) return r;
+  if (t->kind == T_LAM) return (Term *)t;
+  OPT_KIDS(k, t->nkids);
+  for (int i = 0; i < t->nkids; i++) k[i] = replace(t->kids[i], at, r);
+  return opt_with_kids(t, k);
+}
+
+static Term *visit(void *ctx, const Term *t);
+
+/* The let chain t with the first pair of maps found shared. */
+static Term *chain(const Term *t) {
+  OptBinds b = {0};
+  Term *tail = opt_peel_lets((Term *)t, &b);
+  bool changed = false;
+  for (long i = 0; i < b.n; i++) {
+    Term *r = visit(NULL, b.v[i].rhs);
+    if (r != b.v[i].rhs) changed = true;
+    b.v[i].rhs = r;
+  }
+  Term *vt = visit(NULL, tail);
+  if (vt != tail) changed = true;
+  tail = vt;
+  for (long i = 0; i < b.n; i++) {
+    const Term *m1 = first_map(b.v[i].rhs, 0);
+    if (!m1) continue;
+    const Term *lam = m1->kids[0];
+    const Sym *x = m1->kids[1]->sym;
+    /* E must read nothing bound by this let or later ones (the second
+       map's scope): it stands before let i */
+    bool later = false;
+    for (long j = i; j < b.n && !later; j++)
+      for (int k = 0; k < b.v[j].n && !later; k++) later = mentions(lam->kids[0], b.v[j].tup ? b.v[j].xs[k] : b.v[j].x);
+    if (later) continue;
+    for (long j = i; j <= b.n; j++) {
+      Term *rj = j < b.n ? b.v[j].rhs : tail;
+      const Term *m2 = second_map(rj, x, lam, 0);
+      if (!m2 || (j == i && m2 == m1)) continue;
+      Span sp = m1->span;
+      Sym *e = fe_mk_sym("e", m1->type, sp);
+      Sym *y = fe_mk_sym("y", fe_ty_real(), sp);
+      const Term *l2 = m2->kids[0];
+      Term *body = with_elem(l2->kids[0], lam, l2->syms[0], y);
+      Term *nm;
+      if (!mentions(body, l2->syms[0])) {
+        nm = fe_mk_map(m2->span, fe_mk_lam(l2->span, 1, &y, body), fe_mk_var(sp, e));
+      } else {
+        Sym *ps[2] = {l2->syms[0], y};
+        nm = fe_mk_map2(m2->span, fe_mk_lam(l2->span, 2, ps, body), m2->kids[1], fe_mk_var(sp, e));
+        nm->b = true; /* e is a map over x */
+      }
+      b.v[i].rhs = replace(b.v[i].rhs, m1, fe_mk_var(sp, e));
+      if (j < b.n) b.v[j].rhs = replace(b.v[j].rhs, m2, nm);
+      else tail = replace(tail, m2, nm);
+      /* e's let just before let i */
+      Term *r = opt_build_chain(&b, i, tail);
+      r = fe_mk_let(sp, e, (Term *)m1, r);
+      b.n = i;
+      return opt_build_chain(&b, 0, r);
+    }
+  }
+  return changed ? opt_build_chain(&b, 0, tail) : (Term *)t;
+}
+
+static Term *visit(void *ctx, const Term *t) {
+  fe_stack_check(t->span);
+  if (t->kind == T_LET || t->kind == T_LETTUP) return chain(t);
+  return opt_map_kids(t, visit, ctx);
+}
+
+/* Expensive elementwise values shared between maps over one array. */
+Term *opt_share(const Term *t) { return visit(NULL, t); }
