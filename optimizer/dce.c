@@ -198,9 +198,13 @@ static Term *chain(OptSymMap *uses, const Term *t) {
       opt_count_uses(l->kids[0], uses, -1);
       rhs[i] = NULL;
       changed = true;
-    } else if (l->kind == T_LET && dead(uses, l) && (cf = errors_form(uses, l->kids[0])) != l->kids[0]) {
+    } else if (l->kind == T_LET && dead(uses, l) && !l->sym->errors_only &&
+               (cf = errors_form(uses, l->kids[0])) != l->kids[0]) {
       rhs[i] = cf ? visit(uses, cf) : NULL;
-      if (cf) checks[i] = fe_mk_sym(l->sym->name, rhs[i]->type, l->sym->span);
+      if (cf) {
+        checks[i] = fe_mk_sym(l->sym->name, rhs[i]->type, l->sym->span);
+        checks[i]->errors_only = true;
+      }
       changed = true;
     } else {
       rhs[i] = visit(uses, l->kids[0]);

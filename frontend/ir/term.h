@@ -133,6 +133,9 @@ typedef struct Sym {
   Span span;
   bool user; /* named in the source (copies and UNF⁻¹ keep it): the
                 optimizer keeps the user's lets (optimizer/forward.c) */
+  bool errors_only; /* a dead let's variable whose right-hand side dce
+                       already reduced to its errors (optimizer/raises.c):
+                       not reduced again */
 } Sym;
 
 typedef struct Term Term;

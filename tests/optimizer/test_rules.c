@@ -163,6 +163,10 @@ static const char *const programs =
     "map (w. dt * exp (w - a)) x\n"
     "def p_share2 (x: [R]) = let s = reduce (+) 0 (map (v. log (v * v + 1)) x) in map (w. w * log (w * w + 1) + s) x\n"
     "def p_share_cheap (x: [R]) = let s = reduce (+) 0 (map (v. v * v) x) in map (w. w * w + s) x\n"
+    /* the stored array already a let that a reduce reads: the later map
+       reads it; read by maps only, it is left to fusion */
+    "def p_share_let (x: [R]) = let e = map (v. exp v) x in let s = reduce (+) 0 e in map (w. exp w * s) x\n"
+    "def p_share_maps (x: [R]) = let e = map (v. exp v) x in (map (w. exp w + 1) x, map (u. u * 2) e)\n"
     /* a component of a map of tuples computed again, its lets renamed
        and the other component's let dropped: read from the map */
     "def p_cse_comp (a: [R]) (b: [R]) = let w = map2 (x, y. let g = x * y in let h = x - y in ([g + 1, g], h * g)) a b in "
@@ -231,9 +235,12 @@ START_TEST(rules_fire) {
                    "map (y. dt * y) e");
   ck_assert_str_eq(body_text(passed("p_share2", opt_share)),
                    "let e = map (v. log (v * v + 1)) x in let s = reduce (+) 0 e in map2 (w, y. w * y + s) x e");
+  ck_assert_str_eq(body_text(passed("p_share_let", opt_share)),
+                   "let e = map (v. exp v) x in let s = reduce (+) 0 e in map (y. y * s) e");
   {
-    Def *cheap = tl_def(tl_session, "p_share_cheap");
+    Def *cheap = tl_def(tl_session, "p_share_cheap"), *maps = tl_def(tl_session, "p_share_maps");
     ck_assert_ptr_eq(opt_share(cheap->body), cheap->body);
+    ck_assert_ptr_eq(opt_share(maps->body), maps->body);
     const char *sh_args[] = {"[1, -2, 0.5, 700]", "[nan, inf, -inf, 1]", "[]", "[-0]"};
     for (int i = 0; i < 4; i++) {
       Value args[1] = {tl_ev(sh_args[i])};
