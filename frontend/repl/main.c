@@ -5,6 +5,7 @@
 #include "session.h"
 #include "../gradbench/gradbench.h"
 #include "../../optimizer/opt.h"
+#include "../../backend/blas.h"
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -251,7 +252,22 @@ static size_t main_stack_size(void) {
   return ((size_t)8 << 20) - STACK_SLACK;
 }
 
+/* OpenBLAS starts a thread per core when it loads and lets them spin:
+   some 17 ms of every run on two cores (a one-line script: 26 ms, 8.5
+   with one thread), for threads Una never uses (its products run on its
+   own threads, one BLAS thread each: backend/blas.c). OpenBLAS reads
+   OPENBLAS_NUM_THREADS only when it loads, before main, so a run without
+   it sets it to 1 and runs itself again, at once (nothing read yet); a
+   value the user set is kept. */
+static void one_blas_thread(char **argv) {
+  if (!cpu_blas_available() || getenv("OPENBLAS_NUM_THREADS")) return;
+  if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  /* not run again: OpenBLAS's threads stay */
+}
+
 int main(int argc, char **argv) {
+  one_blas_thread(argv);
   GC_INIT();
   una_gc_reserve();
   /* Allocation failures are reported as located Una errors; the collector's
