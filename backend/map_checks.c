@@ -69,9 +69,9 @@ bool cpu_map_checks_only(const Exec *ex, const Term *t, Value *frame, const Arra
   if (m->kind != T_PRIM || m->prim != PRIM_MAP2 || m->kids[0]->kind != T_LAM || !never_run(m)) return false;
   Operand u, v;
   if (!operand(ex, lam, m->kids[1], frame, &u) || !operand(ex, lam, m->kids[2], frame, &v)) return false;
-  if ((u.param >= 0 || v.param >= 0) == false) return false; /* one check for all: left to the evaluator */
-  if ((u.param == 0 || v.param == 0) ? !a->boxed : false) return false;
-  if ((u.param == 1 || v.param == 1) ? !b || !b->boxed : false) return false;
+  if (u.param < 0 && v.param < 0) return false; /* one check for all: left to the evaluator */
+  if ((u.param == 0 || v.param == 0) && !a->boxed) return false;
+  if ((u.param == 1 || v.param == 1) && (!b || !b->boxed)) return false;
   double k = body->kids[1]->num;
   long lu = length_all(&u, a, b), lv = length_all(&v, a, b);
   bool pass = m->b || (lu >= 0 && lu == lv); /* every check passes */

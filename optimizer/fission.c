@@ -71,10 +71,7 @@ static const Term *product_in(const Term *r, const Sym *y) {
    the same for every element: it mentions no parameter and no let of
    the chain. */
 static bool invariant(const Term *c, Sym *const *ps, int nps, const Term *chain) {
-  if (opt_mentions_any(c, ps, nps)) return false;
-  for (const Term *l = chain; l->kind == T_LET || l->kind == T_LETTUP; l = l->kids[1])
-    if (l->kind == T_LET ? opt_mentions(c, l->sym) : opt_mentions_any(c, l->syms, l->nsyms)) return false;
-  return true;
+  return !opt_mentions_any(c, ps, nps) && !mentions_lets(c, chain, NULL);
 }
 
 /* A matrix-vector product of one of the parameters ps (its index in *p)
@@ -99,7 +96,7 @@ static const Term *deep_product(const Term *t, Sym *const *ps, int nps, const Te
   const Term *v = opt_row_product(t);
   if (v && v->kind == T_VAR)
     for (int i = 0; i < nps; i++)
-      if (v->sym == ps[i] && !opt_mentions_any(t->kids[1], ps, nps) && !mentions_lets(t->kids[1], chain, NULL)) {
+      if (v->sym == ps[i] && invariant(t->kids[1], ps, nps, chain)) {
         *p = i;
         return t;
       }
@@ -120,15 +117,6 @@ static const Term *deep_product(const Term *t, Sym *const *ps, int nps, const Te
     if (m) return m;
   }
   return NULL;
-}
-
-/* t with its subterm at (pointer) replaced by the variable to. */
-static Term *replace(const Term *t, const Term *at, Sym *to) {
-  if (t == at) return fe_mk_var(at->span, to);
-  if (t->kind == T_LAM) return (Term *)t;
-  OPT_KIDS(k, t->nkids);
-  for (int i = 0; i < t->nkids; i++) k[i] = replace(t->kids[i], at, to);
-  return opt_with_kids(t, k);
 }
 
 /* Whether y is the vector of a matrix-vector product in t: a let's
@@ -228,7 +216,7 @@ Term *opt_fission(OptRw *c, Term *t) {
        product) a fresh one stands where the product was */
     bool whole = !m || m == r;
     ps[k] = whole ? l->sym : fe_mk_sym("y", m->type, m->span);
-    Term *nl = fe_mk_lam(lam->span, k + 1, ps, deep ? replace(chain, m, ps[k]) : edit(chain, l, m, whole ? NULL : ps[k]));
+    Term *nl = fe_mk_lam(lam->span, k + 1, ps, deep ? opt_replace_at(chain, m, fe_mk_var(m->span, ps[k])) : edit(chain, l, m, whole ? NULL : ps[k]));
     Term *args[4] = {nl, t->kids[1], k == 2 ? t->kids[2] : fe_mk_var(sp, Y), fe_mk_var(sp, Y)};
     Term *mk = k == 1 ? fe_mk_map2(sp, nl, args[1], args[2]) : fe_mk_array_prim(sp, PRIM_MAP3, 4, args);
     mk->b = true; /* Y has the length of the arrays */

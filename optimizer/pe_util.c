@@ -250,6 +250,14 @@ Term *opt_build_chain(const OptBinds *b, long from, Term *tail) {
   return tail;
 }
 
+Term *opt_replace_at(const Term *t, const Term *at, Term *r) {
+  if (t == at) return r;
+  if (t->kind == T_LAM) return (Term *)t;
+  OPT_KIDS(k, t->nkids);
+  for (int i = 0; i < t->nkids; i++) k[i] = opt_replace_at(t->kids[i], at, r);
+  return opt_with_kids(t, k);
+}
+
 Term *opt_peel_lets(Term *t, OptBinds *b) {
   while (t->kind == T_LET || t->kind == T_LETTUP) {
     opt_binds_node(b, t, t->kids[0]);

@@ -114,6 +114,10 @@ Term *opt_with_tail(const Term *t, Term *e);
    Returns v, else NULL. */
 const Term *opt_row_product(const Term *r);
 
+/* t with its subterm at (a pointer into t, not inside a lambda) replaced
+   by r; the rest shared. */
+Term *opt_replace_at(const Term *t, const Term *at, Term *r);
+
 /* Moves the leading lets of t into b and returns the first non-let
    subterm (a loop). */
 Term *opt_peel_lets(Term *t, OptBinds *b);

@@ -38,6 +38,7 @@
 #include "../frontend/ir/build.h"
 #include "../frontend/ir/common.h"
 #include "pe_util.h"
+#include "rw.h"
 
 static Term *errors_of(const Term *t);
 static Term *shape_of(const Term *t);
@@ -52,15 +53,6 @@ static bool is_fold(const Term *t) {
          (t->prim == PRIM_REDUCE || t->prim == PRIM_FOLDL || t->prim == PRIM_SCANL || t->prim == PRIM_SCANR);
 }
 
-/* True when x occurs in t. */
-static bool occurs(const Term *t, const Sym *x) {
-  fe_stack_check(t->span);
-  if (t->kind == T_VAR) return t->sym == x;
-  for (int i = 0; i < t->nkids; i++)
-    if (occurs(t->kids[i], x)) return true;
-  return false;
-}
-
 /* Counts x's occurrences in t (*all) and those that read only its length
    (*shape): `length x`, x as an array of a map whose function ignores
    that element, or x as an array of a dead let's map whose function
@@ -72,7 +64,7 @@ static void census(const Term *t, const Sym *x, long *all, long *shape) {
     return;
   }
   if (t->kind == T_LET && is_map(t->kids[0]) && !opt_may_raise(t->kids[0]->kids[0]->kids[0]) &&
-      !occurs(t->kids[1], t->sym)) {
+      !opt_mentions(t->kids[1], t->sym)) {
     const Term *m = t->kids[0];
     for (int i = 1; i < m->nkids; i++) {
       if (m->kids[i]->kind == T_VAR && m->kids[i]->sym == x) (*all)++, (*shape)++;
@@ -89,7 +81,7 @@ static void census(const Term *t, const Sym *x, long *all, long *shape) {
   if (is_map(t)) {
     const Term *lam = t->kids[0];
     for (int i = 1; i < t->nkids; i++) {
-      if (t->kids[i]->kind == T_VAR && t->kids[i]->sym == x && !occurs(lam->kids[0], lam->syms[i - 1]))
+      if (t->kids[i]->kind == T_VAR && t->kids[i]->sym == x && !opt_mentions(lam->kids[0], lam->syms[i - 1]))
         (*all)++, (*shape)++;
       else census(t->kids[i], x, all, shape);
     }
@@ -136,7 +128,7 @@ static Term *errors_of_lets(const Term *t) {
       continue;
     }
     bool used = false;
-    for (int k = 0; acc && k < l->nsyms && !used; k++) used = occurs(acc, l->syms[k]);
+    for (int k = 0; acc && k < l->nsyms && !used; k++) used = opt_mentions(acc, l->syms[k]);
     acc = used ? fe_mk_lettup(l->span, l->nsyms, l->syms, r, acc) : then(l->span, errors_of(r), acc);
   }
   return acc;
@@ -152,7 +144,7 @@ static Term *remap(const Term *t, Term *body, bool check) {
   bool same = body == lam->kids[0];
   Term **k = NEW_ARRAY(Term *, n);
   for (int i = 1; i < n; i++) {
-    k[i] = !check && occurs(body, lam->syms[i - 1]) ? t->kids[i] : shape_of(t->kids[i]);
+    k[i] = !check && opt_mentions(body, lam->syms[i - 1]) ? t->kids[i] : shape_of(t->kids[i]);
     same = same && k[i] == t->kids[i];
   }
   if (same) return (Term *)t;

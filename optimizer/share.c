@@ -28,6 +28,7 @@
 
 #include "../frontend/ir/build.h"
 #include "pe_util.h"
+#include "rw.h"
 
 #include <string.h>
 
@@ -49,11 +50,10 @@ static bool expensive(const Term *t) {
   return false;
 }
 
-static bool mentions(const Term *t, const Sym *x) {
-  if (t->kind == T_VAR) return t->sym == x;
-  for (int i = 0; i < t->nkids; i++)
-    if (mentions(t->kids[i], x)) return true;
-  return false;
+/* Whether m is a map whose function is expensive and cannot raise: what
+   is worth storing, and may be computed before the let it was in. */
+static bool worth_storing(const Term *m) {
+  return is_map1(m) && expensive(m->kids[0]->kids[0]) && !opt_may_raise(m->kids[0]->kids[0]);
 }
 
 /* The first map over a variable whose function is expensive and cannot
@@ -69,7 +69,7 @@ static const Term *first_map(const Term *t, int depth) {
               (t->prim == PRIM_REDUCE || t->prim == PRIM_FOLDL || t->prim == PRIM_SCANL || t->prim == PRIM_SCANR);
   for (int i = fold ? 2 : 0; (fold || t->kind == T_CALL) && i < t->nkids; i++) {
     const Term *m = t->kids[i];
-    if (is_map1(m) && expensive(m->kids[0]->kids[0]) && !opt_may_raise(m->kids[0]->kids[0])) return m;
+    if (worth_storing(m)) return m;
   }
   for (int i = 0; i < t->nkids; i++) {
     const Term *m = first_map(t->kids[i], depth + 1);
@@ -119,15 +119,6 @@ static const Term *second_map(const Term *t, const Sym *x, const Term *lam_e, in
   return NULL;
 }
 
-/* t with the subterm at (a pointer) replaced by r. */
-static Term *replace(const Term *t, const Term *at, Term *r) {
-  if (t == at) return r;
-  if (t->kind == T_LAM) return (Term *)t;
-  OPT_KIDS(k, t->nkids);
-  for (int i = 0; i < t->nkids; i++) k[i] = replace(t->kids[i], at, r);
-  return opt_with_kids(t, k);
-}
-
 static Term *visit(void *ctx, const Term *t);
 
 /* Whether the variable x is the array of a reduce, fold or scan, or a
@@ -150,8 +141,7 @@ static bool folded(const Term *t, const Sym *x) {
 static bool share_one(OptBinds *b, Term **tail, long i) {
   const Term *m1 = first_map(b->v[i].rhs, 0);
   bool whole = false;
-  if (!m1 && !b->v[i].tup && is_map1(b->v[i].rhs) && expensive(b->v[i].rhs->kids[0]->kids[0]) &&
-      !opt_may_raise(b->v[i].rhs->kids[0]->kids[0])) {
+  if (!m1 && !b->v[i].tup && worth_storing(b->v[i].rhs)) {
     for (long j = i + 1; j < b->n && !whole; j++) whole = folded(b->v[j].rhs, b->v[i].x);
     whole = whole || folded(*tail, b->v[i].x);
     if (whole) m1 = b->v[i].rhs;
@@ -163,7 +153,7 @@ static bool share_one(OptBinds *b, Term **tail, long i) {
      before let i */
   for (long j = i; j < b->n; j++)
     for (int k = 0; k < b->v[j].n; k++)
-      if (mentions(lam->kids[0], b->v[j].tup ? b->v[j].xs[k] : b->v[j].x)) return false;
+      if (opt_mentions(lam->kids[0], b->v[j].tup ? b->v[j].xs[k] : b->v[j].x)) return false;
   for (long j = whole ? i + 1 : i; j <= b->n && j <= i + SHARE_WINDOW; j++) {
     Term *rj = j < b->n ? b->v[j].rhs : *tail;
     const Term *m2 = second_map(rj, x, lam, 0);
@@ -174,17 +164,17 @@ static bool share_one(OptBinds *b, Term **tail, long i) {
     const Term *l2 = m2->kids[0];
     Term *body = with_elem(l2->kids[0], lam, l2->syms[0], y);
     Term *nm;
-    if (!mentions(body, l2->syms[0])) {
+    if (!opt_mentions(body, l2->syms[0])) {
       nm = fe_mk_map(m2->span, fe_mk_lam(l2->span, 1, &y, body), fe_mk_var(sp, e));
     } else {
       Sym *ps[2] = {l2->syms[0], y};
       nm = fe_mk_map2(m2->span, fe_mk_lam(l2->span, 2, ps, body), m2->kids[1], fe_mk_var(sp, e));
       nm->b = true; /* e is a map over x */
     }
-    if (j < b->n) b->v[j].rhs = replace(b->v[j].rhs, m2, nm);
-    else *tail = replace(*tail, m2, nm);
+    if (j < b->n) b->v[j].rhs = opt_replace_at(b->v[j].rhs, m2, nm);
+    else *tail = opt_replace_at(*tail, m2, nm);
     if (whole) return true;
-    b->v[i].rhs = replace(b->v[i].rhs, m1, fe_mk_var(sp, e));
+    b->v[i].rhs = opt_replace_at(b->v[i].rhs, m1, fe_mk_var(sp, e));
     /* e's let just before let i */
     opt_binds_let(b, sp, e, (Term *)m1);
     OptBind added = b->v[b->n - 1];
