@@ -89,52 +89,78 @@ static Value apply2(const Exec *ex, const Term *lam, Value *frame, Value x, Valu
 
 /* ---- map and map2 ---- */
 
+/* A map's array as the pieces it is made of, read where they are: one
+   array, or the arrays a concat joins (map_pieces), never joined. */
+typedef struct MapIn {
+  int n; /* 0: none (the map's indices, or map's second array) */
+  const Array *const *p;
+} MapIn;
+
 typedef struct MapJob {
   CpuKernelRun runs[CPU_MAX_THREADS];
-  const Array *a, *b; /* a NULL: over the indices 0 .. n - 1 (iota n) */
+  MapIn a, b; /* a with no pieces: over the indices 0 .. n - 1 (iota n) */
   size_t n;
   Array *out;
   int nchunks;
   bool boolean;
 } MapJob;
 
-static void map_chunk(void *ctx, int thread, int c) {
-  MapJob *j = ctx;
-  size_t lo, hi;
-  cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
-  CpuKernelRun *run = &j->runs[thread];
-  const double *x = j->a ? j->a->r : NULL, *y = j->b ? j->b->r : NULL;
+/* Element i of in, where it is: a pointer to it in its piece, *end lowered
+   to where that piece ends (NULL for no array). */
+static const double *piece_at(MapIn in, size_t i, size_t *end) {
+  size_t at = 0;
+  for (int k = 0; k < in.n; k++) {
+    size_t len = in.p[k]->len;
+    if (i < at + len) {
+      if (at + len < *end) *end = at + len;
+      return in.p[k]->r + (i - at);
+    }
+    at += len;
+  }
+  return NULL;
+}
+
+/* Elements lo .. hi - 1 of the job, x and y pointing at element lo of its
+   arrays (x NULL: over the indices). */
+static void map_span(MapJob *j, CpuKernelRun *run, size_t lo, size_t hi, const double *x, const double *y) {
   CpuJitRangeFn range = x && j->out && !j->boolean ? cpu_jit_range(run->k, hi - lo) : NULL;
-  if (range) { /* compiled, with no fault to raise: the chunk in loops of 64 Ki elements (Ctrl-C between) */
+  if (range) { /* compiled, with no fault to raise: the span in loops of 64 Ki elements (Ctrl-C between) */
     for (size_t i = lo; i < hi && !fe_stopping(); i += 65536)
-      range(x + i, y ? y + i : NULL, j->out->r + i, run->sregs, min_size(65536, hi - i));
+      range(x + (i - lo), y ? y + (i - lo) : NULL, j->out->r + i, run->sregs, min_size(65536, hi - i));
     return;
   }
   double tmp[B];
-  /* Ctrl-C, or a kernel's fault, ends the chunk at the next block */
+  /* Ctrl-C, or a kernel's fault, ends the span at the next block */
   for (size_t i = lo; i < hi && !fe_stopping(); i += B) {
     size_t m = min_size(B, hi - i);
     double *out = j->boolean || !j->out ? tmp : j->out->r + i;
-    if (x) cpu_kernel_block(run, x + i, y ? y + i : NULL, m, out);
+    if (x) cpu_kernel_block(run, x + (i - lo), y ? y + (i - lo) : NULL, m, out);
     else cpu_kernel_block_indices(run, i, m, &out);
     if (j->boolean && j->out)
       for (size_t q = 0; q < m; q++) j->out->v[i + q] = val_bool(tmp[q] != 0);
   }
 }
 
-/* Runs a bound kernel over a (and b) into out (n elements; a NULL: over
-   the indices 0 .. n - 1; out NULL: for the faults only, the elements
-   dropped), on all cores when large. */
-static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
-                       Array *out);
-
-void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n, Array *out) {
-  kernel_map(cpu_exec_threads(ex), run, t, NULL, NULL, n, out);
+/* A chunk: spans within one piece of each array (a map's elements do not
+   depend on its blocks, so the pieces' boundaries change no bit). */
+static void map_chunk(void *ctx, int thread, int c) {
+  MapJob *j = ctx;
+  size_t lo, hi;
+  cpu_chunk_bounds(j->n, B, j->nchunks, c, &lo, &hi);
+  for (size_t i = lo; i < hi && !fe_stopping();) {
+    size_t end = hi;
+    const double *x = piece_at(j->a, i, &end), *y = piece_at(j->b, i, &end);
+    map_span(j, &j->runs[thread], i, end, x, y);
+    i = end;
+  }
 }
 
-static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
-                       Array *out) {
-  ASSERT((!a || !a->boxed) && (!b || !b->boxed));
+/* Runs a bound kernel over a (and b) into out (n elements; a with no
+   pieces: over the indices 0 .. n - 1; out NULL: for the faults only, the
+   elements dropped), on all cores when large. */
+static void kernel_map_in(int nthreads, CpuKernelRun *run, const Term *t, MapIn a, MapIn b, size_t n, Array *out) {
+  for (int k = 0; k < a.n; k++) ASSERT(!a.p[k]->boxed);
+  for (int k = 0; k < b.n; k++) ASSERT(!b.p[k]->boxed);
   MapJob j;
   j.a = a;
   j.b = b;
@@ -149,7 +175,9 @@ static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Arr
   ASSERT(!out || j.boolean == out->boxed);
   if (n <= CPU_SMALL_ARRAY) { /* element by element: no blocks to set up */
     for (size_t i = 0; i < n; i++) {
-      double r = cpu_kernel_call1(run, a ? a->r[i] : (double)i, b ? b->r[i] : 0);
+      size_t end = n;
+      const double *x = piece_at(a, i, &end), *y = piece_at(b, i, &end);
+      double r = cpu_kernel_call1(run, x ? *x : (double)i, y ? *y : 0);
       if (!out) continue;
       if (j.boolean) out->v[i] = val_bool(r != 0);
       else out->r[i] = r;
@@ -159,6 +187,17 @@ static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Arr
   }
   cpu_kernel_runs(nthreads, j.runs, run, j.nchunks);
   cpu_parallel_chunks(nthreads, j.nchunks, map_chunk, &j, t->span);
+}
+
+static MapIn map_in(const Array *const *a) { return (MapIn){*a ? 1 : 0, a}; }
+
+static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
+                       Array *out) {
+  kernel_map_in(nthreads, run, t, map_in(&a), map_in(&b), n, out);
+}
+
+void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n, Array *out) {
+  kernel_map(cpu_exec_threads(ex), run, t, NULL, NULL, n, out);
 }
 
 /* map (b NULL) or map2 of the map/map2 term t over the evaluated arrays a
@@ -341,6 +380,81 @@ static void map_args(const Exec *ex, const Term *t, Value *frame, Array **a, Arr
   }
 }
 
+/* After the map t made out from its arrays a and b: an array written
+   as a map in place (`map2 f y (map2 (+) k1 k4)`: read by t alone, dead
+   now) is given back to the collector, so that the next array of its
+   size gets its memory, still in the cache (value.h: val_give_back),
+   unless t's result was written over it. */
+static void give_back_args(const Exec *ex, const Term *t, const Array *out, Array *a, Array *b) {
+  if (!ex->kernel || ex->gpu) return;
+  Array *ab[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    const Term *kid = k + 1 < t->nkids ? t->kids[k + 1] : NULL;
+    if (ab[k] && kid && kid->kind == T_PRIM && (kid->prim == PRIM_MAP || kid->prim == PRIM_MAP2) &&
+        ab[k]->r != out->r)
+      val_give_back(ab[k]);
+  }
+}
+
+/* Whether kid, an array of a map, is a concat of reals that the map's
+   kernel may read as the pieces it joins (the fast paths on, the CPU's
+   engine). */
+static bool concat_of_reals(const Exec *ex, const Term *kid) {
+  return kid->kind == T_PRIM && kid->prim == PRIM_CONCAT && kid->type->elem->kind == TY_REAL && ex->kernel &&
+         !ex->meter && !ex->gpu;
+}
+
+/* The map or map2 t one of whose arrays is a concat of reals (`concat [1]
+   (shift1R y)`: GradBench ode's state shifted one place with a value in
+   front; `concat g (replicate 1 0)` in its gradient): its arrays
+   evaluated as map_args and the concat evaluate them, and, when t's
+   function has a kernel, the kernel reads the concat's pieces where they
+   are, so that the concat is never made (each of ode's stages made one,
+   a copy of the state). False, with nothing evaluated, when neither
+   array is such a concat. */
+static bool map_pieces(const Exec *ex, const Term *t, Value *frame, Value *r) {
+  int nk = t->prim == PRIM_MAP2 ? 2 : 1;
+  bool cat[2] = {concat_of_reals(ex, t->kids[1]), nk == 2 && concat_of_reals(ex, t->kids[2])};
+  if (!cat[0] && !cat[1]) return false;
+  Array *one[2] = {NULL, NULL}, **p[2] = {NULL, NULL};
+  int np[2] = {0, 0};
+  size_t len[2] = {0, 0};
+  bool boxed = false;
+  for (int k = 0; k < nk; k++) {
+    if (cat[k]) {
+      p[k] = cpu_concat_leaves(ex, t->kids[k + 1], frame, true, &np[k]);
+    } else {
+      one[k] = cpu_eval_array(ex, t->kids[k + 1], frame);
+      p[k] = &one[k];
+      np[k] = 1;
+    }
+    for (int q = 0; q < np[k]; q++) {
+      len[k] += p[k][q]->len;
+      boxed |= p[k][q]->boxed;
+    }
+  }
+  if (nk == 2) cpu_check_map2_lengths(t, len[0], len[1]);
+  size_t n = len[0];
+  CpuKernelRun run;
+  if (n > 0 && !boxed && cpu_lam_kernel(ex, t->kids[0], frame, &run)) {
+    CpuLoopOwn *own = ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
+    Array *out = over_array(own, t, one[0], one[1], n);
+    if (!out) out = map_result(ex, t, n);
+    if (own) own->fresh = out;
+    MapIn a = {np[0], (const Array *const *)p[0]}, b = {np[1], (const Array *const *)p[1]};
+    kernel_map_in(cpu_exec_threads(ex), &run, t, a, b, n, out);
+    give_back_args(ex, t, out, one[0], one[1]);
+    *r = val_array(out);
+    return true;
+  }
+  for (int k = 0; k < nk; k++)
+    if (cat[k]) one[k] = cpu_concat_join(t->kids[k + 1], p[k], np[k]);
+  Array *out = map_arrays(ex, t, frame, one[0], one[1]);
+  give_back_args(ex, t, out, cat[0] ? NULL : one[0], cat[1] ? NULL : one[1]);
+  *r = val_array(out);
+  return true;
+}
+
 /* A dead let's map or map2 (the plan's PK_CHECK) with a kernel: what it
    may raise (its arrays, map2's lengths, binding its kernel, and, when its
    kernel gathers or loops, its elements' faults or Ctrl-C in a loop that
@@ -390,12 +504,15 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
     }
     return val_array(map_arrays(ex, t, frame, iota_array(t->kids[1], n), NULL));
   }
+  if (!pm && map_pieces(ex, t, frame, &r)) return r;
   map_args(ex, t, frame, &a, &b);
   if (pm && !pm->x_let) {
     if (cpu_blas_map(ex, t, frame, a, &r)) return r;
     cpu_blas_as_written(ex, t, frame);
   }
-  return val_array(map_arrays(ex, t, frame, a, b));
+  Array *out = map_arrays(ex, t, frame, a, b);
+  give_back_args(ex, t, out, a, b);
+  return val_array(out);
 }
 
 /* ---- reduce, foldl, scanl, scanr ---- */

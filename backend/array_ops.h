@@ -39,8 +39,11 @@ Value cpu_shape_prim(const Exec *ex, const Term *t, Value *frame);
    host first (the GPU path leaves a device array where it is). */
 Value cpu_slice(const Exec *ex, const Term *t, Value *frame, bool fetch);
 /* The arrays a concat (or a tree of concats) joins, evaluated left to
-   right as the CPU's concat evaluates them, where they are (a device
-   array is not fetched): *n of them. */
-Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n);
+   right as the CPU's concat evaluates them: *n of them, each brought to
+   the host when fetch is set (else a device array stays where it is). */
+Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, bool fetch, int *n);
+/* The concat t's result made of its n leaves (host arrays), each element
+   copied once. */
+Array *cpu_concat_join(const Term *t, Array *const *leaves, int n);
 
 #endif

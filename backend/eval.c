@@ -135,7 +135,39 @@ static NOINLINE const Term *bind_app(const Exec *ex, const Term *t, Value *frame
   return lam;
 }
 
+/* The arrays of the lets evaluated in one call of cpu_eval whose notes
+   say release (plan/release.c): dead once the call has its value. */
+typedef struct Released {
+  Array *a;
+  struct Released *next;
+} Released;
+
+static NOINLINE void keep_released(Released **rel, Value v) {
+  if (v.kind != V_ARRAY) return;
+  Array *a = v.u.a;
+  if (a->boxed || !a->r || a->dev || a->len < 64) return;
+  Released *r = NEW(Released);
+  r->a = a;
+  r->next = *rel;
+  *rel = r;
+}
+
+static NOINLINE void give_back(Released *rel) {
+  for (; rel; rel = rel->next) val_give_back(rel->a);
+}
+
+static inline __attribute__((always_inline)) Value eval_in(const Exec *ex, const Term *t, Value *frame,
+                                                           Released **rel);
+
 Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
+  Released *rel = NULL;
+  Value v = eval_in(ex, t, frame, &rel);
+  if (__builtin_expect(rel != NULL, 0)) give_back(rel);
+  return v;
+}
+
+static inline __attribute__((always_inline)) Value eval_in(const Exec *ex, const Term *t, Value *frame,
+                                                           Released **rel) {
   fe_stack_check(t->span);
   for (;;) {
     if (__builtin_expect(ex->meter != NULL, 0)) cpu_meter_node(ex->meter, t);
@@ -153,6 +185,9 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
       }
       if (t->note && t->note->group && !ex->gpu) {
         const Term *rest = eval_siblings(ex, t, frame);
+        if (rest != t && ex->kernel)
+          for (const Term *l = t; l && l != rest && l->kind == T_LET; l = l->kids[1])
+            if (l->note && l->note->release) keep_released(rel, frame[l->sym->slot]);
         if (!rest) return frame[t->sym->slot]; /* the chain's value, left there */
         if (rest != t) {
           t = rest;
@@ -160,6 +195,7 @@ Value cpu_eval(const Exec *ex, const Term *t, Value *frame) {
         }
       }
       frame[t->sym->slot] = cpu_eval(ex, t->kids[0], frame);
+      if (t->note && t->note->release && ex->kernel && !ex->gpu) keep_released(rel, frame[t->sym->slot]);
       t = t->kids[1];
       continue;
     case T_LETTUP: {

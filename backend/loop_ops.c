@@ -99,6 +99,13 @@ static void owned_state(const Exec *ex, Value x) {
   own->fresh = NULL;
 }
 
+/* A loop whose note says release (plan/release.c): the state x, made by
+   the last iteration (not the loop's first state) and read by this one
+   only to make next, is given back, unless next was written over it. */
+static void drop_state(Value x, Value next) {
+  if (x.kind == V_ARRAY && next.kind == V_ARRAY && x.u.a->r != next.u.a->r) val_give_back(x.u.a);
+}
+
 static Value op_for(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0];
   Value x = ex->eval(ex, t->kids[1], frame);
@@ -116,12 +123,15 @@ static Value op_for(const Exec *ex, const Term *t, Value *frame) {
   Exec inner;
   CpuLoopOwn own;
   ex = owning(ex, t, &inner, &own);
+  bool release = t->note && t->note->release && ex->kernel && !ex->gpu;
   for (double i = 0; i < n; i++) {
     fe_poll_interrupt(t->span);
     owned_state(ex, x);
     frame[xs] = x;
     frame[is] = val_real(i);
-    x = ex->eval(ex, lam->kids[0], frame);
+    Value next = ex->eval(ex, lam->kids[0], frame);
+    if (release && i > 0) drop_state(x, next);
+    x = next;
   }
   return x;
 }
@@ -156,13 +166,16 @@ static Value op_while(const Exec *ex, const Term *t, Value *frame) {
   Exec inner;
   CpuLoopOwn own;
   const Exec *bx = owning(ex, t, &inner, &own);
-  for (;;) {
+  bool release = t->note && t->note->release && ex->kernel && !ex->gpu;
+  for (bool first = true;; first = false) {
     fe_poll_interrupt(t->span);
     frame[cond->syms[0]->slot] = x;
     if (!ex->eval(ex, cond->kids[0], frame).u.b) return x;
     owned_state(bx, x);
     frame[body->syms[0]->slot] = x;
-    x = bx->eval(bx, body->kids[0], frame);
+    Value next = bx->eval(bx, body->kids[0], frame);
+    if (release && !first) drop_state(x, next);
+    x = next;
   }
 }
 

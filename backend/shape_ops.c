@@ -108,12 +108,27 @@ static void concat_leaves(const Exec *ex, const Term *t, Value *frame, bool fetc
   }
 }
 
-Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, int *n) {
+Array **cpu_concat_leaves(const Exec *ex, const Term *t, Value *frame, bool fetch, int *n) {
   int cap = 4;
   Array **v = NEW_ARRAY(Array *, cap);
   *n = 0;
-  concat_leaves(ex, t, frame, false, &v, n, &cap);
+  concat_leaves(ex, t, frame, fetch, &v, n, &cap);
   return v;
+}
+
+Array *cpu_concat_join(const Term *t, Array *const *leaves, int n) {
+  size_t len = 0;
+  for (int i = 0; i < n; i++) len += leaves[i]->len;
+  Array *out = val_new_array_of(t->type->elem, len, t->span);
+  size_t at = 0;
+  for (int i = 0; i < n; i++) {
+    const Array *a = leaves[i];
+    if (!a->len) continue;
+    if (out->boxed) memcpy(out->v + at, a->v, sizeof(Value) * a->len);
+    else copy_reals(out->r + at, a->r, a->len);
+    at += a->len;
+  }
+  return out;
 }
 
 /* A concat, or a tree of them (GradBench's ba lays out its Jacobian's
@@ -126,22 +141,11 @@ static Value op_concat(const Exec *ex, const Term *t, Value *frame) {
     two[0] = cpu_eval_array(ex, t->kids[0], frame);
     two[1] = cpu_eval_array(ex, t->kids[1], frame);
     n = 2;
+    cpu_meter_array(ex->meter, t, two[0]->len + two[1]->len);
   } else {
     concat_leaves(ex, t, frame, true, &leaves, &n, &cap);
   }
-  size_t len = 0;
-  for (int i = 0; i < n; i++) len += leaves[i]->len;
-  if (ex->meter) cpu_meter_array(ex->meter, t, len);
-  Array *out = val_new_array_of(t->type->elem, len, t->span);
-  size_t at = 0;
-  for (int i = 0; i < n; i++) {
-    const Array *a = leaves[i];
-    if (!a->len) continue;
-    if (out->boxed) memcpy(out->v + at, a->v, sizeof(Value) * a->len);
-    else copy_reals(out->r + at, a->r, a->len);
-    at += a->len;
-  }
-  return val_array(out);
+  return val_array(cpu_concat_join(t, leaves, n));
 }
 
 static Value op_zip(const Exec *ex, const Term *t, Value *frame) {

@@ -94,6 +94,14 @@ Value val_closure(const struct Term *lam, struct Value *frame);
 Array *val_new_real_array(size_t len, Span s);  /* uninitialised */
 Array *val_new_boxed_array(size_t len, Span s); /* zeroed */
 Array *val_view(const Array *a, size_t offset, size_t len);
+/* Gives the buffer of a, an unboxed array on the host that nothing will
+   read again, back to the collector when it is a whole object of its own
+   (not a view, a row of a matrix, or a part of a larger buffer), so that
+   the next allocation of its size gets that memory, still in the cache
+   (plan/release.c decides which arrays are dead). */
+void val_give_back(Array *a);
+/* How many buffers val_give_back has given back in this process (tests). */
+size_t val_given_back(void);
 
 /* An array of len elements of type elem, following the INVARIANT: unboxed
    (uninitialised doubles) when elem is R, else boxed (zeroed Values). */

@@ -337,7 +337,7 @@ static Value run_fill(const Exec *ex, const GpuLoaded *g, const Term *t, Value *
    first, once, as any kernel's inputs do). */
 static Value run_concat(const Exec *ex, const Term *t, Value *frame) {
   int n;
-  Array **leaves = cpu_concat_leaves(ex, t, frame, &n);
+  Array **leaves = cpu_concat_leaves(ex, t, frame, false, &n);
   size_t len = 0;
   for (int i = 0; i < n; i++) len += leaves[i]->len;
   Array *out = gpu_new_array(len, t->span);

@@ -711,7 +711,10 @@ Plan *plan_lower(const Def *d) {
   memset(&lw, 0, sizeof lw);
   lw.p = NEW(Plan);
   lw.p->def = lower_def(&lw, d);
-  for (int i = 0; i < lw.p->ndefs; i++) walk_groups(lw.p, lw.p->defs[i]->body);
+  for (int i = 0; i < lw.p->ndefs; i++) {
+    walk_groups(lw.p, lw.p->defs[i]->body);
+    plan_releases(lw.p->defs[i]->body);
+  }
   return lw.p;
 }
 

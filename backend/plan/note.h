@@ -106,6 +106,14 @@ typedef struct PlanNote {
                                          rows at once, as one matrix
                                          product, when the shapes let no
                                          element's product raise (Exec.batch) */
+  bool release;                       /* T_LET of a map's fresh [R] that its body
+                                         reads only by consuming its elements:
+                                         dead once the body has its value, its
+                                         buffer is given back to the allocator
+                                         then (plan/release.c, eval.c); LOOP_FOR,
+                                         LOOP_WHILE T_PRIM: each state but the
+                                         first given back once the next is made
+                                         (loop_ops.c) */
   bool deferred;                      /* T_LET: its right-hand side is left
                                          to the matrix product of its body
                                          (PlanMatrix.let) */

@@ -137,6 +137,10 @@ Plan *plan_lower(const Def *d);
    not set), or NULL (matrix.c). */
 PlanMatrix *plan_matrix_of(const Term *t);
 
+/* Marks the lets of body whose arrays are given back once their body has
+   its value (note.h: release; release.c). */
+void plan_releases(Term *body);
+
 /* The plan as text: each Def of the host program with its array builtins
    named by their kernels, then each kernel. */
 char *plan_str(const Plan *p);

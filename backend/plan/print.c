@@ -249,6 +249,12 @@ static void walk_notes(StrBuf *b, Names *nm, const Term *t) {
       sb_printf(b, "loop at %d:%d: its state %s, read once, is overwritten by the map at %d:%d from the second iteration on\n",
                 t->span.line, t->span.col, shown_sym(nm, t->kids[0]->syms[0])->name, m->span.line, m->span.col);
     }
+    if (t->note && t->note->release && t->kind == T_LET)
+      sb_printf(b, "let %s: its array, read only by maps and reductions, given back once the let's body has its value\n",
+                shown_sym(nm, t->sym)->name);
+    if (t->note && t->note->release && t->kind == T_PRIM)
+      sb_printf(b, "loop at %d:%d: each state but the first given back once the next is made\n", t->span.line,
+                t->span.col);
     if (t->note && t->note->in_place) {
       const Term *d = t->kids[1];
       if (d->kind == T_VAR)
