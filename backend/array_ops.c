@@ -314,11 +314,28 @@ static Array *over_array(const CpuLoopOwn *own, const Term *t, Array *a, Array *
   return GC_base(c->r) == c->r && GC_size(c->r) <= n * sizeof(double) + 4096 ? c : NULL;
 }
 
+/* The loop state that the map t may write over, when t is its loop's state map. */
+static CpuLoopOwn *own_of(const Exec *ex, const Term *t) {
+  return ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
+}
+
+/* The array that the map t over a and b (NULL: not an array of its own,
+   as a concat's pieces), whose kernel computes its n elements, writes
+   into: its loop's state or the array the plan lets it write over
+   (note.h: over), its place in a row buffer, or new memory. */
+static Array *map_out(const Exec *ex, const Term *t, Array *a, Array *b, size_t n) {
+  CpuLoopOwn *own = own_of(ex, t);
+  Array *out = over_array(own, t, a, b, n);
+  if (!out) out = map_result(ex, t, n);
+  if (own) own->fresh = out;
+  return out;
+}
+
 static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, Array *b) {
   const Term *lam = t->kids[0];
   size_t n = a->len;
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
-  CpuLoopOwn *own = ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
+  CpuLoopOwn *own = own_of(ex, t);
   CpuKernelRun run;
   bool kernel = n > 0 && cpu_lam_kernel(ex, lam, frame, &run);
   Array *out = kernel ? over_array(own, t, a, b, n) : NULL;
@@ -437,10 +454,7 @@ static bool map_pieces(const Exec *ex, const Term *t, Value *frame, Value *r) {
   size_t n = len[0];
   CpuKernelRun run;
   if (n > 0 && !boxed && cpu_lam_kernel(ex, t->kids[0], frame, &run)) {
-    CpuLoopOwn *own = ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
-    Array *out = over_array(own, t, one[0], one[1], n);
-    if (!out) out = map_result(ex, t, n);
-    if (own) own->fresh = out;
+    Array *out = map_out(ex, t, one[0], one[1], n);
     MapIn a = {np[0], (const Array *const *)p[0]}, b = {np[1], (const Array *const *)p[1]};
     kernel_map_in(cpu_exec_threads(ex), &run, t, a, b, n, out);
     give_back_args(ex, t, out, one[0], one[1]);
