@@ -310,8 +310,7 @@ static Array *over_array(const CpuLoopOwn *own, const Term *t, Array *a, Array *
   int k = t->note ? t->note->over : 0;
   Array *c = own && own->owned == a ? a : k == 1 ? a : k == 2 ? b : NULL;
   if (!c || n < B || c->len != n || c->boxed || !c->r || c->dev) return NULL;
-  /* the collector rounds a large object up to its next 4 KiB */
-  return GC_base(c->r) == c->r && GC_size(c->r) <= n * sizeof(double) + 4096 ? c : NULL;
+  return val_whole_buffer(c) ? c : NULL;
 }
 
 /* The loop state that the map t may write over, when t is its loop's state map. */

@@ -86,6 +86,7 @@ Array *val_new_real_array(size_t len, Span s) {
   a->len = len;
   a->boxed = false;
   a->r = r;
+  a->whole = true;
   return a;
 }
 
@@ -122,9 +123,21 @@ Array *val_view(const Array *a, size_t offset, size_t len) {
 
 static _Atomic size_t given_back;
 
+#ifdef UNA_GC_AS_MALLOC
+/* make asan-heap (tests/gc_as_malloc.h): a buffer is a malloc block, freed
+   here, so that AddressSanitizer reports any read of an array given back
+   too early. */
+int __sanitizer_get_ownership(const volatile void *p);           /* the ASan runtime's */
+bool val_whole_buffer(const Array *a) { return a->whole && a->r && __sanitizer_get_ownership(a->r); }
+static void free_buffer(double *r) { free(r); }
+#else
+bool val_whole_buffer(const Array *a) { return a->whole && a->r && GC_base(a->r) == a->r; }
+static void free_buffer(double *r) { GC_free(r); }
+#endif
+
 void val_give_back(Array *a) {
-  if (a->boxed || !a->r || a->dev || GC_base(a->r) != a->r || GC_size(a->r) > a->len * sizeof(double) + 4096) return;
-  GC_free(a->r);
+  if (a->boxed || !a->r || a->dev || !val_whole_buffer(a)) return;
+  free_buffer(a->r);
   given_back++;
 }
 

@@ -45,6 +45,9 @@ struct Array {
                          cleared with rows_flat (rows are never written in
                          place: docs/cpu.md); or NULL */
   size_t dev_off;     /* the index of element 0 in dev's buffer */
+  bool whole;         /* unboxed: r is the buffer val_new_real_array made for
+                         this array (not a view of another array, a row of a
+                         matrix, a part of a larger buffer) */
   /* boxed [[R]] only: row 0's memory when the rows (all of its length)
      are consecutive there, found by the matrix products (backend/blas.c);
      NULL until then, or when they are not. A row replaced in place
@@ -94,6 +97,9 @@ Value val_closure(const struct Term *lam, struct Value *frame);
 Array *val_new_real_array(size_t len, Span s);  /* uninitialised */
 Array *val_new_boxed_array(size_t len, Span s); /* zeroed */
 Array *val_view(const Array *a, size_t offset, size_t len);
+/* Whether the reals of a (on the host) are the buffer made for a alone
+   (Array.whole), an object of the collector's of their own. */
+bool val_whole_buffer(const Array *a);
 /* Gives the buffer of a, an unboxed array on the host that nothing will
    read again, back to the collector when it is a whole object of its own
    (not a view, a row of a matrix, or a part of a larger buffer), so that

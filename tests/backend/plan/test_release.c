@@ -138,6 +138,24 @@ START_TEST(inline_map_given_back) {
 }
 END_TEST
 
+/* Only a buffer made for its array is given back: never a view, even one
+   at the start of its buffer (a row of a matrix product computed for all
+   rows at once, plan/note.h: batch, is such a view). */
+START_TEST(views_never_given_back) {
+  Array *a = val_new_real_array(6, fe_nospan);
+  Array *v = val_view(a, 0, 2);
+  size_t before = val_given_back();
+  val_give_back(v);
+  ck_assert_uint_eq(val_given_back(), before);
+  val_give_back(a);
+  ck_assert_uint_eq(val_given_back(), before + 1);
+  tl_run("def layer (w: [[R]]) (b: [R]) (x: [[R]]) : [R] =\n"
+         "  map (xi. let h = map2 (z, c. tanh (z + c)) (matvec w xi) b in sum h) x\n"
+         "let W = [[1, 2], [3, 4]]\nlet X = map (i. [i, 1 - i]) (iota 300)\n");
+  same_as_kept("(layer W [0, 0] [[1, 0], [0, 1], [1, 1]], layer W [0.5, 0] X)");
+}
+END_TEST
+
 Suite *suite_release(void) {
   Suite *s = suite_create("release");
   TCase *tc = tcase_create("release");
@@ -146,6 +164,7 @@ Suite *suite_release(void) {
   tcase_add_test(tc, loops_marked);
   tcase_add_test(tc, values_unchanged);
   tcase_add_test(tc, inline_map_given_back);
+  tcase_add_test(tc, views_never_given_back);
   suite_add_tcase(s, tc);
   return s;
 }
