@@ -107,6 +107,25 @@ Array *cpu_fused_map_array(const Exec *ex, const Term *arg, Value *frame, const 
    by g (f's run, or a clone of it for another thread). */
 void cpu_fused_map_block(const CpuFusedMap *f, CpuKernelRun *g, size_t i, size_t n, double *out);
 
+/* The array that the map t over a and b (NULL: not an array of its own,
+   as a concat's pieces or a fused map's elements), whose kernel computes
+   its n elements, writes into: its loop's state or the array the plan
+   lets it write over (note.h: over), its place in a row buffer, or new
+   memory. */
+Array *cpu_map_out(const Exec *ex, const Term *t, Array *a, Array *b, size_t n);
+
+/* Runs the bound kernel run of the map t over a (and b) into out, n
+   elements, on all cores when large (array_ops.c's kernel loop). */
+void cpu_map_kernel(const Exec *ex, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
+                    Array *out);
+
+/* The map t whose plan computes the maps fused into its arrays in one
+   compiled pass (plan.h: tree; map_tree.c); false, with nothing
+   evaluated, when it has none (then t runs as written). */
+bool cpu_map_tree(const Exec *ex, const Term *t, Value *frame, Value *r);
+/* How many such passes ran compiled in this process (tests). */
+size_t cpu_tree_passes(void);
+
 /* reduce_by_index on the CPU (scatter.c). */
 Value cpu_reduce_by_index(const Exec *ex, const Term *t, Value *frame);
 

@@ -196,6 +196,11 @@ static void kernel_map(int nthreads, CpuKernelRun *run, const Term *t, const Arr
   kernel_map_in(nthreads, run, t, map_in(&a), map_in(&b), n, out);
 }
 
+void cpu_map_kernel(const Exec *ex, CpuKernelRun *run, const Term *t, const Array *a, const Array *b, size_t n,
+                    Array *out) {
+  kernel_map(cpu_exec_threads(ex), run, t, a, b, n, out);
+}
+
 void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n, Array *out) {
   kernel_map(cpu_exec_threads(ex), run, t, NULL, NULL, n, out);
 }
@@ -318,11 +323,7 @@ static CpuLoopOwn *own_of(const Exec *ex, const Term *t) {
   return ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
 }
 
-/* The array that the map t over a and b (NULL: not an array of its own,
-   as a concat's pieces), whose kernel computes its n elements, writes
-   into: its loop's state or the array the plan lets it write over
-   (note.h: over), its place in a row buffer, or new memory. */
-static Array *map_out(const Exec *ex, const Term *t, Array *a, Array *b, size_t n) {
+Array *cpu_map_out(const Exec *ex, const Term *t, Array *a, Array *b, size_t n) {
   CpuLoopOwn *own = own_of(ex, t);
   Array *out = over_array(own, t, a, b, n);
   if (!out) out = map_result(ex, t, n);
@@ -453,7 +454,7 @@ static bool map_pieces(const Exec *ex, const Term *t, Value *frame, Value *r) {
   size_t n = len[0];
   CpuKernelRun run;
   if (n > 0 && !boxed && cpu_lam_kernel(ex, t->kids[0], frame, &run)) {
-    Array *out = map_out(ex, t, one[0], one[1], n);
+    Array *out = cpu_map_out(ex, t, one[0], one[1], n);
     MapIn a = {np[0], (const Array *const *)p[0]}, b = {np[1], (const Array *const *)p[1]};
     kernel_map_in(cpu_exec_threads(ex), &run, t, a, b, n, out);
     give_back_args(ex, t, out, one[0], one[1]);
@@ -517,7 +518,7 @@ static Value op_map(const Exec *ex, const Term *t, Value *frame) {
     }
     return val_array(map_arrays(ex, t, frame, iota_array(t->kids[1], n), NULL));
   }
-  if (!pm && map_pieces(ex, t, frame, &r)) return r;
+  if (!pm && (cpu_map_tree(ex, t, frame, &r) || map_pieces(ex, t, frame, &r))) return r;
   map_args(ex, t, frame, &a, &b);
   if (pm && !pm->x_let) {
     if (cpu_blas_map(ex, t, frame, a, &r)) return r;

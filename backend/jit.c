@@ -13,7 +13,8 @@
    cache folder), compiled by `cc -std=gnu11 -O2 -fvect-cost-model=dynamic -march=native
    -ffp-contract=off -fno-math-errno -fPIC -shared` into a temporary
    library renamed to <key>.so, which is loaded (dlopen) for its function
-   (una_block, una_scalar or una_loop, by the entry's kind). A library on
+   (una_block, una_scalar, una_loop, una_range or una_tree, by the
+   entry's kind). A library on
    disk under the key is loaded without compiling. */
 #include "jit.h"
 #include "filecache.h"
@@ -46,7 +47,8 @@ typedef void (*JitFn)(void);
 /* The compiled function's name, by kind: the block program, the
    one-element program, a `for` loop, a `while` loop, a range of elements
    (kernel_int.h). */
-static const char *const fn_name[CPU_JIT_KINDS] = {"una_block", "una_scalar", "una_loop", "una_loop", "una_range"};
+static const char *const fn_name[CPU_JIT_KINDS + 1] = {"una_block", "una_scalar", "una_loop", "una_loop", "una_range",
+                                                         "una_tree"};
 
 typedef struct JitEntry {
   CacheKey key;
@@ -361,10 +363,12 @@ typedef struct SrcReq {
   int kind;
   const CpuKernel *cond;
   int w, poll_mask;
+  const CpuJitTree *tree; /* CPU_JIT_TREE */
 } SrcReq;
 
 static char *source_of(const CpuKernel *k, const SrcReq *r) {
   switch (r->kind) {
+  case CPU_JIT_TREE: return cpu_jit_tree_source(r->tree);
   case CPU_JIT_BLOCK: return cpu_jit_block_source(k);
   case CPU_JIT_SCALAR: return cpu_jit_scalar_source(k);
   case CPU_JIT_RANGE: return cpu_jit_range_source(k);
@@ -372,12 +376,13 @@ static char *source_of(const CpuKernel *k, const SrcReq *r) {
   }
 }
 
-/* Gives k its entry of the kind: the source made, the function found in
-   this process or on disk (or, in sync mode, compiled now). */
-static JitEntry *attach(CpuKernel *k, const SrcReq *r) {
+/* Gives *slot (a kernel's entry of the kind, or a fused pass's) its
+   entry: the source made, the function found in this process or on disk
+   (or, in sync mode, compiled now). */
+static JitEntry *attach(struct JitEntry *_Atomic *slot, const CpuKernel *k, const SrcReq *r) {
   static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&attach_lock);
-  JitEntry *e = atomic_load(&k->jit[r->kind]);
+  JitEntry *e = atomic_load(slot);
   if (!e) {
     char *src = source_of(k, r);
     bool fresh = false;
@@ -390,27 +395,28 @@ static JitEntry *attach(CpuKernel *k, const SrcReq *r) {
       e = entry_of(src, r->kind, &fresh);
     }
     if (fresh) build(e, mode() == MODE_SYNC);
-    atomic_store(&k->jit[r->kind], e);
+    atomic_store(slot, e);
   }
   pthread_mutex_unlock(&attach_lock);
   return e;
 }
 
-/* k's compiled function of the kind, or NULL; counts work (block-
-   instructions) towards making and compiling its source. */
-static JitFn jit_fn(const CpuKernel *k, const SrcReq *r, long work) {
-  CpuKernel *mk = (CpuKernel *)k; /* the JIT's fields are a cache */
-  JitEntry *e = atomic_load_explicit(&mk->jit[r->kind], memory_order_acquire);
+/* The compiled function of *slot, or NULL; counts work (block-
+   instructions, into *wslot before there is an entry) towards making and
+   compiling its source. */
+static JitFn slot_fn(struct JitEntry *_Atomic *slot, _Atomic long *wslot, const CpuKernel *k, const SrcReq *r,
+                     long work) {
+  JitEntry *e = atomic_load_explicit(slot, memory_order_acquire);
   if (!e) {
     int m = mode();
     if (m == MODE_OFF) return NULL;
-    long w = atomic_fetch_add_explicit(&mk->jit_work[r->kind], work, memory_order_relaxed) + work;
+    long w = atomic_fetch_add_explicit(wslot, work, memory_order_relaxed) + work;
     /* making the source allocates from the collector: the loops' extra
        threads, which it does not know, leave that to thread 0 */
     if (cpu_in_worker()) return NULL;
     /* a loop's source is made at its first run: one run may be long */
     if (m != MODE_SYNC && w < LOOKUP_WORK && r->kind != CPU_JIT_FOR && r->kind != CPU_JIT_WHILE) return NULL;
-    e = attach(mk, r);
+    e = attach(slot, k, r);
   }
   JitFn fn = atomic_load_explicit(&e->fn, memory_order_acquire);
   if (fn || e == &none) return fn;
@@ -420,8 +426,14 @@ static JitFn jit_fn(const CpuKernel *k, const SrcReq *r, long work) {
   return NULL;
 }
 
+/* k's compiled function of the kind, or NULL (slot_fn). */
+static JitFn jit_fn(const CpuKernel *k, const SrcReq *r, long work) {
+  CpuKernel *mk = (CpuKernel *)k; /* the JIT's fields are a cache */
+  return slot_fn(&mk->jit[r->kind], &mk->jit_work[r->kind], k, r, work);
+}
+
 CpuJitBlockFn cpu_jit_block(const CpuKernel *k) {
-  SrcReq r = {CPU_JIT_BLOCK, NULL, 0, 0};
+  SrcReq r = {CPU_JIT_BLOCK, NULL, 0, 0, NULL};
   return (CpuJitBlockFn)jit_fn(k, &r, k->nexec);
 }
 
@@ -429,17 +441,24 @@ CpuJitBlockFn cpu_jit_block(const CpuKernel *k) {
    instructions over CPU_BLOCK / 8 (a lane's work weighs more, the
    interpreter's dispatch being per element). */
 CpuJitScalarFn cpu_jit_scalar(const CpuKernel *k) {
-  SrcReq r = {CPU_JIT_SCALAR, NULL, 0, 0};
+  SrcReq r = {CPU_JIT_SCALAR, NULL, 0, 0, NULL};
   return (CpuJitScalarFn)jit_fn(k, &r, (k->ninstr + CPU_BLOCK / 8 - 1) / (CPU_BLOCK / 8));
 }
 
+CpuJitTreeFn cpu_jit_tree(CpuJitTree *t, size_t n) {
+  SrcReq r = {CPU_JIT_TREE, NULL, 0, 0, t};
+  long per = 0;
+  for (int q = 0; q < t->n; q++) per += t->k[q]->nexec;
+  return (CpuJitTreeFn)slot_fn(&t->entry, &t->work, t->k[t->n - 1], &r, (long)((n + CPU_BLOCK - 1) / CPU_BLOCK) * per);
+}
+
 CpuJitRangeFn cpu_jit_range(const CpuKernel *k, size_t n) {
-  SrcReq r = {CPU_JIT_RANGE, NULL, 0, 0};
+  SrcReq r = {CPU_JIT_RANGE, NULL, 0, 0, NULL};
   return (CpuJitRangeFn)jit_fn(k, &r, (long)((n + CPU_BLOCK - 1) / CPU_BLOCK) * k->nexec);
 }
 
 CpuJitLoopFn cpu_jit_loop(const CpuKernel *cond, const CpuKernel *body, int w, int poll_mask, double iterations) {
-  SrcReq r = {cond ? CPU_JIT_WHILE : CPU_JIT_FOR, cond, w, poll_mask};
+  SrcReq r = {cond ? CPU_JIT_WHILE : CPU_JIT_FOR, cond, w, poll_mask, NULL};
   double per = (double)(body->ninstr + (cond ? cond->ninstr : 0)) / (CPU_BLOCK / 8);
   double work = iterations * per;
   return (CpuJitLoopFn)jit_fn(body, &r, work > 1e15 ? (long)1e15 : (long)work);

@@ -67,6 +67,35 @@ CpuJitLoopFn cpu_jit_loop(const CpuKernel *cond, const CpuKernel *body, int w, i
 typedef void (*CpuJitRangeFn)(const double *x, const double *y, double *out, const double *sr, size_t n);
 CpuJitRangeFn cpu_jit_range(const CpuKernel *k, size_t n);
 
+/* A map with maps fused into its arrays (the plan's kernel, plan.h:
+   PlanSrc), run as one compiled pass: its maps' kernels in post-order
+   (an array's map before the map that reads it; the last the map
+   itself), map q reading in[q][j]: a leaf (>= 0: the pass's input
+   in[q][j]) or -1 - p, the element map p < q computed. Made by the plan
+   (lower.c) when each kernel qualifies (cpu_jit_tree_kernel_ok); the
+   JIT's fields as a kernel's: the work run before the pass had an entry,
+   and its entry. */
+typedef struct CpuJitTree {
+  int n;
+  const CpuKernel **k;
+  int (*in)[2];
+  _Atomic long work;
+  struct JitEntry *_Atomic entry;
+} CpuJitTree;
+
+/* Whether k can be a map of a compiled pass: every instruction compiled
+   (no exp, gather or loop), one real result, at most two parameters. */
+bool cpu_jit_tree_kernel_ok(const CpuKernel *k);
+
+/* The compiled pass over the elements i < n: out[i] = the last map's
+   element, from in[leaf][i]; sr[q] map q's run's sregs (its inputs' and
+   constants' values). out may be one of the inputs (each element is read
+   before it is written). cpu_jit_tree as cpu_jit_range (n counted as
+   work). */
+typedef void (*CpuJitTreeFn)(const double *const *in, double *out, const double *const *sr, size_t n);
+CpuJitTreeFn cpu_jit_tree(CpuJitTree *t, size_t n);
+char *cpu_jit_tree_source(const CpuJitTree *t);
+
 /* The C source of k's block program and of its one-element program
    (jit_emit.c), or NULL when it has no run of two arithmetic
    instructions to compile. */

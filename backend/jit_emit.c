@@ -310,3 +310,48 @@ char *cpu_jit_range_source(const CpuKernel *k) {
   sb_printf(&b, "    out[i] = %s;\n  }\n}\n", reg(k, k->result, NULL));
   return sb_str(&b);
 }
+
+/* Whether every instruction of k's block program is compiled inline, with
+   one real result and at most two parameters (cpu_jit_range_source's
+   kernels, one instruction allowed). */
+bool cpu_jit_tree_kernel_ok(const CpuKernel *k) {
+  if (k->nresults != 1 || k->result_bool || k->nparams > 2 || k->nloops > 0 || k->nexec < 1) return false;
+  for (int i = 0; i < k->nexec; i++)
+    if (!is_inline(&k->exec[i])) return false;
+  return true;
+}
+
+/* The fused pass t (jit.h: CpuJitTree) over the whole range: per element,
+   each map's instructions in its own scope, its parameters the leaves'
+   elements or the results of the maps before it, its inputs and
+   constants read once before the loop (map q's register v as q<q>c<v>).
+   The operations are each map's own, in its order, so the bits are the
+   maps' one after the other. */
+char *cpu_jit_tree_source(const CpuJitTree *t) {
+  for (int q = 0; q < t->n; q++)
+    if (!cpu_jit_tree_kernel_ok(t->k[q])) return NULL;
+  StrBuf b = {0};
+  begin(&b);
+  sb_put(&b, "void una_tree(const double *const *in, double *out, const double *const *sr, size_t n) {\n");
+  for (int q = 0; q < t->n; q++) {
+    const CpuKernel *k = t->k[q];
+    for (int v = 0; v < k->nvregs; v++)
+      if (k->vkind[v] == VK_CONST || k->vkind[v] == VK_INPUT) sb_printf(&b, "  const double q%dc%d = sr[%d][%d];\n", q, v, q, v);
+  }
+  sb_put(&b, "#pragma GCC ivdep\n  for (size_t i = 0; i < n; i++) {\n");
+  for (int q = 0; q < t->n; q++) {
+    const CpuKernel *k = t->k[q];
+    sb_printf(&b, "    double v%d;\n    {\n", q);
+    for (int j = 0; j < k->nparams; j++) {
+      int s = t->in[q][j];
+      if (s >= 0) sb_printf(&b, "      const double r%d = in[%d][i];\n", j, s);
+      else sb_printf(&b, "      const double r%d = v%d;\n", j, -1 - s);
+    }
+    for (int v = 0; v < k->nvregs; v++)
+      if (k->vkind[v] == VK_CONST || k->vkind[v] == VK_INPUT) sb_printf(&b, "      const double c%d = q%dc%d;\n", v, q, v);
+    for (int i = 0; i < k->nexec; i++) emit_instr(&b, k, &k->exec[i], NULL, "      ");
+    sb_printf(&b, "      v%d = %s;\n    }\n", q, reg(k, k->results[0], NULL));
+  }
+  sb_printf(&b, "    out[i] = v%d;\n  }\n}\n", t->n - 1);
+  return sb_str(&b);
+}

@@ -13,6 +13,7 @@ enum { VK_PARAM = CPU_VR_PARAM, VK_CONST = CPU_VR_CONST, VK_INPUT = CPU_VR_INPUT
 typedef CpuKInstr KInstr;
 
 enum { CPU_JIT_BLOCK, CPU_JIT_SCALAR, CPU_JIT_FOR, CPU_JIT_WHILE, CPU_JIT_RANGE, CPU_JIT_KINDS };
+enum { CPU_JIT_TREE = CPU_JIT_KINDS }; /* a fused pass's (jit.h: CpuJitTree), not a kernel's */
 
 /* What binding does, in order:
    B_SLOT    vals[vreg] = frame[slot]           (a free or hoisted variable)

@@ -21,6 +21,7 @@
    The order of the walk numbers the kernels and functions, so a plan and
    the CUDA source emitted from it are deterministic. */
 #include "plan.h"
+#include "../jit.h"
 
 #include "../../frontend/ir/ptrmap.h"
 #include "../scan_map.h"
@@ -228,6 +229,40 @@ static void map3_kernel(Lowering *lw, Term *t, const PlanFn *f) {
   k->nfns = b.nfns;
 }
 
+/* Appends the maps of s to t in post-order (jit.h: CpuJitTree), each
+   with the kernel of its function; its place (-1 - q) or its leaf's
+   index. False when a map's function cannot be compiled into the pass. */
+static bool tree_nodes(const PlanSrc *s, CpuJitTree *t, int *ref) {
+  if (s->leaf) {
+    *ref = s->index;
+    return true;
+  }
+  if (s->indexed || !s->fn || !s->fn->k || !cpu_jit_tree_kernel_ok(s->fn->k)) return false;
+  int a, b = 0;
+  if (!tree_nodes(s->a, t, &a) || (s->b && !tree_nodes(s->b, t, &b))) return false;
+  t->k[t->n] = s->fn->k;
+  t->in[t->n][0] = a;
+  t->in[t->n][1] = b;
+  *ref = -1 - t->n++;
+  return true;
+}
+
+static int count_maps(const PlanSrc *s) {
+  return s->leaf ? 0 : 1 + count_maps(s->a) + (s->b ? count_maps(s->b) : 0) + (s->c ? count_maps(s->c) : 0);
+}
+
+/* The compiled pass of the map kernel k whose arrays have maps fused into
+   them (plan.h: tree), or NULL. */
+static CpuJitTree *tree_of(const PlanKernel *k) {
+  const PlanSrc *s = k->src;
+  if (s->leaf || (s->a->leaf && (!s->b || s->b->leaf))) return NULL;
+  int n = count_maps(s), ref;
+  CpuJitTree *t = NEW(CpuJitTree);
+  t->k = NEW_ARRAY(const CpuKernel *, n);
+  t->in = una_alloc(sizeof *t->in * (size_t)n);
+  return tree_nodes(s, t, &ref) ? t : NULL;
+}
+
 /* Plans a kernel's elements (the array term arr) and, for folds and scans,
    its operator op; the functions of the elements come first. */
 static void plan_src(Lowering *lw, PlanKernel *k, Term *arr, const PlanFn *op, bool top) {
@@ -415,7 +450,9 @@ static void plan_builtin(Lowering *lw, Term *t) {
       m->untransposed = m->other->kids[0]; /* Y = transpose B inline: BLAS reads B, as for a let */
     if (m) add_matrix(lw, t, m);
     else if (fusable(lw, t)) {
-      plan_src(lw, add_kernel(lw, PK_MAP, t), t, NULL, true);
+      PlanKernel *k = add_kernel(lw, PK_MAP, t);
+      plan_src(lw, k, t, NULL, true);
+      k->tree = tree_of(k);
       note_of(t)->over = over_arg(lw, t);
     }
     else if (tuple_elems(t)) note_of(t->kids[0])->step = cpu_elem_kernel_for(t->kids[0]);

@@ -102,6 +102,10 @@ typedef struct PlanKernel {
   const CpuKernel *check; /* CHECK whose function gathers or loops: its
                              kernel for the errors only
                              (cpu_kernel_compile_check), or NULL */
+  struct CpuJitTree *tree; /* MAP with maps fused into its arrays, each of
+                              whose functions compiles inline: the pass
+                              that computes them all, element by element
+                              (backend/jit.h, backend/map_tree.c); or NULL */
 } PlanKernel;
 
 

@@ -183,6 +183,7 @@ static void put_kernel(StrBuf *b, const PlanKernel *k) {
     if (k->kind == PK_SCAN) sb_printf(b, " (monoid %s)", monoid_name(k->monoid));
     if (k->kind == PK_REDUCE) sb_put(b, k->ordered ? " (in element order)" : " (commutes: in lanes)");
   }
+  if (k->tree) sb_put(b, "; on the CPU one compiled loop over the elements");
   sb_put(b, "\n");
 }
 
