@@ -26,6 +26,14 @@ void una_gc_reserve(void) {
     GC_expand_hp(UNA_GC_INITIAL_HEAP - GC_get_heap_size());
 }
 
+void una_gc_prefault(void) {
+  size_t n = GC_get_free_bytes() / 4 * 3;
+  char *p = GC_MALLOC_ATOMIC(n);
+  if (!p) return;
+  memset(p, 0, n);
+  GC_FREE(p);
+}
+
 char *una_strndup(const char *s, size_t n) {
   char *p = gc_alloc(n + 1, true);
   memcpy(p, s, n);

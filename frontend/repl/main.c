@@ -194,6 +194,7 @@ static Session *job_session(void *ud) {
 /* Runs everything the command line asks for; sets job->status. */
 static void run_job(Job *job) {
   if (job->gradbench) {
+    una_gc_prefault();
     job->status = fe_gradbench(job->gradbench, job_session, job, stdin, stdout);
     return;
   }
