@@ -215,6 +215,17 @@ int cpu_kernel_runs(int nthreads, CpuKernelRun *runs, const CpuKernelRun *run, i
 }
 
 
+void cpu_red_job_init(RedJob *j) {
+  j->m = NULL;
+  j->r = j->x = j->y = NULL;
+  j->ordered = false;
+  j->v = 0;
+  j->n = 0;
+  j->nchunks = 0;
+  j->nthreads = 0;
+  memset(j->nlanes, 0, sizeof j->nlanes);
+}
+
 static double red_op(RedJob *j, int thread, double l, double r) {
   return j->m ? j->m->op(l, r) : cpu_kernel_call1(&j->op[thread], l, r);
 }

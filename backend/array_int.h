@@ -160,6 +160,12 @@ typedef struct RedJob {
   size_t nlanes[CPU_CHUNKS];
 } RedJob;
 
+/* Readies j: every field empty but the kernel runs and the lanes (large,
+   and set before they are read: cpu_red_operator, cpu_kernel_runs, each
+   chunk's first block), which a reduce of a few elements would
+   otherwise spend most of its time clearing. */
+void cpu_red_job_init(RedJob *j);
+
 /* Sets up j's operator for lam (j->nchunks set); false when lam has
    neither a monoid loop nor a kernel. */
 bool cpu_red_operator(const Exec *ex, RedJob *j, const Term *lam, Value *frame);

@@ -656,7 +656,7 @@ static Value op_reduce(const Exec *ex, const Term *t, Value *frame) {
   const Term *lam = t->kids[0], *arg = t->kids[2];
   Value v = ex->eval(ex, t->kids[1], frame);
   RedJob j;
-  memset(&j, 0, sizeof j);
+  cpu_red_job_init(&j);
   j.v = v.u.r;
   Array *a;
   if (fusable_map(ex, arg, v)) {
