@@ -14,7 +14,9 @@
    compiled, in a thread of its own, once kernels with that source have
    together run 16,384 block-instructions, and the engine goes on
    interpreting until the function is there. A kernel with no run of at
-   least two arithmetic instructions is never compiled.
+   least two arithmetic instructions gets no compiled block program (its
+   range, a map's whole array in one loop, is compiled all the same: the
+   block runner costs as much as a block of one operation).
 
    $UNA_JIT: unset or "on", as above; "off" (or "0"), never; "sync", every
    kernel's source made at its first block and compiled there and then

@@ -290,7 +290,8 @@ char *cpu_jit_loop_source(const CpuKernel *cond, const CpuKernel *body, int w, i
    the whole range x[0..n) (and y) into out[0..n), one loop, no blocks. out
    may be x or y itself (each element is read before it is written: the
    loop may run in vectors, ivdep); sr are the run's sregs (its inputs'
-   and constants' values). NULL for any other kernel. */
+   and constants' values). NULL for any other kernel. One instruction is
+   enough: the loop saves the block runner's calls. */
 char *cpu_jit_range_source(const CpuKernel *k) {
   if (k->nresults != 1 || k->result_bool || k->nparams > 2 || k->nloops > 0) return NULL;
   int n = 0;
@@ -298,7 +299,7 @@ char *cpu_jit_range_source(const CpuKernel *k) {
     if (!is_inline(&k->exec[i])) return NULL;
     n += k->exec[i].op == X_FUSED ? 2 : 1;
   }
-  if (n < 2) return NULL;
+  if (n < 1) return NULL;
   StrBuf b = {0};
   begin(&b);
   sb_put(&b, "void una_range(const double *x, const double *y, double *out, const double *sr, size_t n) {\n");
