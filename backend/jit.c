@@ -23,6 +23,7 @@
 #include "../frontend/ir/common.h"
 
 #include <dirent.h>
+#include <gc.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -184,6 +185,20 @@ static void remove_private_dir(void) {
   rmdir(private_dir);
 }
 
+/* The folder of the libraries, once known. The collector scans the data
+   of every loaded library as a root, and stops the process ("Too many
+   root sets") after about two thousand; the compiled functions hold no
+   pointer to its objects, so their libraries are left out. */
+static const char *_Atomic libs_at;
+
+static int GC_CALLBACK scan_library(const char *name, void *start, size_t size) {
+  (void)start;
+  (void)size;
+  const char *d = atomic_load(&libs_at);
+  size_t n = d ? strlen(d) : 0;
+  return !(n && name && strncmp(name, d, n) == 0 && name[n] == '/');
+}
+
 /* The folder of the libraries (made on demand), or NULL. */
 static const char *lib_dir(void) {
   static char *dir;
@@ -205,6 +220,10 @@ static const char *lib_dir(void) {
         private_dir = dir;
         atexit(remove_private_dir);
       }
+    }
+    if (dir) {
+      atomic_store(&libs_at, dir);
+      GC_register_has_static_roots_callback(scan_library);
     }
   }
   pthread_mutex_unlock(&lock);
