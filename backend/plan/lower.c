@@ -424,6 +424,8 @@ static int over_arg(Lowering *lw, const Term *t) {
   if (!real_array(t->type)) return 0;
   for (int i = 1; i < t->nkids; i++) {
     const Term *a = t->kids[i];
+    /* a concat of reals is read as its pieces, never made (array_ops.c) */
+    if (a->kind == T_PRIM && a->prim == PRIM_CONCAT) continue;
     if (real_array(a->type) && a->kind != T_ARRAY && owns(lw, t, a)) return i;
   }
   return 0;
@@ -453,7 +455,10 @@ static void plan_builtin(Lowering *lw, Term *t) {
       PlanKernel *k = add_kernel(lw, PK_MAP, t);
       plan_src(lw, k, t, NULL, true);
       k->tree = tree_of(k);
-      note_of(t)->over = over_arg(lw, t);
+      int over = over_arg(lw, t);
+      /* a map computed in the pass is never made: nothing to write over */
+      if (k->tree && over && !(over == 1 ? k->src->a : k->src->b)->leaf) over = 0;
+      note_of(t)->over = over;
     }
     else if (tuple_elems(t)) note_of(t->kids[0])->step = cpu_elem_kernel_for(t->kids[0]);
     else if ((batch = batch_of(t))) note_of(t)->batch = batch;
