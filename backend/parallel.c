@@ -3,6 +3,7 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -24,10 +25,18 @@ static int clamp_threads(long n) { return n < 1 ? 1 : n > CPU_MAX_THREADS ? CPU_
 
 int cpu_clamp_threads(int n) { return clamp_threads(n); }
 
+/* The cores this process may run on: those of its affinity mask (taskset,
+   a container's cpuset), else the machine's. */
+static long usable_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int cpu_threads(void) {
   if (nthreads == 0) {
     const char *e = getenv("UNA_THREADS");
-    long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    long n = e && *e ? strtol(e, NULL, 10) : usable_cores();
     nthreads = clamp_threads(n);
   }
   return nthreads;
