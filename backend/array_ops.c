@@ -202,7 +202,7 @@ void cpu_map_kernel(const Exec *ex, CpuKernelRun *run, const Term *t, const Arra
 }
 
 void cpu_map_indices(const Exec *ex, CpuKernelRun *run, const Term *t, size_t n, Array *out) {
-  kernel_map(cpu_exec_threads(ex), run, t, NULL, NULL, n, out);
+  cpu_map_kernel(ex, run, t, NULL, NULL, n, out);
 }
 
 /* map (b NULL) or map2 of the map/map2 term t over the evaluated arrays a
@@ -318,13 +318,9 @@ static Array *over_array(const CpuLoopOwn *own, const Term *t, Array *a, Array *
   return val_whole_buffer(c) ? c : NULL;
 }
 
-/* The loop state that the map t may write over, when t is its loop's state map. */
-static CpuLoopOwn *own_of(const Exec *ex, const Term *t) {
-  return ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
-}
-
 Array *cpu_map_out(const Exec *ex, const Term *t, Array *a, Array *b, size_t n) {
-  CpuLoopOwn *own = own_of(ex, t);
+  /* the loop state that t may write over, when t is its loop's state map */
+  CpuLoopOwn *own = ex->loop_own && ex->loop_own->map == t && !(ex->row && ex->row->term == t) ? ex->loop_own : NULL;
   Array *out = over_array(own, t, a, b, n);
   if (!out) out = map_result(ex, t, n);
   if (own) own->fresh = out;
@@ -335,12 +331,10 @@ static Array *map_arrays(const Exec *ex, const Term *t, Value *frame, Array *a, 
   const Term *lam = t->kids[0];
   size_t n = a->len;
   if (ex->meter) cpu_meter_array(ex->meter, t, n);
-  CpuLoopOwn *own = own_of(ex, t);
   CpuKernelRun run;
   bool kernel = n > 0 && cpu_lam_kernel(ex, lam, frame, &run);
-  Array *out = kernel ? over_array(own, t, a, b, n) : NULL;
-  if (!out) out = map_result(ex, t, n);
-  if (own) own->fresh = out;
+  /* only a kernel writes over an array, element after element */
+  Array *out = cpu_map_out(ex, t, kernel ? a : NULL, kernel ? b : NULL, n);
   if (kernel) {
     kernel_map(cpu_exec_threads(ex), &run, t, a, b, n, out);
     return out;

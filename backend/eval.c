@@ -145,7 +145,7 @@ typedef struct Released {
 static NOINLINE void keep_released(Released **rel, Value v) {
   if (v.kind != V_ARRAY) return;
   Array *a = v.u.a;
-  if (a->boxed || !a->r || a->dev || a->len < 64) return;
+  if (a->len < 64 || !val_whole_buffer(a)) return; /* a small array: not worth a node */
   Released *r = NEW(Released);
   r->a = a;
   r->next = *rel;

@@ -74,7 +74,7 @@ CpuJitRangeFn cpu_jit_range(const CpuKernel *k, size_t n);
    (an array's map before the map that reads it; the last the map
    itself), map q reading in[q][j]: a leaf (>= 0: the pass's input
    in[q][j]) or -1 - p, the element map p < q computed. Made by the plan
-   (lower.c) when each kernel qualifies (cpu_jit_tree_kernel_ok); the
+   (lower.c) when each kernel qualifies (cpu_jit_inline_kernel); the
    JIT's fields as a kernel's: the work run before the pass had an entry,
    and its entry. */
 typedef struct CpuJitTree {
@@ -85,9 +85,10 @@ typedef struct CpuJitTree {
   struct JitEntry *_Atomic entry;
 } CpuJitTree;
 
-/* Whether k can be a map of a compiled pass: every instruction compiled
-   (no exp, gather or loop), one real result, at most two parameters. */
-bool cpu_jit_tree_kernel_ok(const CpuKernel *k);
+/* Whether k's whole program compiles inline (no exp, gather or loop),
+   with one real result and at most two parameters: a map's range
+   (cpu_jit_range) or a map of a compiled pass (cpu_jit_tree). */
+bool cpu_jit_inline_kernel(const CpuKernel *k);
 
 /* The compiled pass over the elements i < n: out[i] = the last map's
    element, from in[leaf][i]; sr[q] map q's run's sregs (its inputs' and

@@ -286,6 +286,13 @@ char *cpu_jit_loop_source(const CpuKernel *cond, const CpuKernel *body, int w, i
   return sb_str(&b);
 }
 
+bool cpu_jit_inline_kernel(const CpuKernel *k) {
+  if (k->nresults != 1 || k->result_bool || k->nparams > 2 || k->nloops > 0 || k->nexec < 1) return false;
+  for (int i = 0; i < k->nexec; i++)
+    if (!is_inline(&k->exec[i])) return false;
+  return true;
+}
+
 /* A kernel all of whose instructions are compiled, with one real result:
    the whole range x[0..n) (and y) into out[0..n), one loop, no blocks. out
    may be x or y itself (each element is read before it is written: the
@@ -293,13 +300,7 @@ char *cpu_jit_loop_source(const CpuKernel *cond, const CpuKernel *body, int w, i
    and constants' values). NULL for any other kernel. One instruction is
    enough: the loop saves the block runner's calls. */
 char *cpu_jit_range_source(const CpuKernel *k) {
-  if (k->nresults != 1 || k->result_bool || k->nparams > 2 || k->nloops > 0) return NULL;
-  int n = 0;
-  for (int i = 0; i < k->nexec; i++) {
-    if (!is_inline(&k->exec[i])) return NULL;
-    n += k->exec[i].op == X_FUSED ? 2 : 1;
-  }
-  if (n < 1) return NULL;
+  if (!cpu_jit_inline_kernel(k)) return NULL;
   StrBuf b = {0};
   begin(&b);
   sb_put(&b, "void una_range(const double *x, const double *y, double *out, const double *sr, size_t n) {\n");
@@ -312,15 +313,6 @@ char *cpu_jit_range_source(const CpuKernel *k) {
   return sb_str(&b);
 }
 
-/* Whether every instruction of k's block program is compiled inline, with
-   one real result and at most two parameters (cpu_jit_range_source's
-   kernels, one instruction allowed). */
-bool cpu_jit_tree_kernel_ok(const CpuKernel *k) {
-  if (k->nresults != 1 || k->result_bool || k->nparams > 2 || k->nloops > 0 || k->nexec < 1) return false;
-  for (int i = 0; i < k->nexec; i++)
-    if (!is_inline(&k->exec[i])) return false;
-  return true;
-}
 
 /* The fused pass t (jit.h: CpuJitTree) over the whole range: per element,
    each map's instructions in its own scope, its parameters the leaves'
@@ -330,7 +322,7 @@ bool cpu_jit_tree_kernel_ok(const CpuKernel *k) {
    maps' one after the other. */
 char *cpu_jit_tree_source(const CpuJitTree *t) {
   for (int q = 0; q < t->n; q++)
-    if (!cpu_jit_tree_kernel_ok(t->k[q])) return NULL;
+    if (!cpu_jit_inline_kernel(t->k[q])) return NULL;
   StrBuf b = {0};
   begin(&b);
   sb_put(&b, "void una_tree(const double *const *in, double *out, const double *const *sr, size_t n) {\n");

@@ -13,7 +13,7 @@
    evaluated and map2's lengths checked in the order the maps as written
    evaluate them (each map's arrays, then its check, then its kernel
    bound). No function of the pass can fault (all its instructions are
-   arithmetic, jit.h: cpu_jit_tree_kernel_ok), so nothing is raised
+   arithmetic, jit.h: cpu_jit_inline_kernel), so nothing is raised
    after that. Each element is computed by the maps' own operations in
    their order, so the bits are the maps' as written. Until the pass is
    compiled (jit.h: after enough work, as every kernel), the maps run one
@@ -43,33 +43,28 @@ typedef struct TreeJob {
 
 /* Evaluates the arrays of the map s (the map t as written evaluates
    them so) into leaves, checks map2's lengths, and binds each map's
-   kernel, runs[q] for the pass's map q (numbered in post-order, as
-   lower.c's tree_nodes numbers them); *len its length. False when a
-   kernel cannot be bound (a part it evaluates when bound raised: the map
-   as written raises it where its elements need it). */
-static bool eval_src(const Exec *ex, Value *frame, const PlanSrc *s, Array **leaves, CpuKernelRun *runs, int *q,
-                     size_t *len) {
+   kernel: map q of the pass (numbered in post-order, as lower.c's
+   tree_nodes numbers them) into runs[q], its term into terms[q]; *len
+   its length. False when a kernel cannot be bound (a part it evaluates
+   when bound raised: the map as written raises it where its elements
+   need it). */
+static bool eval_src(const Exec *ex, Value *frame, const PlanSrc *s, Array **leaves, CpuKernelRun *runs,
+                     const Term **terms, int *q, size_t *len) {
   if (s->leaf) {
     leaves[s->index] = cpu_eval_array(ex, s->term, frame);
     *len = leaves[s->index]->len;
     return !leaves[s->index]->boxed;
   }
   size_t la, lb;
-  if (!eval_src(ex, frame, s->a, leaves, runs, q, &la)) return false;
+  if (!eval_src(ex, frame, s->a, leaves, runs, terms, q, &la)) return false;
   if (s->b) {
-    if (!eval_src(ex, frame, s->b, leaves, runs, q, &lb)) return false;
+    if (!eval_src(ex, frame, s->b, leaves, runs, terms, q, &lb)) return false;
     cpu_check_map2_lengths(s->term, la, lb);
   }
   *len = la;
-  return la == 0 || cpu_lam_kernel(ex, s->term->kids[0], frame, &runs[(*q)++]);
-}
-
-/* The terms of the pass's maps, in its order. */
-static void map_terms(const PlanSrc *s, const Term **terms, int *q) {
-  if (s->leaf) return;
-  map_terms(s->a, terms, q);
-  if (s->b) map_terms(s->b, terms, q);
-  terms[(*q)++] = s->term;
+  terms[*q] = s->term;
+  CpuKernelRun *run = &runs[(*q)++];
+  return la == 0 || cpu_lam_kernel(ex, s->term->kids[0], frame, run);
 }
 
 static void tree_chunk(void *ctx, int thread, int c) {
@@ -110,9 +105,10 @@ bool cpu_map_tree(const Exec *ex, const Term *t, Value *frame, Value *r) {
   CpuJitTree *tree = pk->tree;
   Array **leaves = NEW_ARRAY(Array *, pk->nleaves);
   CpuKernelRun *runs = NEW_ARRAY(CpuKernelRun, tree->n);
+  const Term **terms = NEW_ARRAY(const Term *, tree->n);
   int q = 0;
   size_t n;
-  if (!eval_src(ex, frame, pk->src, leaves, runs, &q, &n)) return false;
+  if (!eval_src(ex, frame, pk->src, leaves, runs, terms, &q, &n)) return false;
   const PlanSrc *s = pk->src;
   Array *out = cpu_map_out(ex, t, s->a->leaf ? leaves[s->a->index] : NULL,
                            s->b && s->b->leaf ? leaves[s->b->index] : NULL, n);
@@ -120,9 +116,6 @@ bool cpu_map_tree(const Exec *ex, const Term *t, Value *frame, Value *r) {
   if (n == 0) return true;
   CpuJitTreeFn fn = cpu_jit_tree(tree, n);
   if (!fn) {
-    const Term **terms = NEW_ARRAY(const Term *, tree->n);
-    q = 0;
-    map_terms(s, terms, &q);
     one_by_one(ex, tree, terms, runs, leaves, out);
     return true;
   }

@@ -237,7 +237,7 @@ static bool tree_nodes(const PlanSrc *s, CpuJitTree *t, int *ref) {
     *ref = s->index;
     return true;
   }
-  if (s->indexed || !s->fn || !s->fn->k || !cpu_jit_tree_kernel_ok(s->fn->k)) return false;
+  if (s->indexed || !s->fn || !s->fn->k || !cpu_jit_inline_kernel(s->fn->k)) return false;
   int a, b = 0;
   if (!tree_nodes(s->a, t, &a) || (s->b && !tree_nodes(s->b, t, &b))) return false;
   t->k[t->n] = s->fn->k;
